@@ -1,0 +1,54 @@
+"""The command line: `plantstore-tui` opens the TUI; subcommands add, serve, demo and profile.
+
+Subcommands are imported only when they run, so opening the TUI never pays for the server,
+httpx or Pydantic before its first frame.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from plantstore_tui import __version__
+from plantstore_tui.cli.targets import TargetOptions, target_options
+
+# name -> "module:attribute" of the click command, loaded on first use.
+_SUBCOMMANDS = {
+    "add": "plantstore_tui.cli.add:add",
+    "serve": "plantstore_tui.cli.serve:serve",
+    "demo": "plantstore_tui.cli.tui:demo",
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *_SUBCOMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _SUBCOMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module_name, attribute = _SUBCOMMANDS[cmd_name].split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=_LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@target_options
+@click.version_option(__version__, prog_name="plantstore-tui")
+@click.pass_context
+def main(ctx: click.Context, profile: str | None, base_url: str | None) -> None:
+    """Add plants to a Plant Store deployment, from a terminal UI or the command line.
+
+    Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
+    """
+    ctx.obj = TargetOptions(profile=profile, base_url=base_url)
+    if ctx.invoked_subcommand is None:
+        from plantstore_tui.cli.tui import open_tui
+
+        open_tui(ctx.obj)

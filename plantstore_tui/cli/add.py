@@ -1,0 +1,97 @@
+"""`plantstore-tui add`: send one plant from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import click
+
+from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
+from plantstore_tui.core.client import PlantStoreClient
+from plantstore_tui.core.models import FormErrors, NewPlant, parse_new_plant
+from plantstore_tui.core.outcome import (
+    Created,
+    Failed,
+    Outcome,
+    Rejected,
+    fate_sentence,
+    outcome_to_json,
+)
+from plantstore_tui.core.target import Target
+from plantstore_tui.core.text import shorten, visible
+
+_BODY_SHOWN = 2000
+
+
+@click.command()
+@click.option("--name", required=True, help="The plant's name.")
+@click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
+@click.option("--tag", default="", help="The plant's tag (optional).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@target_options
+@click.pass_obj
+def add(
+    options: TargetOptions,
+    name: str,
+    id_text: str,
+    tag: str,
+    as_json: bool,
+    profile: str | None,
+    base_url: str | None,
+) -> None:
+    """Add one plant to the store.
+
+    Exits 0 created, 1 rejected by the server, 2 invalid input (nothing sent),
+    3 transport failure, 4 configuration problem.
+    """
+    parsed = parse_new_plant(name=name, id=id_text, tag=tag)
+    if isinstance(parsed, FormErrors):
+        raise InvalidInput(
+            "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
+        )
+    target = resolve_target(options.merged(profile, base_url), interactive=not as_json)
+    outcome = asyncio.run(_send(target, parsed))
+    if as_json:
+        click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
+    else:
+        click.echo(render_outcome(outcome))
+    raise SystemExit(exit_code_of(outcome))
+
+
+async def _send(target: Target, plant: NewPlant) -> Outcome:
+    async with PlantStoreClient(target.base_url, target.token, limits=target.limits) as client:
+        return await client.create_plant(plant)
+
+
+def exit_code_of(outcome: Outcome) -> ExitCode:
+    """0 created, 1 rejected, 3 failed."""
+    match outcome:
+        case Created():
+            return ExitCode.CREATED
+        case Rejected():
+            return ExitCode.REJECTED
+        case Failed():
+            return ExitCode.TRANSPORT_FAILURE
+
+
+def render_outcome(outcome: Outcome) -> str:
+    """Plain words for a terminal; nothing from the server can move the cursor or set colours."""
+    timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.1f} ms"
+    status = getattr(outcome, "status", None)
+    answered = f"{status}{timing}" if status is not None else f"no answer{timing}"
+    lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
+    match outcome:
+        case Created():
+            for key, value in outcome.plant.model_dump().items():
+                lines.append(f"  {visible(str(key))}: {visible(json.dumps(value))}")
+        case Rejected() if outcome.error is None and outcome.body:
+            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+        case Failed() if outcome.body:
+            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+        case _:
+            pass
+    if not isinstance(outcome, Created):
+        lines.append(fate_sentence(outcome.fate) + " " + visible(outcome.advice))
+    return "\n".join(lines)

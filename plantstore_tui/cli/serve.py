@@ -1,0 +1,75 @@
+"""`plantstore-tui serve`: run the reference Plant Store server."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+from pathlib import Path
+
+import click
+from pydantic import SecretStr
+
+from plantstore_tui.cli.exits import ConfigProblem
+
+
+def default_db_path() -> Path:
+    """`plants.sqlite3` in the user data directory."""
+    import platformdirs
+
+    return platformdirs.user_data_path("plantstore-tui") / "plants.sqlite3"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port."
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite database file [default: plants.sqlite3 in the user data directory].",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    help="Take the accepted token from this environment variable [default: generate one].",
+)
+def serve(host: str, port: int, db_path: Path | None, token_env: str | None) -> None:
+    """Run the reference Plant Store server (POST /plants, GET /openapi.json)."""
+    from plantstore_tui.server.app import create_app
+    from plantstore_tui.server.runner import run_server
+
+    if token_env is not None:
+        if not os.environ.get(token_env, "").strip():
+            raise ConfigProblem(f"The environment variable {token_env} is not set or is empty.")
+        token = SecretStr(os.environ[token_env].strip())
+        click.echo(f"Accepting the token from ${token_env}.")
+    else:
+        token = SecretStr(secrets.token_urlsafe(32))
+        click.echo("Accepting this token (shown once, not stored):")
+        click.echo(f"  {token.get_secret_value()}")
+    db = db_path or default_db_path()
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        app = create_app(db_path=db, token=token)
+    except OSError as exc:
+        raise ConfigProblem(f"Cannot open the database {db}: {exc.strerror or exc}") from None
+    if not _is_loopback(host):
+        click.echo(
+            f"Warning: listening on {host} over plain HTTP; tokens sent to it can be read "
+            "on the network.",
+            err=True,
+        )
+    click.echo(f"Plants are kept in {db}")
+    run_server(app, host=host, port=port)

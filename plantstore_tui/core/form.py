@@ -1,0 +1,120 @@
+"""Form text -> field values, in plain Python: the checks every front end shows as you type.
+
+This module imports nothing heavy, so the TUI can validate from its first frame; the Pydantic
+models in `models` build on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+FormField: TypeAlias = Literal["name", "id", "tag"]
+FORM_FIELDS: tuple[FormField, ...] = ("name", "id", "tag")
+
+# Characters that can reorder how the rest of a line is displayed (Trojan Source, CVE-2021-42574).
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
+)
+
+_ID_PATTERN = re.compile(r"[+-]?[0-9]+", re.ASCII)
+# int64 has at most 19 significant digits: anything longer is out of range without converting it,
+# so a 5,000-digit paste is refused at once instead of hitting int()'s digit limit.
+_MAX_ID_DIGITS = 19
+
+
+def is_forbidden_char(char: str) -> bool:
+    """True for C0, DEL, C1, lone surrogates and bidi controls."""
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF or char in BIDI_CONTROLS
+
+
+def char_label(char: str) -> str:
+    """Name a character by its code point, e.g. `U+001B`."""
+    return f"U+{ord(char):04X}"
+
+
+def find_forbidden_char(text: str) -> tuple[int, str] | None:
+    """The 1-based position and character of the first forbidden character in `text`, if any."""
+    for index, char in enumerate(text):
+        if is_forbidden_char(char):
+            return index + 1, char
+    return None
+
+
+def forbidden_char_message(label: str, text: str) -> str | None:
+    """Words naming the first forbidden character of a field and its position, if any."""
+    found = find_forbidden_char(text)
+    if found is None:
+        return None
+    position, char = found
+    code = ord(char)
+    if char in BIDI_CONTROLS:
+        kind = "a bidirectional control character"
+    elif 0xD800 <= code <= 0xDFFF:
+        kind = "a lone surrogate"
+    else:
+        kind = "a control character"
+    return f"{label} has {kind} ({char_label(char)}) at position {position}"
+
+
+@dataclass(frozen=True, slots=True)
+class FormErrors:
+    """Per-field messages for form text that does not make a valid `NewPlant`."""
+
+    errors: Mapping[FormField, str]
+
+    def first_field(self) -> FormField:
+        """The first bad field in form order, where the cursor should go."""
+        return next(field for field in FORM_FIELDS if field in self.errors)
+
+
+def parse_id(text: str) -> int | str:
+    """The id as an int64, or the words saying why `text` is not one."""
+    stripped = text.strip()
+    if not stripped:
+        return "ID is required"
+    if not _ID_PATTERN.fullmatch(stripped):
+        return "ID must be a whole number: digits 0-9 with an optional sign"
+    digits = stripped.lstrip("+-").lstrip("0")
+    if len(digits) > _MAX_ID_DIGITS:
+        return f"ID must be between {INT64_MIN} and {INT64_MAX}"
+    value = int(stripped)
+    if not INT64_MIN <= value <= INT64_MAX:
+        return f"ID must be between {INT64_MIN} and {INT64_MAX}"
+    return value
+
+
+def parse_name(text: str) -> str | FormErrors:
+    """The trimmed name, or its error."""
+    problem = forbidden_char_message("Name", text)
+    if problem is not None:
+        return FormErrors({"name": problem})
+    name = text.strip()
+    if not name:
+        return FormErrors({"name": "Name is required"})
+    return name
+
+
+def parse_tag(text: str) -> str | FormErrors | None:
+    """The trimmed tag, None when blank (left out of the request), or its error."""
+    problem = forbidden_char_message("Tag", text)
+    if problem is not None:
+        return FormErrors({"tag": problem})
+    return text.strip() or None
+
+
+def field_error(field: FormField, text: str) -> str | None:
+    """The message for one field as the operator types, or None when it is fine."""
+    if field == "id":
+        parsed_id = parse_id(text)
+        return parsed_id if isinstance(parsed_id, str) else None
+    parsed = parse_name(text) if field == "name" else parse_tag(text)
+    return parsed.errors[field] if isinstance(parsed, FormErrors) else None

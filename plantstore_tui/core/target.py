@@ -1,0 +1,38 @@
+"""`Target`: where plants go (base URL), with which token, and where that token came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+DEFAULT_MAX_BODY = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long a send may take (seconds) and how much of an answer is read (bytes)."""
+
+    connect: float = 5.0
+    read: float = 10.0
+    deadline: float = 30.0
+    max_body: int = DEFAULT_MAX_BODY
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    """A resolved destination: what every front end needs to send, and to say where it sends."""
+
+    base_url: str
+    token: SecretStr
+    token_source: str
+    profile: str | None = None
+    protected: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+    def token_hint(self) -> str:
+        """At most the token's last 4 characters, for telling two tokens apart on screen."""
+        value = self.token.get_secret_value()
+        return f"…{value[-4:]}" if len(value) >= 12 else "set"

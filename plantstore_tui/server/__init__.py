@@ -1,0 +1,1 @@
+"""The reference Plant Store server: Starlette + uvicorn + SQLite."""

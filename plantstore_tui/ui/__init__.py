@@ -1,0 +1,1 @@
+"""The Textual front end: a thin shell over the core."""
