@@ -15,7 +15,7 @@ from plantstore_tui.core.target import Target
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-TOKEN_ENV = "PLANTSTORE_TOKEN"
+TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
 BASE_URL_ENV = "PLANTSTORE_BASE_URL"
 PROFILE_ENV = "PLANTSTORE_PROFILE"
 
@@ -49,7 +49,7 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
 
 
 def read_token(*, interactive: bool) -> tuple[SecretStr, str]:
-    """The token from the environment or a hidden prompt, wrapped at once, and where it came from."""
+    """The token from the environment or a hidden prompt, wrapped at once, and its source."""
     from pydantic import SecretStr
 
     if os.environ.get(TOKEN_ENV):
