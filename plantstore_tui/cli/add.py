@@ -79,8 +79,7 @@ def exit_code_of(outcome: Outcome) -> ExitCode:
 def render_outcome(outcome: Outcome) -> str:
     """Plain words for a terminal; nothing from the server can move the cursor or set colours."""
     timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.1f} ms"
-    status = getattr(outcome, "status", None)
-    answered = f"{status}{timing}" if status is not None else f"no answer{timing}"
+    answered = f"{outcome.status}{timing}" if outcome.status is not None else f"no answer{timing}"
     lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
     match outcome:
         case Created():

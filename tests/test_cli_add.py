@@ -1,0 +1,151 @@
+"""`plantstore-tui add` against the real reference server: outcomes, words and exit codes."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from plantstore_tui.cli import main
+
+CANARY = "CANARY-add-3f9c1e7b5d2a48f6"
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port with nothing listening on it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def run_add(*args: str, token: str | None, base_url: str | None = None) -> Result:
+    env = {"PLANTSTORE_TOKEN": token, "PLANTSTORE_PROFILE": None, "PLANTSTORE_BASE_URL": None}
+    argv = ["add", *args]
+    if base_url is not None:
+        argv += ["--base-url", base_url]
+    return CliRunner().invoke(main, argv, env=env)
+
+
+def token_of(server: Any) -> str:
+    value: str = server.token.get_secret_value()
+    return value
+
+
+def test_created_prints_the_plant_and_exits_0(reference_server: Any) -> None:
+    result = run_add(
+        "--name",
+        "Monstera",
+        "--id",
+        "42",
+        "--tag",
+        "indoor",
+        token=token_of(reference_server),
+        base_url=reference_server.base_url,
+    )
+    assert result.exit_code == 0, result.output
+    assert "Created plant 42 (Monstera)" in result.stdout
+    assert f"POST {reference_server.base_url}/plants: 200" in result.stdout
+    assert 'tag: "indoor"' in result.stdout
+
+
+def test_json_prints_one_object_of_the_contract(reference_server: Any) -> None:
+    result = run_add(
+        "--name",
+        "Fern",
+        "--id",
+        "7",
+        "--json",
+        token=token_of(reference_server),
+        base_url=reference_server.base_url,
+    )
+    assert result.exit_code == 0
+    answer = json.loads(result.stdout)
+    assert answer["outcome"] == "created"
+    assert answer["status"] == 200
+    assert answer["sent"] == {"id": 7, "name": "Fern"}
+    assert answer["plant"]["name"] == "Fern"
+    assert answer["error"] is None
+    assert answer["kind"] is None
+    assert isinstance(answer["elapsed_ms"], float)
+    assert result.stdout.count("\n") == 1
+
+
+def test_duplicate_id_is_rejected_with_the_servers_message(reference_server: Any) -> None:
+    token, url = token_of(reference_server), reference_server.base_url
+    assert run_add("--name", "A", "--id", "5", token=token, base_url=url).exit_code == 0
+    again = run_add("--name", "B", "--id", "5", "--json", token=token, base_url=url)
+    assert again.exit_code == 1
+    answer = json.loads(again.stdout)
+    assert answer["outcome"] == "rejected"
+    assert answer["status"] == 400
+    assert isinstance(answer["error"]["error"], int)
+    assert "5" in answer["error"]["message"]
+
+    human = run_add("--name", "B", "--id", "5", token=token, base_url=url)
+    assert human.exit_code == 1
+    assert answer["error"]["message"] in human.stdout
+    assert "The plant was not created." in human.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--name", "Fern", "--id", "1.0"], "ID must be a whole number"),
+        (["--name", "Fern", "--id", "99999999999999999999"], "ID must be between"),
+        (["--name", "   ", "--id", "1"], "Name is required"),
+        (["--name", "Fe\x1brn", "--id", "1"], "position 3"),
+    ],
+)
+def test_invalid_input_exits_2_and_sends_nothing(
+    reference_server: Any, closed_port: int, args: list[str], words: str
+) -> None:
+    # A closed port: had anything been sent, the exit code would be 3, not 2.
+    result = run_add(*args, token="t" * 20, base_url=f"http://127.0.0.1:{closed_port}")
+    assert result.exit_code == 2
+    assert words in result.stderr
+    assert "Nothing was sent" in result.stderr
+    assert result.stdout == ""
+
+
+def test_wrong_token_is_a_rejection(reference_server: Any) -> None:
+    result = run_add(
+        "--name", "Fern", "--id", "8", token=CANARY, base_url=reference_server.base_url
+    )
+    assert result.exit_code == 1
+    assert "401" in result.stdout
+    assert "token" in result.stdout.lower()
+    assert CANARY not in result.output
+
+
+def test_refused_connection_exits_3_in_words(closed_port: int) -> None:
+    result = run_add(
+        "--name", "Fern", "--id", "9", token=CANARY, base_url=f"http://127.0.0.1:{closed_port}"
+    )
+    assert result.exit_code == 3
+    assert "Cannot connect to 127.0.0.1" in result.stdout
+    assert "The plant was not created." in result.stdout
+    assert CANARY not in result.output
+
+
+def test_no_token_is_a_configuration_problem(reference_server: Any) -> None:
+    result = run_add("--name", "Fern", "--id", "1", token=None, base_url=reference_server.base_url)
+    assert result.exit_code == 4
+    assert "PLANTSTORE_TOKEN" in result.stderr
+
+
+def test_no_target_is_a_configuration_problem() -> None:
+    result = run_add("--name", "Fern", "--id", "1", token=CANARY)
+    assert result.exit_code == 4
+    assert "--base-url" in result.stderr
+    assert CANARY not in result.output
+
+
+def test_a_token_is_never_taken_as_an_option() -> None:
+    result = CliRunner().invoke(main, ["add", "--name", "F", "--id", "1", "--token", CANARY])
+    assert result.exit_code == 2
+    assert "No such option" in result.output
