@@ -10,7 +10,8 @@ import click
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
 from plantstore_tui.core.client import PlantStoreClient
-from plantstore_tui.core.models import FormErrors, NewPlant, parse_new_plant
+from plantstore_tui.core.form import FormErrors
+from plantstore_tui.core.models import NewPlant, parse_new_plant
 from plantstore_tui.core.outcome import (
     Created,
     Failed,
