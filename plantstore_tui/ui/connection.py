@@ -1,0 +1,66 @@
+"""What the TUI sends through: a target and its long-lived client, built after the first frame."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from plantstore_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.target import Target
+
+
+class PlantSender(Protocol):
+    """The part of `PlantStoreClient` the TUI uses (tests substitute canned answers)."""
+
+    url: str
+
+    async def create_plant(self, plant: NewPlant) -> Outcome:
+        """Send one plant; never raises except `CancelledError`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connections."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """A resolved target and the one client that sends to it for the whole session."""
+
+    target: Target
+    client: PlantSender
+
+
+@dataclass(frozen=True, slots=True)
+class TargetLabel:
+    """What the status line can say about the target before it is resolved."""
+
+    base_url: str
+    token_source: str
+
+    @classmethod
+    def of(cls, target: Target) -> TargetLabel:
+        """The label of a resolved target."""
+        return cls(base_url=target.base_url, token_source=target.token_source)
+
+    def describe(self, token_hint: str | None = None) -> str:
+        """`http://host/ · token from SOURCE …abcd`: never the token itself."""
+        hint = f" {token_hint}" if token_hint else ""
+        return f"{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
+
+
+# Runs in a thread after the first frame: it may import httpx and Pydantic and read files.
+# It raises (e.g. click's ConfigProblem) with words for the operator when the target is unusable.
+Connect = Callable[[], Connection]
+
+
+def connect_to(target: Target) -> Connection:
+    """Build the session's client for a resolved target."""
+    from plantstore_tui.core.client import PlantStoreClient
+
+    return Connection(target, PlantStoreClient(target.base_url, target.token, limits=target.limits))

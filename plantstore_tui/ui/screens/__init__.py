@@ -1,0 +1,1 @@
+"""The TUI's screens: sending plants, and help."""

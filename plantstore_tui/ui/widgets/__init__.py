@@ -1,0 +1,1 @@
+"""The TUI's widgets: the plant form, the response log and the status line."""

@@ -1,0 +1,36 @@
+"""The status line: where plants go, where the token comes from, and what the app is doing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+StatusKind = Literal["busy", "ready", "problem"]
+
+
+class StatusLine(Horizontal):
+    """One line at the top: the target on the left, the state on the right."""
+
+    def __init__(self, target: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._target = target
+
+    def compose(self) -> ComposeResult:
+        """The target and the state, as literal text."""
+        yield Static(Text(self._target), id="status-target")
+        yield Static("", id="status-state")
+
+    def show_target(self, target: str) -> None:
+        """Replace the target description."""
+        self.query_one("#status-target", Static).update(Text(target))
+
+    def show_state(self, words: str, kind: StatusKind) -> None:
+        """Replace the state, coloured by kind through app.tcss."""
+        state = self.query_one("#status-state", Static)
+        state.update(Text(words))
+        for other in ("busy", "ready", "problem"):
+            state.set_class(other == kind, f"-{other}")
