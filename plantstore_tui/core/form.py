@@ -78,15 +78,21 @@ class FormErrors:
 
 def parse_id(text: str) -> int | str:
     """The id as an int64, or the words saying why `text` is not one."""
+    # Checked before trimming: str.strip() counts some controls (U+001C..U+001F, U+0085) as space.
+    problem = forbidden_char_message("ID", text)
+    if problem is not None:
+        return problem
     stripped = text.strip()
     if not stripped:
         return "ID is required"
     if not _ID_PATTERN.fullmatch(stripped):
         return "ID must be a whole number: digits 0-9 with an optional sign"
-    digits = stripped.lstrip("+-").lstrip("0")
+    sign = "-" if stripped.startswith("-") else ""
+    # Leading zeros are dropped before int(): they count towards its digit limit too.
+    digits = stripped.lstrip("+-").lstrip("0") or "0"
     if len(digits) > _MAX_ID_DIGITS:
         return f"ID must be between {INT64_MIN} and {INT64_MAX}"
-    value = int(stripped)
+    value = int(sign + digits)
     if not INT64_MIN <= value <= INT64_MAX:
         return f"ID must be between {INT64_MIN} and {INT64_MAX}"
     return value
