@@ -1,0 +1,158 @@
+"""Running the app with uvicorn: in the foreground (`serve`), or in a thread (`demo`, tests)."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import sys
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import uvicorn
+from pydantic import SecretStr
+from starlette.applications import Starlette
+
+from plantstore_tui.server.app import create_app
+
+# Longest wait for the server to start, or for its open requests to finish when it stops.
+_WAIT_SECONDS = 10
+# The demo runs the TUI in the same terminal: the server's log must write nowhere unless the
+# host program configured logging (pytest does, and keeps the records of a failing test).
+logging.getLogger("uvicorn").addHandler(logging.NullHandler())
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        if sys.platform != "win32":
+            # Lets `serve` restart on its port while the last run's connections sit in TIME_WAIT.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen()
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def run_server(app: Starlette, *, host: str, port: int) -> None:
+    """Serve `app` until Ctrl+C, logging each request; port 0 picks a free port."""
+    sock = _listen(host, port)
+    # Bound and listening before the URL is printed: a client that reads it can connect at once.
+    print(f"Plant Store listening on {_url_of(sock)}", flush=True)
+    print("Press Ctrl+C to stop", flush=True)
+    config = uvicorn.Config(app, log_level="info", lifespan="off", ws="none")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        # uvicorn has already shut down gracefully; it re-raises Ctrl+C for its caller.
+        pass
+    finally:
+        sock.close()
+    print("Plant Store stopped", flush=True)
+
+
+class _StartedServer(uvicorn.Server):
+    """A uvicorn server that sets an event once it serves, so nobody has to poll or sleep."""
+
+    def __init__(self, config: uvicorn.Config, started: threading.Event) -> None:
+        super().__init__(config)
+        self._started_event = started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self._started_event.set()
+
+
+class BackgroundServer:
+    """The reference server on a loopback port, in a daemon thread; a context manager."""
+
+    def __init__(
+        self, *, token: SecretStr, db_path: Path, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        self.token = token
+        self.db_path = db_path
+        self.host = host
+        self.port = port
+        self._base_url: str | None = None
+        self._server: _StartedServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """`http://HOST:PORT` of the running server."""
+        if self._base_url is None:
+            raise RuntimeError("The server has not been started")
+        return self._base_url
+
+    def start(self) -> None:
+        """Start serving; returns once the server accepts connections."""
+        if self._thread is not None:
+            raise RuntimeError("The server is already started")
+        app = create_app(db_path=self.db_path, token=self.token)
+        sock = _listen(self.host, self.port)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            ws="none",
+            timeout_graceful_shutdown=_WAIT_SECONDS,
+        )
+        started = threading.Event()
+        server = _StartedServer(config, started)
+
+        def serve() -> None:
+            try:
+                server.run(sockets=[sock])
+            finally:
+                # Also when uvicorn fails before serving, so start() does not wait in vain.
+                started.set()
+                sock.close()
+
+        base_url = _url_of(sock)
+        self._server = server
+        self._thread = threading.Thread(target=serve, name="plantstore-server", daemon=True)
+        self._thread.start()
+        started.wait(_WAIT_SECONDS)
+        if not server.started:
+            self.stop()
+            raise RuntimeError("The reference server did not start")
+        self._base_url = base_url
+
+    def stop(self) -> None:
+        """Shut down cleanly and join the thread; does nothing if not started."""
+        if self._server is None or self._thread is None:
+            return
+        self._server.should_exit = True
+        # uvicorn cancels what is still running after its graceful timeout; twice that is a hang.
+        self._thread.join(2 * _WAIT_SECONDS)
+        if self._thread.is_alive():
+            raise RuntimeError("The reference server did not stop")
+        self._server = None
+        self._thread = None
+        self._base_url = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
