@@ -42,14 +42,19 @@ class NewPlant(BaseModel):
     @field_validator("name")
     @classmethod
     def _name_is_clean(cls, value: str) -> str:
-        if not value.strip():
+        checked = _check_text(value, "Name")
+        if not checked.strip():
             raise ValueError("Name is required")
-        return _check_text(value, "Name")
+        return checked
 
     @field_validator("tag")
     @classmethod
     def _tag_is_clean(cls, value: str | None) -> str | None:
-        return None if value is None else _check_text(value, "Tag")
+        if value is None:
+            return None
+        # A blank tag means "no tag": it is left out of the body rather than sent as "".
+        checked = _check_text(value, "Tag")
+        return checked if checked.strip() else None
 
     def to_body(self) -> dict[str, Any]:
         """The JSON body to send: an absent tag is left out, never sent as null or ""."""
@@ -95,5 +100,7 @@ def describe_validation_error(error: ValidationError) -> str:
     parts = []
     for item in error.errors(include_url=False, include_input=False):
         path = ".".join(str(part) for part in item["loc"]) or "body"
-        parts.append(f"{path}: {item['msg']}")
+        # Our own validators' words read better without Pydantic's "Value error, " in front.
+        message = str(item["ctx"]["error"]) if item["type"] == "value_error" else item["msg"]
+        parts.append(f"{path}: {message}")
     return "; ".join(parts)
