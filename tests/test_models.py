@@ -29,8 +29,9 @@ def read(model: Model, body: bytes | str) -> Plant | ApiError | NewPlant | str:
 
 
 def named_problem(problem: str) -> bool:
-    """Every part of a description is `path: words`."""
-    return all(": " in part for part in problem.split("; "))
+    """A description starts `path: words` (a path may be any key a server sent, so no more)."""
+    path, _, words = problem.partition(": ")
+    return bool(path) and bool(words)
 
 
 def problem_of(model: Model, body: bytes | str) -> str:
