@@ -29,9 +29,8 @@ def read(model: Model, body: bytes | str) -> Plant | ApiError | NewPlant | str:
 
 
 def named_problem(problem: str) -> bool:
-    """A description starts `path: words` (a path may be any key a server sent, so no more)."""
-    path, _, words = problem.partition(": ")
-    return bool(path) and bool(words)
+    """A description reads `path: words`; a path may be any key sent, even "", so no more."""
+    return bool(problem.partition(": ")[2])
 
 
 def problem_of(model: Model, body: bytes | str) -> str:
