@@ -104,7 +104,9 @@ class SendScreen(Screen[None]):
 
     def _start_connecting(self) -> None:
         # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
-        self.run_worker(self._connect, thread=True, name="connect", exit_on_error=False)
+        self.run_worker(
+            self._connect, thread=True, name="connect", group="connect", exit_on_error=False
+        )
 
     async def on_unmount(self) -> None:
         """Close the kept-alive connections."""
@@ -162,7 +164,7 @@ class SendScreen(Screen[None]):
         self.refresh_bindings()
         self._send_worker = self._send(self._in_flight)
 
-    @work(exclusive=True, exit_on_error=False, name="send")
+    @work(exclusive=True, exit_on_error=False, name="send", group="send")
     async def _send(self, in_flight: _InFlight) -> None:
         try:
             await self._connected.wait()

@@ -1,0 +1,74 @@
+"""Helpers for the TUI tests: building the app on a target, reading what the log shows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import SecretStr
+from textual.pilot import Pilot
+
+from plantstore_tui.core.target import Target
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to
+from plantstore_tui.ui.screens.send import SendScreen
+
+SIZE = (110, 32)
+FIXED_TIME = datetime(2026, 5, 4, 9, 30, 15, tzinfo=UTC)
+
+
+def fixed_clock() -> datetime:
+    """Always the same moment, so log entries and file names are predictable."""
+    return FIXED_TIME
+
+
+def target_of(base_url: str, token: SecretStr) -> Target:
+    """A target as the command line would resolve it."""
+    return Target(base_url=base_url, token=token, token_source="the test")
+
+
+def app_for(base_url: str, token: SecretStr) -> PlantStoreApp:
+    """The TUI sending to `base_url` with `token`, through the real client."""
+    target = target_of(base_url, token)
+    return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target), clock=fixed_clock)
+
+
+def app_with(connect: Connect, label: TargetLabel) -> PlantStoreApp:
+    """The TUI with its connection made by `connect`."""
+    return PlantStoreApp(connect, label, clock=fixed_clock)
+
+
+async def ready(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
+    """Wait until the client is built (or failed to be), and return the send screen."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, SendScreen)
+    return screen
+
+
+async def fill(pilot: Pilot[None], screen: SendScreen, name: str, id: str, tag: str = "") -> None:
+    """Put text in the three fields as a paste would (typing key by key is in the tests that
+    are about typing), leaving the cursor in Tag."""
+    for field, text in (("name", name), ("id", id), ("tag", tag)):
+        widget = screen.form.field_input(field)
+        widget.focus()
+        widget.value = text
+    await pilot.pause()
+
+
+async def send_and_wait(pilot: Pilot[None], app: PlantStoreApp, *keys: str) -> None:
+    """Press keys that submit, then wait for the send to finish and its entry to be drawn."""
+    await pilot.press(*keys)
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def log_text(screen: SendScreen) -> str:
+    """The log as plain text."""
+    return screen.log_panel.plain_text()
+
+
+def drawn_log(screen: SendScreen) -> str:
+    """Exactly the characters the log widget draws, line by line."""
+    return "\n".join("".join(segment.text for segment in line) for line in screen.log_panel.lines)
