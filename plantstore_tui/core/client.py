@@ -7,13 +7,15 @@ Every httpx, socket, decoding and Unicode failure is translated here, at one bou
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Generator, Iterator
 from types import TracebackType
-from typing import Self
+from typing import NamedTuple, Self
 
 import httpx
 from pydantic import SecretStr, ValidationError
@@ -29,8 +31,10 @@ from plantstore_tui.core.outcome import (
     Rejected,
 )
 from plantstore_tui.core.target import Limits
+from plantstore_tui.core.text import shorten
 
 USER_AGENT = f"plantstore-tui/{__version__}"
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
 class InvalidBaseURL(ValueError):
@@ -118,7 +122,9 @@ def _decoder(encoding: str) -> zlib._Decompress | None:
 
 async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > cap:
+    # str.isdigit() alone says yes to "²" and "٣"; a length past 20 digits is not trusted, only
+    # kept from reaching int(): the streamed read below is capped anyway.
+    if declared.isascii() and declared.isdigit() and len(declared) <= 20 and int(declared) > cap:
         raise _BodyTooLarge(f"{int(declared):,} bytes declared")
     encodings = [
         part.strip().lower()
@@ -127,8 +133,10 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     ]
     decoders = [_decoder(encoding) for encoding in reversed(encodings)]
     body = bytearray()
+    received = False
     raw: AsyncIterator[bytes] = response.aiter_raw()
     async for chunk in raw:
+        received = received or bool(chunk)
         data = chunk
         for decoder in decoders:
             if decoder is not None:
@@ -138,16 +146,43 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
         body += data
         if len(body) > cap:
             raise _BodyTooLarge(f"more than {cap:,} bytes")
+    # A compressed stream cut short decompresses to a plausible prefix without any error.
+    if received and not all(decoder.eof for decoder in decoders if decoder is not None):
+        raise zlib.error("the compressed body ends early")
     return bytes(body)
 
 
-def _ssl_cause(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLError | ssl.CertificateError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    # httpx wraps httpcore, which wraps anyio's "All connection attempts failed", whose cause is
+    # the OSError (or a group of them) that says what really happened.
+    pending = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(link for link in (current.__cause__, current.__context__) if link)
+
+
+def _tls_problem(exc: BaseException) -> tuple[str, str] | None:
+    """What went wrong in the TLS handshake, and what to try, if that is where it failed."""
+    for cause in _causes(exc):
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return (
+                "The server's TLS certificate was not accepted: "
+                f"{cause.verify_message or 'it could not be verified'}",
+                "Check the base URL's host name and the server's certificate.",
+            )
+        if isinstance(cause, ssl.SSLError):
+            return (
+                f"The TLS handshake failed ({cause.reason or cause.strerror or 'no reason given'})",
+                "Check that the server speaks HTTPS on this port, or use an http:// base URL.",
+            )
+    return None
 
 
 def _decode_text(body: bytes) -> str:
@@ -172,6 +207,43 @@ def _parse_error(body: bytes) -> ApiError | str:
         return ApiError.model_validate_json(body)
     except ValidationError as exc:
         return describe_validation_error(exc)
+
+
+_CHECK_STORE = "Check the store before sending this plant again."
+_CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
+_CORRECT_URL = "Correct the base URL of the target."
+_SMALL_JSON = "Check the base URL: a Plant Store answers with a small JSON body."
+
+# Everything a send can raise below the client; CancelledError is not among them on purpose.
+_SEND_FAILURES = (
+    TimeoutError,
+    _BodyTooLarge,
+    _UnsupportedEncoding,
+    zlib.error,
+    httpx.HTTPError,
+    httpx.StreamError,
+    httpx.InvalidURL,
+    httpx.CookieConflict,
+    OSError,
+    UnicodeError,
+)
+
+
+class _Failure(NamedTuple):
+    kind: FailureKind
+    message: str
+    fate: PlantFate
+    advice: str
+
+    @classmethod
+    def not_created(cls, kind: FailureKind, message: str, advice: str) -> _Failure:
+        """A failure before anything reached the server."""
+        return cls(kind, message, PlantFate.NOT_CREATED, advice)
+
+    @classmethod
+    def unknown(cls, kind: FailureKind, message: str, advice: str = _CHECK_STORE) -> _Failure:
+        """A failure after the plant may have reached the server."""
+        return cls(kind, message, PlantFate.UNKNOWN, advice)
 
 
 class PlantStoreClient:
@@ -209,6 +281,9 @@ class PlantStoreClient:
             verify=verify,
         )
 
+    def __repr__(self) -> str:
+        return f"PlantStoreClient(base_url={self.base_url!r})"
+
     async def __aenter__(self) -> Self:
         return self
 
@@ -231,137 +306,99 @@ class PlantStoreClient:
         def elapsed() -> float:
             return (time.perf_counter() - started) * 1000
 
-        def failed(
-            kind: FailureKind,
-            message: str,
-            fate: PlantFate,
-            advice: str,
-            status: int | None = None,
-        ) -> Failed:
-            return Failed(
-                url=self.url,
-                sent=plant,
-                kind=kind,
-                message=message,
-                fate=fate,
-                advice=advice,
-                elapsed_ms=elapsed(),
-                status=status,
-            )
-
         try:
             normalize_base_url(self.base_url)
         except InvalidBaseURL as exc:
-            return failed(
-                FailureKind.INVALID_URL,
-                str(exc),
-                PlantFate.NOT_CREATED,
-                "Correct the base URL of the target.",
+            return self._failed(
+                plant,
+                _Failure.not_created(FailureKind.INVALID_URL, str(exc), _CORRECT_URL),
+                elapsed(),
             )
         if self._token_problem is not None:
-            return failed(
-                FailureKind.INVALID_TOKEN,
-                f"{self._token_problem}, so it cannot be sent",
-                PlantFate.NOT_CREATED,
-                "Set the token again.",
+            message = f"{self._token_problem}, so it cannot be sent"
+            failure = _Failure.not_created(
+                FailureKind.INVALID_TOKEN, message, "Set the token again."
             )
+            return self._failed(plant, failure, elapsed())
 
         status: int | None = None
         try:
             async with asyncio.timeout(self.limits.deadline):
                 async with self._http.stream("POST", self.url, json=plant.to_body()) as response:
                     status = response.status_code
-                    if response.is_redirect:
+                    if status in _REDIRECT_STATUSES:
                         location = response.headers.get("Location", "")
                         return self._redirected(plant, status, location, elapsed())
                     body = await _read_capped(response, self.limits.max_body)
                     retry_after = response.headers.get("Retry-After")
-        except TimeoutError:
-            return failed(
-                FailureKind.TIMEOUT,
-                f"No complete answer within the {self.limits.deadline:g} s deadline",
-                PlantFate.UNKNOWN,
-                "Check the store before sending this plant again.",
-                status=status,
-            )
-        except _BodyTooLarge as exc:
-            return failed(
-                FailureKind.TOO_LARGE,
-                f"The answer ({status}) is too large to read: {exc.size_hint}",
-                _fate_of_status(status),
-                "Check the base URL: a Plant Store answers with a small JSON body.",
-                status=status,
-            )
-        except _UnsupportedEncoding as exc:
-            return failed(
-                FailureKind.INVALID_RESPONSE,
-                f"The answer ({status}) uses a content encoding this client does not read: {exc}",
-                PlantFate.UNKNOWN,
-                "Check the base URL, or the deployment's compression settings.",
-                status=status,
-            )
-        except zlib.error:
-            return failed(
-                FailureKind.INVALID_RESPONSE,
-                f"The answer ({status}) is compressed but does not decompress",
-                PlantFate.UNKNOWN,
-                "Check the store before sending this plant again.",
-                status=status,
-            )
-        except httpx.ConnectTimeout:
-            return failed(
-                FailureKind.TIMEOUT,
-                f"Could not connect within {self.limits.connect:g} s",
-                PlantFate.NOT_CREATED,
-                "Check that the deployment is up and the base URL is right.",
-            )
-        except httpx.TimeoutException:
-            return failed(
-                FailureKind.TIMEOUT,
-                f"The server did not answer within {self.limits.read:g} s",
-                PlantFate.UNKNOWN,
-                "Check the store before sending this plant again.",
-                status=status,
-            )
-        except httpx.ConnectError as exc:
-            if _ssl_cause(exc):
-                return failed(
-                    FailureKind.TLS,
-                    "The TLS handshake failed: the server's certificate was not accepted",
-                    PlantFate.NOT_CREATED,
-                    "Check the base URL's host name and the server's certificate.",
-                )
-            return failed(
-                FailureKind.CANNOT_CONNECT,
-                f"Cannot connect to {httpx.URL(self.url).host}: {_connect_reason(exc)}",
-                PlantFate.NOT_CREATED,
-                "Check that the deployment is running and that the base URL is right.",
-            )
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError):
-            return failed(
-                FailureKind.CONNECTION_DROPPED,
-                "The connection dropped before the answer was complete",
-                PlantFate.UNKNOWN,
-                "Check the store before sending this plant again.",
-                status=status,
-            )
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL, UnicodeError):
-            return failed(
-                FailureKind.INVALID_URL,
-                "The base URL cannot be used for a request",
-                PlantFate.NOT_CREATED,
-                "Correct the base URL of the target.",
-            )
-        except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
-            return failed(
-                FailureKind.CONNECTION_DROPPED,
-                f"The request failed: {type(exc).__name__}",
-                PlantFate.UNKNOWN,
-                "Check the store before sending this plant again.",
-                status=status,
-            )
-        assert status is not None
+        except _SEND_FAILURES as exc:
+            return self._failed(plant, self._explain(exc, status), elapsed(), status)
         return self._answered(plant, status, body, retry_after, elapsed())
+
+    def _failed(
+        self, plant: NewPlant, failure: _Failure, elapsed_ms: float, status: int | None = None
+    ) -> Failed:
+        return Failed(
+            url=self.url,
+            sent=plant,
+            kind=failure.kind,
+            message=failure.message,
+            fate=failure.fate,
+            advice=failure.advice,
+            status=status,
+            elapsed_ms=elapsed_ms,
+        )
+
+    def _explain(self, exc: Exception, status: int | None) -> _Failure:
+        """The words for a send that got no usable answer; `status` is set once one began."""
+        answer = "The answer" if status is None else f"The answer ({status})"
+        match exc:
+            case TimeoutError():
+                message = f"No complete answer within the {self.limits.deadline:g} s deadline"
+                return _Failure.unknown(FailureKind.TIMEOUT, message)
+            case _BodyTooLarge(size_hint=size_hint):
+                message = f"{answer} is too large to read: {size_hint}"
+                # A 4xx refused the plant whatever its body; after anything else nobody can say.
+                fate = PlantFate.NOT_CREATED if 400 <= (status or 0) < 500 else PlantFate.UNKNOWN
+                return _Failure(FailureKind.TOO_LARGE, message, fate, _SMALL_JSON)
+            case _UnsupportedEncoding():
+                message = f"{answer} uses a content encoding this client does not read: {exc}"
+                advice = "Check the base URL, or the deployment's compression settings."
+                return _Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
+            case zlib.error():
+                message = f"{answer} is compressed but does not decompress"
+                return _Failure.unknown(FailureKind.INVALID_RESPONSE, message)
+            # Failures to reach the server say "not created" only while no answer has begun.
+            case httpx.ConnectTimeout() if status is None:
+                message = f"Could not connect within {self.limits.connect:g} s"
+                return _Failure.not_created(FailureKind.TIMEOUT, message, _CHECK_RUNNING)
+            case httpx.ConnectError() if status is None:
+                tls = _tls_problem(exc)
+                if tls is not None:
+                    return _Failure.not_created(FailureKind.TLS, *tls)
+                message = f"Cannot connect to {httpx.URL(self.url).host}: {_connect_reason(exc)}"
+                return _Failure.not_created(FailureKind.CANNOT_CONNECT, message, _CHECK_RUNNING)
+            case httpx.UnsupportedProtocol() | httpx.InvalidURL() | UnicodeError() if (
+                status is None
+            ):
+                message = "The base URL cannot be used for a request"
+                return _Failure.not_created(FailureKind.INVALID_URL, message, _CORRECT_URL)
+            case httpx.TimeoutException():
+                message = f"The server did not answer within {self.limits.read:g} s"
+                return _Failure.unknown(FailureKind.TIMEOUT, message)
+            case httpx.RemoteProtocolError() if not _disconnected(exc):
+                message = f"{answer} is not valid HTTP: {shorten(str(exc), 200)}"
+                advice = (
+                    "Check the base URL's scheme, host and port: something other than a Plant "
+                    "Store may be answering. " + _CHECK_STORE
+                )
+                return _Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
+            case httpx.RemoteProtocolError() | httpx.NetworkError():
+                message = "The connection dropped before the answer was complete"
+                return _Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+            case _:
+                message = f"The request failed: {type(exc).__name__}"
+                return _Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
 
     def _redirected(self, plant: NewPlant, status: int, location: str, elapsed_ms: float) -> Failed:
         # 303 is the usual answer after a POST that did its work; the others mean "not here".
@@ -399,8 +436,9 @@ class PlantStoreClient:
                 sent=plant,
                 kind=FailureKind.INVALID_RESPONSE,
                 message=f"The server answered {status} but the body is not a Plant: {parsed}",
-                fate=PlantFate.CREATED,
-                advice="The deployment does not follow the spec; check the plant in the store.",
+                # Not CREATED: a web page or catch-all route also answers 200 to any POST.
+                fate=PlantFate.UNKNOWN,
+                advice="Check the base URL, and check the store before sending this plant again.",
                 status=status,
                 elapsed_ms=elapsed_ms,
                 body=text,
@@ -430,20 +468,18 @@ class PlantStoreClient:
         )
 
 
-def _fate_of_status(status: int | None) -> PlantFate:
-    if status is not None and 200 <= status < 300:
-        return PlantFate.CREATED
-    if status is not None and 400 <= status < 500:
-        return PlantFate.NOT_CREATED
-    return PlantFate.UNKNOWN
-
-
 def _connect_reason(exc: httpx.ConnectError) -> str:
-    text = str(exc).lower()
-    if "refused" in text:
-        return "the connection was refused (nothing listens there)"
-    if any(hint in text for hint in ("name or service", "nodename nor servname", "getaddrinfo")):
-        return "the host name does not resolve"
-    if "unreachable" in text:
-        return "the network is unreachable"
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionRefusedError):
+            return "the connection was refused (nothing listens there)"
+        if isinstance(cause, socket.gaierror):
+            return "the host name does not resolve"
+        if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "the network or host is unreachable"
     return "the connection could not be opened"
+
+
+def _disconnected(exc: httpx.RemoteProtocolError) -> bool:
+    # httpcore and h11 raise the same class for "the peer hung up" and "that was not HTTP".
+    text = str(exc).lower()
+    return "disconnected" in text or "peer closed" in text

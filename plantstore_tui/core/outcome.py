@@ -107,8 +107,7 @@ class Rejected:
         """What to try next."""
         if self.status >= 500:
             return (
-                "The server failed while handling the plant. It may or may not have been "
-                "created: check the store before sending it again."
+                "The server failed while handling the plant: check the store before sending again."
             )
         advice = _STATUS_ADVICE.get(self.status, "The server refused the plant.")
         if self.status == 429 and self.retry_after:
