@@ -49,7 +49,12 @@ from misbehaving import (
 from pydantic import SecretStr
 
 from plantstore_tui import __version__
-from plantstore_tui.core.client import PlantStoreClient
+from plantstore_tui.core.client import (
+    InvalidBaseURL,
+    PlantStoreClient,
+    normalize_base_url,
+    plants_url,
+)
 from plantstore_tui.core.models import NewPlant
 from plantstore_tui.core.outcome import (
     Created,
@@ -449,14 +454,86 @@ async def test_https_to_a_server_that_does_not_speak_tls_is_a_tls_failure() -> N
     assert server.requests == []
 
 
-@pytest.mark.parametrize(
-    "base_url", ["", "ftp://plants.test", "http://", "http://u:p@plants.test", "http://x/?q=1"]
-)
+UNUSABLE_BASE_URLS = [
+    "",
+    "plants.test",
+    "ftp://plants.test",
+    "http://",
+    "http:plants.test",
+    "http://u:p@plants.test",
+    "http://plants.test/?q=1",
+    "http://plants.test?",
+    "http://plants.test/#top",
+    "http://plants test",
+    "http://127.0.0.1:99999",
+    "http://127.0.0.1:0",
+    "http://256.1.1.1",
+    "HTTP://[",
+    "http://plants;test",
+    "http://plants\x00.test",
+]
+
+
+@pytest.mark.parametrize("base_url", UNUSABLE_BASE_URLS)
 async def test_an_unusable_base_url_sends_nothing(base_url: str) -> None:
+    with pytest.raises(InvalidBaseURL):
+        normalize_base_url(base_url)
     outcome = await send(base_url)
     assert isinstance(outcome, Failed)
     assert outcome.kind is FailureKind.INVALID_URL
     assert outcome.fate is PlantFate.NOT_CREATED
+
+
+@pytest.mark.parametrize(
+    ("base_url", "normalized"),
+    [
+        (" http://plants.test/ ", "http://plants.test"),
+        ("HTTPS://Plants.Test:8443/api/", "https://plants.test:8443/api"),
+        ("http://[::1]:8000", "http://[::1]:8000"),
+        ("http://plänts.test", "http://xn--plnts-hra.test"),
+    ],
+)
+def test_a_usable_base_url_is_normalized(base_url: str, normalized: str) -> None:
+    assert normalize_base_url(base_url) == normalized
+    assert plants_url(normalized) == f"{normalized}/plants"
+
+
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.builds(
+            "{}://{}{}".format,
+            st.sampled_from(["http", "https", "HTTP", "ftp"]),
+            st.text(max_size=20),
+            st.text(max_size=20),
+        ),
+    )
+)
+def test_any_text_is_a_base_url_or_says_why_not(text: str) -> None:
+    try:
+        base_url = normalize_base_url(text)
+    except InvalidBaseURL as exc:
+        refusal = str(exc)
+    else:
+        refusal = ""
+    if refusal:
+        assert refusal.startswith("The base URL")
+        return
+    url = httpx.URL(plants_url(base_url))
+    assert url.scheme in ("http", "https")
+    assert url.path.endswith("/plants")
+    assert (url.query, url.fragment) == (b"", "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=30).map(lambda text: f"http://{text}"))
+async def test_any_base_url_becomes_an_outcome(base_url: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"name": "Fern"})
+
+    async with PlantStoreClient(base_url, TOKEN, transport=httpx.MockTransport(handler)) as client:
+        outcome = await client.create_plant(PLANT)
+    assert outcome_name(outcome) in ("created", "failed")
 
 
 @pytest.mark.parametrize("token", ["", "has space", "tab\there", "ünïcode", "new\nline"])

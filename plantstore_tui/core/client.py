@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import re
 import socket
 import ssl
 import time
@@ -37,6 +38,11 @@ USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
+# Letters, digits, dots, hyphens (and the underscores of container names), or an IPv6 literal,
+# in the ASCII form httpx sends (internationalized names are already xn-- encoded).
+_HOST_PATTERN = re.compile(rb"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]+(%25[A-Za-z0-9._-]+)?")
+
+
 class InvalidBaseURL(ValueError):
     """A base URL that cannot be a Plant Store deployment's address."""
 
@@ -54,13 +60,22 @@ def normalize_base_url(text: str) -> str:
         raise InvalidBaseURL("The base URL must start with http:// or https://")
     if not url.host:
         raise InvalidBaseURL("The base URL has no host")
+    # httpx lets "%5b" or "x;y" through as a host; they could only fail later, less clearly.
+    if not _HOST_PATTERN.fullmatch(url.raw_host):
+        raise InvalidBaseURL("The base URL's host is neither a host name nor an IP address")
     if url.userinfo:
         raise InvalidBaseURL(
             "The base URL must not hold a user name or password: the token is the credential"
         )
+    if url.port is not None and not 1 <= url.port <= 65535:
+        # httpx lets any number through; the socket layer would fail with an OverflowError.
+        raise InvalidBaseURL("The base URL's port must be between 1 and 65535")
+    if any(char.isspace() for char in stripped):
+        raise InvalidBaseURL("The base URL must not have spaces in it")
     if url.fragment or "#" in stripped:
         raise InvalidBaseURL("The base URL must not have a #fragment")
-    if url.query:
+    # An empty query ("http://host?") still ends the path: /plants would land in the query.
+    if url.query or "?" in stripped:
         raise InvalidBaseURL("The base URL must not have a ?query")
     return str(url).rstrip("/")
 
