@@ -99,7 +99,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
 
         text = log_text(screen)
         assert f"09:30:15  POST {reference_server.base_url}/plants  200" in text
-        assert "✔ Created plant 41 (Monstera)" in text
+        assert "✔     Created plant 41 (Monstera)" in text
         assert 'sent  {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
         assert 'plant {"name": "Monstera", "tag": "indoor"}' in text
         assert " ms" in text
@@ -116,7 +116,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         assert tag._suggestion == "indoor"  # tags sent this session are suggested
         await pilot.press("right")
         await send_and_wait(pilot, app, "enter")
-        assert "✔ Created plant 42 (Fern)" in log_text(screen)
+        assert "✔     Created plant 42 (Fern)" in log_text(screen)
         assert form.texts().id == "43"
 
 
@@ -141,7 +141,7 @@ async def test_a_duplicate_id_shows_the_servers_error(reference_server: Any) -> 
             await fill(pilot, screen, name=name, id="5")
             await send_and_wait(pilot, app, "ctrl+s")
         assert len(screen.log_panel.entries) == 2
-        second = screen.log_panel.entries[1].plain
+        second = screen.log_panel.entries[1].text().plain
         assert f"POST {reference_server.base_url}/plants  400" in second
         assert "A plant with id 5 already exists" in second
         assert "error {" in second
@@ -199,6 +199,7 @@ async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_can
             assert screen.sending
             assert screen.form.has_class("-sending")
             assert screen.form.query_one("#send").disabled
+            assert screen.form.query_one("#sending").display
             assert "sending" in str(screen.status.query_one("#status-state").render())
 
             # Typing goes on while the send waits.
@@ -216,9 +217,10 @@ async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_can
             await pilot.pause()
             assert not screen.sending
             assert not screen.form.query_one("#send").disabled
+            assert not screen.form.query_one("#sending").display
             assert len(server.requests) == 1
             text = log_text(screen)
-            assert "⚠ Cancelled before the server answered" in text
+            assert "⚠     Cancelled before the server answered" in text
             assert "The plant may or may not have been created." in text
             # What was typed meanwhile is still there; the cancelled plant was not cleared.
             assert screen.form.texts().tag == "shade"

@@ -13,6 +13,7 @@ from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, LoadingIndicator, Static, Switch
 
 from plantstore_tui.core.form import FORM_FIELDS, INT64_MAX, FormField, field_error, parse_id
+from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
@@ -76,7 +77,7 @@ class PlantForm(Vertical):
         """Three labelled fields, each with a message line, the next-id switch and Send."""
         for field in FORM_FIELDS:
             yield Label(_LABELS[field], classes="field-label")
-            yield Input(
+            yield SafeInput(
                 placeholder=_PLACEHOLDERS[field],
                 id=f"{field}-input",
                 suggester=self.tags if field == "tag" else None,
@@ -88,6 +89,9 @@ class PlantForm(Vertical):
         with Horizontal(id="send-row"):
             yield Button("Send", id="send", variant="primary")
             yield LoadingIndicator(id="sending")
+        yield Static(
+            "Tab: next field · Enter on Tag: send\nEsc: cancel a send · F1: help", id="form-hint"
+        )
 
     def field_input(self, field: FormField) -> Input:
         """The Input of one field."""

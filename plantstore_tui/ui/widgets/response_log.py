@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
+from rich.padding import Padding
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
@@ -22,7 +26,8 @@ if TYPE_CHECKING:
 BODY_SHOWN = 2000
 # A JSON object this short reads best on one line; anything longer or nested is indented.
 _ONE_LINE_JSON = 60
-_INDENT = "    "
+# "plant " is the longest label; values start one column after it.
+_LABEL_WIDTH = 6
 
 _json_highlighter = JSONHighlighter()
 
@@ -75,63 +80,92 @@ def _outcome_style_name(outcome: Outcome) -> str:
     return "failed"
 
 
-def _labelled(entry: Text, label: str, block: Text, styles: Mapping[str, Style]) -> None:
-    entry.append(f"\n  {label:<6}", _style(styles, "label"))
-    lines = block.split("\n", allow_blank=True)
-    for index, line in enumerate(lines):
-        if index:
-            entry.append("\n  " + _INDENT)
-        entry.append_text(line)
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One log entry: a header line, then labelled rows (a label may be empty)."""
+
+    header: Text
+    rows: tuple[tuple[Text, Text], ...] = ()
+
+    def text(self) -> Text:
+        """The entry as one Text: what is saved, with the values indented under their labels."""
+        out = self.header.copy()
+        for label, value in self.rows:
+            out.append("\n  ")
+            out.append_text(label)
+            out.append(" " * (_LABEL_WIDTH - label.cell_len))
+            for index, line in enumerate(value.split("\n", allow_blank=True)):
+                if index:
+                    out.append("\n  " + " " * _LABEL_WIDTH)
+                out.append_text(line)
+        return out
+
+    def renderable(self) -> RenderableType:
+        """The entry for the screen: long values wrap inside their column, under their label."""
+        if not self.rows:
+            return self.header
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=_LABEL_WIDTH - 1, no_wrap=True)
+        grid.add_column(ratio=1, overflow="fold")
+        for label, value in self.rows:
+            grid.add_row(label, value)
+        return Group(self.header, Padding(grid, (0, 0, 0, 2)))
 
 
 def render_outcome(
     outcome: Outcome, at: datetime, styles: Mapping[str, Style] | None = None
-) -> Text:
-    """One log entry for one send attempt, as a Rich `Text` built without interpreting markup."""
+) -> Entry:
+    """One log entry for one send attempt, built from Text without interpreting any markup."""
     from plantstore_tui.core.outcome import Created, Failed, Rejected, fate_sentence
 
     styles = styles or {}
     kind = _outcome_style_name(outcome)
-    entry = Text()
-    entry.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
-    entry.append("  POST ")
-    entry.append(visible(outcome.url))
-    entry.append("  ")
-    entry.append(_status_words(outcome), _style(styles, kind))
+    header = Text()
+    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
+    header.append("  POST ")
+    header.append(visible(outcome.url))
+    header.append("  ")
+    header.append(_status_words(outcome), _style(styles, kind))
     if outcome.elapsed_ms is not None:
-        entry.append(f"  {outcome.elapsed_ms:.1f} ms", _style(styles, "time"))
+        header.append(f"  {outcome.elapsed_ms:.1f} ms", _style(styles, "time"))
     mark = {"created": "✔", "rejected": "✖", "failed": "⚠"}[kind]
-    entry.append(f"\n  {mark} ", _style(styles, kind))
-    entry.append(visible(outcome.headline), _style(styles, kind))
-    _labelled(entry, "sent", _json_block(outcome.sent.to_body()), styles)
+    rows = [
+        (Text(mark, _style(styles, kind)), Text(visible(outcome.headline), _style(styles, kind)))
+    ]
+
+    def labelled(label: str, value: Text) -> None:
+        rows.append((Text(label, _style(styles, "label")), value))
+
+    labelled("sent", _json_block(outcome.sent.to_body()))
     match outcome:
         case Created():
-            _labelled(entry, "plant", _json_block(outcome.plant.model_dump()), styles)
+            labelled("plant", _json_block(outcome.plant.model_dump()))
         case Rejected() if outcome.error is not None:
-            _labelled(entry, "error", _json_block(outcome.error.model_dump()), styles)
+            labelled("error", _json_block(outcome.error.model_dump()))
         case Rejected() | Failed() if outcome.body:
-            _labelled(entry, "body", _body_block(outcome.body), styles)
+            labelled("body", _body_block(outcome.body))
         case _:
             pass
     if isinstance(outcome, Failed) and outcome.location:
-        _labelled(entry, "to", Text(visible(shorten(outcome.location, BODY_SHOWN))), styles)
+        labelled("to", Text(visible(shorten(outcome.location, BODY_SHOWN))))
     if not isinstance(outcome, Created):
-        entry.append("\n  ")
-        entry.append(fate_sentence(outcome.fate), _style(styles, "fate"))
+        fate = Text()
+        fate.append(fate_sentence(outcome.fate), _style(styles, "fate"))
         if outcome.advice:
-            entry.append(" ")
-            entry.append(visible(outcome.advice), _style(styles, "advice"))
-    return entry
+            fate.append(" ")
+            fate.append(visible(outcome.advice), _style(styles, "advice"))
+        rows.append((Text(""), fate))
+    return Entry(header, tuple(rows))
 
 
-def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Text:
+def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Entry:
     """A log line that is not a send attempt (a configuration problem, a send refused)."""
     styles = styles or {}
-    entry = Text()
-    entry.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
-    entry.append("  ")
-    entry.append(visible(text), _style(styles, "note"))
-    return entry
+    header = Text()
+    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
+    header.append("  ")
+    header.append(visible(text), _style(styles, "note"))
+    return Entry(header)
 
 
 class ResponseLog(RichLog):
@@ -140,8 +174,9 @@ class ResponseLog(RichLog):
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"response-log--{name}" for name in STYLE_NAMES}
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(wrap=True, markup=False, highlight=False, id=id)
-        self.entries: list[Text] = []
+        # min_width: RichLog renders at least 78 cells wide unless told; the panel is narrower.
+        super().__init__(wrap=True, markup=False, highlight=False, min_width=20, id=id)
+        self.entries: list[Entry] = []
         self._written_width = 0
 
     def _styles(self) -> dict[str, Style]:
@@ -157,11 +192,11 @@ class ResponseLog(RichLog):
         """Append a line that is not a send attempt."""
         self._add(render_note(text, at, self._styles()))
 
-    def _add(self, entry: Text) -> None:
+    def _add(self, entry: Entry) -> None:
         if self.entries:
             self.write(Text(""))
         self.entries.append(entry)
-        self.write(entry)
+        self.write(entry.renderable(), expand=True)
 
     def clear_entries(self) -> None:
         """Forget every entry."""
@@ -170,7 +205,9 @@ class ResponseLog(RichLog):
 
     def plain_text(self) -> str:
         """Every entry as plain text, for saving; the log never holds the token."""
-        return "\n\n".join(entry.plain for entry in self.entries) + ("\n" if self.entries else "")
+        return "\n\n".join(entry.text().plain for entry in self.entries) + (
+            "\n" if self.entries else ""
+        )
 
     def on_resize(self, event: Resize) -> None:
         """Re-wrap the entries to the new width (RichLog keeps lines wrapped at the old one)."""
@@ -182,4 +219,4 @@ class ResponseLog(RichLog):
         for index, entry in enumerate(self.entries):
             if index:
                 self.write(Text(""))
-            self.write(entry)
+            self.write(entry.renderable(), expand=True)
