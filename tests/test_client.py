@@ -673,7 +673,7 @@ async def test_any_answer_through_httpx_becomes_an_outcome(
     async with mock_client(handler) as client:
         outcome = await client.create_plant(PLANT)
     assert outcome_name(outcome) in ("created", "rejected", "failed")
-    json.dumps(outcome_to_json(outcome))
+    json.dumps(outcome_to_json(outcome), allow_nan=False)
 
 
 status_lines = st.one_of(
@@ -713,7 +713,7 @@ async def test_any_bytes_from_a_socket_become_an_outcome(
     raw = status_line + b"".join(headers) + b"\r\n" + body
     outcome, _ = await answer([Send(raw), ending], limits=Limits(read=2.0, deadline=3.0))
     assert outcome_name(outcome) in ("created", "rejected", "failed")
-    json.dumps(outcome_to_json(outcome))
+    json.dumps(outcome_to_json(outcome), allow_nan=False)
 
 
 # Outcomes as every front end renders them.
@@ -726,7 +726,7 @@ async def test_outcome_to_json_follows_the_contract() -> None:
     keys = {"outcome", "status", "elapsed_ms", "sent", "plant", "error", "kind", "message", "fate"}
     for outcome in (created, rejected, failed):
         assert set(outcome_to_json(outcome)) == keys
-        json.dumps(outcome_to_json(outcome))
+        json.dumps(outcome_to_json(outcome), allow_nan=False)
     assert outcome_to_json(created) | {"elapsed_ms": None} == {
         "outcome": "created",
         "status": 200,
@@ -741,6 +741,21 @@ async def test_outcome_to_json_follows_the_contract() -> None:
     assert outcome_to_json(rejected)["error"] == {"error": 429, "message": "slow down"}
     assert outcome_to_json(failed)["kind"] == "cannot_connect"
     assert outcome_to_json(failed)["status"] is None
+
+
+async def test_outcome_to_json_stays_json_whatever_extra_fields_a_plant_has() -> None:
+    body = b'{"name": "Fern", "v": NaN, "w": [Infinity], "big": 123456789012345678901234567890}'
+    outcome, _ = await answer([Send(response(200, body))])
+    assert isinstance(outcome, Created)
+    plant = outcome_to_json(outcome)["plant"]
+    assert plant == {
+        "name": "Fern",
+        "tag": None,
+        "v": None,
+        "w": [None],
+        "big": 123456789012345678901234567890,
+    }
+    json.dumps(plant, allow_nan=False)
 
 
 def test_a_cancelled_send_has_an_unknown_fate() -> None:
@@ -789,7 +804,11 @@ async def test_the_token_is_in_no_outcome_and_no_repr() -> None:
     outcomes.append(await send(f"http://127.0.0.1:{closed_port()}"))
     outcomes.append(cancelled("http://plants.test/plants", PLANT, None))
     for outcome in outcomes:
-        for text in (repr(outcome), str(outcome), json.dumps(outcome_to_json(outcome))):
+        for text in (
+            repr(outcome),
+            str(outcome),
+            json.dumps(outcome_to_json(outcome), allow_nan=False),
+        ):
             assert CANARY not in text
         assert CANARY not in outcome.headline + outcome.advice
     client = PlantStoreClient("http://plants.test", TOKEN)

@@ -168,11 +168,12 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
     kind: str | None = None
     status: int | None
     match outcome:
+        # mode="json": a NaN or Infinity a server sent would otherwise print as invalid JSON.
         case Created():
-            plant, status = outcome.plant.model_dump(), outcome.status
+            plant, status = outcome.plant.model_dump(mode="json"), outcome.status
         case Rejected():
             status = outcome.status
-            error = None if outcome.error is None else outcome.error.model_dump()
+            error = None if outcome.error is None else outcome.error.model_dump(mode="json")
         case Failed():
             kind, status = outcome.kind.value, outcome.status
     return {
