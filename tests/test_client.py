@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import gzip
 import io
 import json
@@ -452,6 +453,50 @@ async def test_https_to_a_server_that_does_not_speak_tls_is_a_tls_failure() -> N
     assert outcome.message.startswith("The TLS handshake failed (")
     assert outcome.fate is PlantFate.NOT_CREATED
     assert server.requests == []
+
+
+def refused_certificate() -> ssl.SSLCertVerificationError:
+    failure = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    failure.verify_message = "self-signed certificate"
+    return failure
+
+
+@pytest.mark.parametrize(
+    ("cause", "kind", "message"),
+    [
+        (
+            refused_certificate(),
+            FailureKind.TLS,
+            "The server's TLS certificate was not accepted: self-signed certificate",
+        ),
+        (
+            socket.gaierror(-2, "Name or service not known"),
+            FailureKind.CANNOT_CONNECT,
+            "Cannot connect to plants.test: the host name does not resolve",
+        ),
+        (
+            OSError(errno.ENETUNREACH, "Network is unreachable"),
+            FailureKind.CANNOT_CONNECT,
+            "Cannot connect to plants.test: the network or host is unreachable",
+        ),
+        (
+            ExceptionGroup("attempts", [ConnectionRefusedError(), ConnectionRefusedError()]),
+            FailureKind.CANNOT_CONNECT,
+            "Cannot connect to plants.test: the connection was refused (nothing listens there)",
+        ),
+    ],
+)
+async def test_a_connect_failure_is_named_by_its_cause(
+    cause: Exception, kind: FailureKind, message: str
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("All connection attempts failed") from cause
+
+    async with mock_client(handler) as client:
+        outcome = await client.create_plant(PLANT)
+    assert isinstance(outcome, Failed)
+    assert (outcome.kind, outcome.message) == (kind, message)
+    assert outcome.fate is PlantFate.NOT_CREATED
 
 
 UNUSABLE_BASE_URLS = [
