@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from plantstore_tui.core.form import (
     FORM_FIELDS,
     FormErrors,
+    FormField,
     field_error,
     forbidden_char_message,
     is_forbidden_char,
@@ -216,7 +217,7 @@ def test_a_forbidden_character_is_named_with_its_1_based_position(
     assert message is not None
     assert message.startswith(f"{label} has ")
     assert message.endswith(f"(U+{ord(char):04X}) at position {len(before) + 1}")
-    field = "name" if label == "Name" else "tag"
+    field: FormField = "name" if label == "Name" else "tag"
     assert field_error(field, text) == message
 
 
