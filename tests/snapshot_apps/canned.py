@@ -1,0 +1,79 @@
+"""The TUI on canned answers: the real client over `httpx.MockTransport`, with a fixed elapsed
+time, so snapshots never change from run to run."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+
+import httpx
+from pydantic import SecretStr
+
+from plantstore_tui.core.client import PlantStoreClient
+from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.outcome import Outcome
+from plantstore_tui.core.target import Target
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import Connection, TargetLabel
+
+from .support import fixed_clock
+
+BASE_URL = "http://127.0.0.1:8000"
+TOKEN = SecretStr("snapshot-token-not-secret-Z9k2")
+ELAPSED_MS = 4.2
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def _json(status: int, value: object) -> httpx.Response:
+    # A stream, as from a socket: a body given as content= counts as already read, and the
+    # client reads the raw stream to cap its size.
+    body = json.dumps(value).encode()
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
+    return httpx.Response(status, headers=headers, stream=httpx.ByteStream(body))
+
+
+def plant_echo(request: httpx.Request) -> httpx.Response:
+    """200 with the Plant: what the spec says a success looks like."""
+    sent = json.loads(request.content)
+    return _json(200, {key: sent[key] for key in ("name", "tag") if key in sent})
+
+
+def duplicate_id(request: httpx.Request) -> httpx.Response:
+    """400 with the reference server's Error for an id already stored."""
+    sent = json.loads(request.content)
+    message = f"A plant with id {sent['id']} already exists"
+    return _json(400, {"error": 1003, "message": message})
+
+
+def refused(request: httpx.Request) -> httpx.Response:
+    """Nothing listens there."""
+    # As httpx raises it: the OS error is the cause.
+    error = httpx.ConnectError("[Errno 111] Connection refused", request=request)
+    raise error from ConnectionRefusedError(111, "Connection refused")
+
+
+class _FixedTime:
+    """The real client, with its elapsed time pinned for the picture."""
+
+    def __init__(self, handler: Handler) -> None:
+        self._client = PlantStoreClient(BASE_URL, TOKEN, transport=httpx.MockTransport(handler))
+        self.url = self._client.url
+
+    async def create_plant(self, plant: NewPlant) -> Outcome:
+        outcome = await self._client.create_plant(plant)
+        return dataclasses.replace(outcome, elapsed_ms=ELAPSED_MS)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def canned_app(handler: Handler = plant_echo) -> PlantStoreApp:
+    """The TUI whose every send is answered by `handler`, at a fixed time and speed."""
+    target = Target(base_url=BASE_URL, token=TOKEN, token_source="PLANTSTORE_TOKEN")
+
+    def connect() -> Connection:
+        return Connection(target, _FixedTime(handler))
+
+    return PlantStoreApp(connect, TargetLabel.of(target), clock=fixed_clock)

@@ -1,0 +1,74 @@
+"""Snapshots of the TUI's main states (pytest-textual-snapshot); regenerate with
+`pytest tests/test_ui_snapshots.py --snapshot-update`, then look at snapshot_report.html."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from snapshot_apps.canned import canned_app, duplicate_id, refused
+from snapshot_apps.support import SIZE
+from textual.pilot import Pilot
+
+from plantstore_tui.ui.screens.send import SendScreen
+
+SnapCompare = Callable[..., bool]
+
+
+async def _connected(pilot: Pilot[Any]) -> SendScreen:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SendScreen)
+    return screen
+
+
+async def _send(pilot: Pilot[Any], name: str, id: str, tag: str) -> None:
+    screen = await _connected(pilot)
+    for field, text in (("name", name), ("id", id), ("tag", tag)):
+        screen.form.field_input(field).value = text
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_empty_form(snap_compare: SnapCompare) -> None:
+    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=_connected)
+
+
+def test_invalid_input(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="", id="12b", tag="in\x1bdoor")
+
+    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_success_entry(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Monstera deliciosa", id="41", tag="indoor")
+
+    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_error_entry(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Ivy", id="7", tag="climber")
+
+    assert snap_compare(canned_app(duplicate_id), terminal_size=SIZE, run_before=run_before)
+
+
+def test_network_failure(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Fern", id="3", tag="")
+
+    assert snap_compare(canned_app(refused), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_screen(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _connected(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
