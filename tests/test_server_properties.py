@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -43,10 +44,10 @@ class StoreUnderTest:
     stored: set[int] = field(default_factory=set)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> StoreUnderTest:
-    db_path = tmp_path_factory.mktemp("properties") / "plants.sqlite3"
-    return StoreUnderTest(create_app(db_path=db_path, token=TOKEN))
+@pytest.fixture
+def store(tmp_path: Path) -> StoreUnderTest:
+    """A fresh store for one test, shared by all its examples."""
+    return StoreUnderTest(create_app(db_path=tmp_path / "plants.sqlite3", token=TOKEN))
 
 
 async def post(app: Starlette, content: bytes, headers: dict[str, Any]) -> httpx.Response:
@@ -155,10 +156,20 @@ async def test_a_content_length_that_understates_the_body_does_not_lift_the_limi
     assert assert_error_shape(response) == 1004
 
 
+async def test_leading_zeros_in_content_length_are_read_as_a_number(
+    store: StoreUnderTest,
+) -> None:
+    body = b'{"id": 1, "name": "x"}'
+    headers = {**AUTH, **JSON_TYPE, "Content-Length": "0" * 30 + str(len(body))}
+    response = await post(store.app, body, headers)
+    assert response.status_code == 200, response.text
+
+
 @pytest.fixture(scope="module")
-def openapi_schema(store: StoreUnderTest) -> schemathesis.BaseSchema:
+def openapi_schema(tmp_path_factory: pytest.TempPathFactory) -> schemathesis.BaseSchema:
     """The server's own /openapi.json, loaded by schemathesis from the app."""
-    return schemathesis.openapi.from_asgi("/openapi.json", store.app)
+    db_path = tmp_path_factory.mktemp("schemathesis") / "plants.sqlite3"
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(db_path=db_path, token=TOKEN))
 
 
 schema = schemathesis.pytest.from_fixture("openapi_schema")

@@ -96,8 +96,10 @@ def _check_media_type(request: Request) -> None:
 async def _read_body(request: Request, limit: int) -> bytes:
     too_large = f"The body is larger than {limit} bytes"
     declared = request.headers.get("content-length", "").strip()
-    if _DIGITS.fullmatch(declared) and (len(declared) > _MAX_INT_CHARS or int(declared) > limit):
-        _refuse(BODY_TOO_LARGE, too_large)
+    if _DIGITS.fullmatch(declared):
+        digits = declared.lstrip("0")
+        if len(digits) > _MAX_INT_CHARS or int(digits or "0") > limit:
+            _refuse(BODY_TOO_LARGE, too_large)
     # Counted as it arrives, so a body sent chunked or with a Content-Length that lies is cut
     # off at the limit instead of being buffered whole.
     body = bytearray()
@@ -113,9 +115,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def _parse_int(text: str) -> int:
-    # Beyond 20 characters the exact value does not matter (it is outside int64), and turning
-    # thousands of digits into an int is slow: answer with the nearest out-of-range value so
-    # the shape check names the field and its range.
+    # Beyond 20 characters the exact value does not matter (it is outside int64), and int()
+    # refuses more than 4,300 digits anyway: answer with the nearest out-of-range value, so the
+    # shape check names the field and its range.
     if len(text) <= _MAX_INT_CHARS:
         return int(text)
     return INT64_MIN - 1 if text.startswith("-") else INT64_MAX + 1
