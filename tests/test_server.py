@@ -133,11 +133,11 @@ def test_a_wrong_token_is_refused_without_a_server_error(
 ) -> None:
     token = shared_reference_server.token.get_secret_value()
     if isinstance(authorization, str):
-        authorization = authorization.format(token=token, token_prefix=token[:-1])
+        authorization = authorization.format(token=token, token_prefix=token[:-1]).encode()
     response = httpx.post(
         f"{shared_reference_server.base_url}/plants",
         json={"id": plant_id, "name": "Fern"},
-        headers={"Authorization": authorization},
+        headers={b"Authorization": authorization},
     )
     assert_error(response, 401, 1401)
     assert response.headers["www-authenticate"].startswith("Bearer ")

@@ -177,7 +177,7 @@ schema = schemathesis.pytest.from_fixture("openapi_schema")
 
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-def test_the_server_keeps_to_its_openapi_document(case: schemathesis.Case) -> None:
+def test_the_server_keeps_to_its_openapi_document(case: schemathesis.Case[Any]) -> None:
     case.call_and_validate(
         headers=AUTH,
         checks=[
