@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import click
 
@@ -31,6 +32,12 @@ _BODY_SHOWN = 2000
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    metavar="SECONDS",
+    help="Give up waiting for the answer after this long [default: the profile's, else 30].",
+)
 @target_options
 @click.pass_obj
 def add(
@@ -39,6 +46,7 @@ def add(
     id_text: str,
     tag: str,
     as_json: bool,
+    timeout: float | None,
     profile: str | None,
     base_url: str | None,
 ) -> None:
@@ -53,6 +61,10 @@ def add(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
     target = resolve_target(options.merged(profile, base_url), interactive=not as_json)
+    if timeout is not None:
+        limits = target.limits
+        limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
+        target = replace(target, limits=limits)
     outcome = asyncio.run(_send(target, parsed))
     if as_json:
         click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
