@@ -18,6 +18,7 @@ _SUBCOMMANDS = {
     "add": "plantstore_tui.cli.add:add",
     "serve": "plantstore_tui.cli.serve:serve",
     "demo": "plantstore_tui.cli.tui:demo",
+    "profile": "plantstore_tui.cli.profile:profile",
 }
 
 

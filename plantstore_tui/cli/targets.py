@@ -1,4 +1,9 @@
-"""Turning `--profile`, `--base-url` and the environment into a `Target`."""
+"""Turning `--profile`, `--base-url` and the environment into a `Target`.
+
+Which target wins, first to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`,
+`PLANTSTORE_BASE_URL` (ad hoc), the default profile. Kept light at import: the core modules load
+only when a target is resolved.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +15,20 @@ from typing import TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem
-from plantstore_tui.core.target import Target
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from plantstore_tui.core.profiles import Profile, ProfileStore
+    from plantstore_tui.core.target import Target
+
 TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
 BASE_URL_ENV = "PLANTSTORE_BASE_URL"
 PROFILE_ENV = "PLANTSTORE_PROFILE"
+
+
+class NoTarget(ConfigProblem):
+    """Nothing names a target: no --base-url, no profile chosen and no default profile."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,33 +61,78 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
 
 def read_token(*, interactive: bool) -> tuple[SecretStr, str]:
     """The token from the environment or a hidden prompt, wrapped at once, and its source."""
-    from pydantic import SecretStr
+    from plantstore_tui.core.config_files import ConfigError
+    from plantstore_tui.core.tokens import SourceKind, TokenSource, clean_token, env_source
 
-    if os.environ.get(TOKEN_ENV):
-        return SecretStr(os.environ[TOKEN_ENV].strip()), TOKEN_ENV
-    if interactive and sys.stdin.isatty():
-        return SecretStr(click.prompt("Token", hide_input=True).strip()), "typed at the prompt"
-    raise ConfigProblem(f"No token: set {TOKEN_ENV} (a token is never taken on the command line).")
+    if os.environ.get(TOKEN_ENV, "").strip():
+        source = env_source(TOKEN_ENV)
+    elif interactive and sys.stdin.isatty():
+        source = TokenSource(SourceKind.PROMPT)
+    else:
+        raise ConfigProblem(
+            f"No token: set {TOKEN_ENV} (a token is never taken on the command line)."
+        )
+    try:
+        if source.kind is SourceKind.ENV:
+            return clean_token(os.environ[TOKEN_ENV], source), str(source)
+        return clean_token(click.prompt("Token", hide_input=True), source), str(source)
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from None
 
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a `ConfigProblem` saying what is missing."""
-    from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
-
-    base_url = options.base_url or os.environ.get(BASE_URL_ENV)
+    if options.base_url:
+        return _ad_hoc_target(options.base_url, interactive=interactive)
     profile = options.profile or os.environ.get(PROFILE_ENV)
-    if profile and not options.base_url:
-        raise ConfigProblem(
-            f"Unknown profile {profile!r}: profiles are not available yet; use --base-url URL."
+    if not profile and os.environ.get(BASE_URL_ENV):
+        return _ad_hoc_target(os.environ[BASE_URL_ENV], interactive=interactive)
+
+    from plantstore_tui.core.config_files import ConfigError
+    from plantstore_tui.core.profiles import ProfileStore
+    from plantstore_tui.core.text import visible
+
+    store = ProfileStore()
+    try:
+        return store.target(store.get(profile) if profile else _default_profile(store))
+    except ConfigError as exc:
+        # A shared profiles.toml is not trusted to hold only printable text.
+        raise ConfigProblem(visible(str(exc))) from None
+
+
+def _default_profile(store: ProfileStore) -> Profile:
+    saved = store.load()
+    if saved.error is not None:
+        raise saved.error
+    if saved.default is not None:
+        profile = saved.get(saved.default)
+        assert profile is not None  # load() drops a default that names no usable profile
+        return profile
+    if saved.profiles:
+        raise NoTarget(
+            f"No target: choose a profile with --profile NAME (saved: {', '.join(saved.names)}), "
+            "or make one the default with `plantstore-tui profile use NAME`."
         )
-    if not base_url:
-        raise ConfigProblem(
-            "No target: give --base-url URL (or set PLANTSTORE_BASE_URL). "
-            "To try the product without a deployment, run `plantstore-tui demo`."
-        )
+    raise NoTarget(
+        "No target: give --base-url URL (or set PLANTSTORE_BASE_URL), or save a profile with "
+        "`plantstore-tui profile add NAME --base-url URL`. "
+        "To try the product without a deployment, run `plantstore-tui demo`."
+    )
+
+
+def _ad_hoc_target(base_url: str, *, interactive: bool) -> Target:
+    from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
+    from plantstore_tui.core.profiles import insecure_http_problem
+    from plantstore_tui.core.target import Target
+
     try:
         normalized = normalize_base_url(base_url)
     except InvalidBaseURL as exc:
         raise ConfigProblem(str(exc)) from None
+    problem = insecure_http_problem(normalized, allowed=False)
+    if problem is not None:
+        raise ConfigProblem(
+            f"Refused: {problem}. Use https://, or save a profile with --allow-insecure-http."
+        )
     token, source = read_token(interactive=interactive)
     return Target(base_url=normalized, token=token, token_source=source)

@@ -1,0 +1,401 @@
+"""`plantstore-tui profile ...`: list, show, add, edit, remove, use and test saved profiles.
+
+Everything here is a thin shell over `core.profiles.ProfileStore`: parse, call, print. A token is
+never a command-line value: it comes from stdin, a hidden prompt, a variable or a command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from pydantic import SecretStr
+
+from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.targets import TOKEN_ENV
+from plantstore_tui.core.config_files import ConfigError
+from plantstore_tui.core.probe import Verdict, probe
+from plantstore_tui.core.profiles import (
+    MAX_TIMEOUT,
+    InvalidProfile,
+    Profile,
+    ProfileExists,
+    ProfileStore,
+    SavedProfiles,
+    SaveReport,
+    profile_from_table,
+)
+from plantstore_tui.core.target import Limits
+from plantstore_tui.core.text import visible
+from plantstore_tui.core.tokens import (
+    InvalidToken,
+    SourceKind,
+    TokenSource,
+    clean_token,
+)
+
+# Enough for any token; more on stdin is a mistake (a file piped by accident), not a token.
+_STDIN_CAP = 64 * 1024
+_INPUT_ERRORS = (InvalidProfile, ProfileExists, InvalidToken)
+_TIMEOUT = click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT)
+
+
+@contextmanager
+def _reported(*, input_errors: tuple[type[ConfigError], ...] = ()) -> Iterator[None]:
+    """Turn the core's errors into exit codes: `input_errors` exit 2, the others 4."""
+    try:
+        yield
+    except input_errors as exc:
+        raise InvalidInput(visible(str(exc))) from None
+    except ConfigError as exc:
+        raise ConfigProblem(visible(str(exc))) from None
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+def _saved(store: ProfileStore) -> SavedProfiles:
+    saved = store.load()
+    if saved.error is not None:
+        raise ConfigProblem(visible(str(saved.error)))
+    for problem in saved.problems:
+        click.echo(f"Warning: {visible(problem)}", err=True)
+    return saved
+
+
+def _token_words(store: ProfileStore, profile: Profile) -> str:
+    """Where the profile's token comes from, for a list or a detail view; never the token."""
+    try:
+        source = store.token_source(profile)
+    except ConfigError as exc:
+        return f"unavailable: {exc}"
+    if source is None:
+        return "none saved"
+    if source.kind is SourceKind.ENV and not os.environ.get(source.detail, "").strip():
+        return f"{source} (not set)"
+    return str(source)
+
+
+def _timeout_words(profile: Profile) -> str:
+    if profile.timeout is None:
+        defaults = Limits()
+        return (
+            f"default (connect {defaults.connect:g} s, read {defaults.read:g} s, "
+            f"whole send {defaults.deadline:g} s)"
+        )
+    return f"{profile.timeout:g} s for the whole send"
+
+
+def _profile_json(store: ProfileStore, profile: Profile, default: str | None) -> dict[str, Any]:
+    return {
+        "name": profile.name,
+        "base_url": profile.base_url,
+        "default": profile.name == default,
+        "protected": profile.protected,
+        "timeout": profile.timeout,
+        "allow_insecure_http": profile.allow_insecure_http,
+        "token_env": profile.token_env,
+        "token_command": profile.token_command,
+        "token_source": _token_words(store, profile),
+    }
+
+
+@click.group()
+def profile() -> None:
+    """Saved deployments (profiles.toml) and where their tokens come from.
+
+    profiles.toml never holds a token. A profile's token comes, in this order, from
+    PLANTSTORE_TOKEN (this run only), its token_env variable, its token_command, or the
+    token saved for it: in the OS keyring, or in credentials.toml (mode 0600) when there
+    is no keyring.
+    """
+
+
+@profile.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+def list_profiles(as_json: bool) -> None:
+    """List the saved profiles; the default one is marked with *."""
+    store = ProfileStore()
+    saved = _saved(store)
+    if as_json:
+        listing = {
+            "config_file": str(saved.path),
+            "default": saved.default,
+            "profiles": [_profile_json(store, item, saved.default) for item in saved.profiles],
+            "problems": list(saved.problems),
+            "token_env_override": bool(os.environ.get(TOKEN_ENV, "").strip()),
+        }
+        click.echo(json.dumps(listing, ensure_ascii=True))
+        return
+    if not saved.profiles:
+        click.echo(f"No profiles in {visible(str(saved.path))} yet.")
+        click.echo("Add one: plantstore-tui profile add NAME --base-url URL")
+        return
+    click.echo(f"Profiles in {visible(str(saved.path))}:")
+    width = max(len(item.name) for item in saved.profiles)
+    url_width = max(len(visible(item.base_url)) for item in saved.profiles)
+    for item in saved.profiles:
+        mark = "*" if item.name == saved.default else " "
+        flags = "  PROTECTED" if item.protected else ""
+        click.echo(
+            f"{mark} {item.name:<{width}}  {visible(item.base_url):<{url_width}}  "
+            f"token: {visible(_token_words(store, item))}{flags}"
+        )
+    if os.environ.get(TOKEN_ENV, "").strip():
+        click.echo(f"{TOKEN_ENV} is set: in this run it is the token of every profile.")
+
+
+@profile.command("show")
+@click.argument("name")
+def show(name: str) -> None:
+    """Show one profile's settings and where its token comes from."""
+    store = ProfileStore()
+    with _reported():
+        item = store.get(name)
+    default = store.load().default
+    lines = [
+        f"Profile {item.name}" + (" (default)" if item.name == default else ""),
+        f"  base_url:  {visible(item.base_url)}",
+        f"  token:     {visible(_token_words(store, item))}",
+    ]
+    if item.token_command is not None:
+        lines.append(f"  command:   {visible(item.token_command)}")
+    lines += [
+        f"  protected: {'yes: sends ask for confirmation' if item.protected else 'no'}",
+        f"  timeout:   {_timeout_words(item)}",
+    ]
+    if item.allow_insecure_http:
+        lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
+    lines.append(f"  file:      {visible(str(store.path))}")
+    if os.environ.get(TOKEN_ENV, "").strip():
+        lines.append(f"  ({TOKEN_ENV} is set: in this run it wins over the profile's token)")
+    click.echo("\n".join(lines))
+
+
+def _token_options(command: click.decorators.FC) -> click.decorators.FC:
+    """Add the token options shared by `add` and `edit`."""
+    command = click.option(
+        "--token-command",
+        metavar="CMD",
+        help="Run this command (no shell) whenever the token is needed; its stdout is it.",
+    )(command)
+    command = click.option(
+        "--token-env",
+        metavar="VAR",
+        help="Take the token from this environment variable whenever it is needed.",
+    )(command)
+    return click.option(
+        "--token-stdin",
+        is_flag=True,
+        help="Read the token from stdin and keep it in the keyring (or credentials file).",
+    )(command)
+
+
+def _one_token_option(*given: object) -> None:
+    if sum(bool(value) for value in given) > 1:
+        raise click.UsageError(
+            "Give at most one token option (--token-stdin, --token-env, --token-command, ...)."
+        )
+
+
+def _read_stdin_token() -> str:
+    text = sys.stdin.read(_STDIN_CAP + 1)
+    if len(text) > _STDIN_CAP:
+        raise InvalidInput(f"stdin holds more than {_STDIN_CAP:,} characters: not a token.")
+    return text
+
+
+def _ask_token(name: str, *, stdin: bool) -> SecretStr:
+    """The token typed at a hidden prompt or piped on stdin, trimmed, checked and wrapped."""
+    with _reported(input_errors=_INPUT_ERRORS):
+        if stdin:
+            return clean_token(_read_stdin_token(), TokenSource(SourceKind.STDIN))
+        if not _stdin_is_terminal():
+            raise InvalidInput(
+                "No token option, and no terminal to ask for the token: use --token-stdin, "
+                "--token-env VAR or --token-command CMD."
+            )
+        typed = click.prompt(f"Token for {name} (hidden)", hide_input=True)
+        return clean_token(typed, TokenSource(SourceKind.PROMPT))
+
+
+def _say_saved(report: SaveReport, verb: str) -> None:
+    saved = report.profile
+    click.echo(f"{verb} profile {saved.name}: {visible(saved.base_url)}")
+    if report.token_source is not None:
+        click.echo(f"Token saved in: {visible(str(report.token_source))}")
+    if report.notice is not None:
+        click.echo(f"Note: {visible(report.notice)}")
+    if saved.token_env is not None and not os.environ.get(saved.token_env, "").strip():
+        click.echo(f"Note: {saved.token_env} is not set in this shell.")
+    if report.is_default:
+        click.echo(f"{saved.name} is the default profile.")
+    click.echo(f"Check it without creating a plant: plantstore-tui profile test {saved.name}")
+
+
+@profile.command("add")
+@click.argument("name")
+@click.option("--base-url", required=True, metavar="URL", help="The deployment's base URL.")
+@_token_options
+@click.option("--protected", is_flag=True, help="Ask for confirmation before each send.")
+@click.option("--timeout", type=_TIMEOUT, metavar="S", help="Seconds a send may take in all.")
+@click.option(
+    "--allow-insecure-http",
+    is_flag=True,
+    help="Allow plain http:// beyond loopback (the token travels unencrypted).",
+)
+def add(
+    name: str,
+    base_url: str,
+    token_stdin: bool,
+    token_env: str | None,
+    token_command: str | None,
+    protected: bool,
+    timeout: float | None,
+    allow_insecure_http: bool,
+) -> None:
+    """Save a new profile NAME. Without a token option, asks for the token (hidden).
+
+    With no default profile yet, the new one becomes the default.
+    """
+    _one_token_option(token_stdin, token_env, token_command)
+    store = ProfileStore()
+    with _reported(input_errors=_INPUT_ERRORS):
+        # Checked before the token is asked for, so nobody types a token for nothing.
+        new = profile_from_table(
+            name,
+            Profile(
+                name=name,
+                base_url=base_url,
+                token_env=token_env,
+                token_command=token_command,
+                protected=protected,
+                timeout=timeout,
+                allow_insecure_http=allow_insecure_http,
+            ).fields(),
+        )
+        saved = store.load()
+        if saved.get(name) is not None or name in saved.broken:
+            raise ProfileExists(f"Profile {name!r} already exists: use `profile edit {name}`")
+    token = _ask_token(name, stdin=token_stdin) if new.keeps_token else None
+    with _reported(input_errors=_INPUT_ERRORS):
+        report = store.add(new, token=token)
+    _say_saved(report, "Saved")
+
+
+@profile.command("edit")
+@click.argument("name")
+@click.option("--base-url", metavar="URL", help="A new base URL.")
+@_token_options
+@click.option("--token-prompt", is_flag=True, help="Ask for a new token (hidden) and keep it.")
+@click.option(
+    "--protected/--not-protected", default=None, help="Ask (or stop asking) before each send."
+)
+@click.option("--timeout", type=_TIMEOUT, metavar="S", help="Seconds a send may take in all.")
+@click.option("--default-timeout", is_flag=True, help="Go back to the default timeouts.")
+@click.option(
+    "--allow-insecure-http/--no-allow-insecure-http",
+    default=None,
+    help="Allow (or refuse) plain http:// beyond loopback.",
+)
+def edit(
+    name: str,
+    base_url: str | None,
+    token_stdin: bool,
+    token_env: str | None,
+    token_command: str | None,
+    token_prompt: bool,
+    protected: bool | None,
+    timeout: float | None,
+    default_timeout: bool,
+    allow_insecure_http: bool | None,
+) -> None:
+    """Change some settings of profile NAME; the others stay as they are."""
+    _one_token_option(token_stdin, token_prompt, token_env, token_command)
+    if timeout is not None and default_timeout:
+        raise click.UsageError("Choose one of --timeout and --default-timeout.")
+    changes: dict[str, object] = {}
+    if base_url is not None:
+        changes["base_url"] = base_url
+    if token_env is not None:
+        changes.update(token_env=token_env, token_command=None)
+    if token_command is not None:
+        changes.update(token_command=token_command, token_env=None)
+    if protected is not None:
+        changes["protected"] = protected
+    if timeout is not None or default_timeout:
+        changes["timeout"] = timeout
+    if allow_insecure_http is not None:
+        changes["allow_insecure_http"] = allow_insecure_http
+    if not changes and not (token_stdin or token_prompt):
+        raise click.UsageError("Nothing to change: give at least one option (see --help).")
+    store = ProfileStore()
+    with _reported(input_errors=_INPUT_ERRORS):
+        store.get(name)
+    token = _ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
+    with _reported(input_errors=_INPUT_ERRORS):
+        report = store.edit(name, changes, token=token)
+    _say_saved(report, "Changed")
+
+
+@profile.command("remove")
+@click.argument("name")
+def remove(name: str) -> None:
+    """Delete profile NAME and the token kept for it."""
+    store = ProfileStore()
+    with _reported():
+        was_default = store.load().default == name
+        warning = store.remove(name)
+    click.echo(f"Removed profile {name}.")
+    if warning is not None:
+        click.echo(f"Warning: {visible(warning)}", err=True)
+    if was_default:
+        click.echo("There is no default profile now: choose one with `plantstore-tui profile use`.")
+
+
+@profile.command("use")
+@click.argument("name")
+def use(name: str) -> None:
+    """Make NAME the default profile (the one used without --profile)."""
+    store = ProfileStore()
+    with _reported():
+        chosen = store.set_default(name)
+    click.echo(f"Default profile: {chosen.name} ({visible(chosen.base_url)})")
+
+
+@profile.command("test")
+@click.argument("name")
+def test(name: str) -> None:
+    """Check that NAME's deployment answers and accepts its token, creating no plant.
+
+    Sends POST /plants with an empty body, which a Plant Store must refuse. Exits 0 when
+    the token is accepted, 1 when it is refused or the answer is not a Plant Store's,
+    3 when there is no answer, 4 for a configuration problem.
+    """
+    store = ProfileStore()
+    with _reported():
+        target = store.target(store.get(name))
+    click.echo(
+        f"Testing {name}: POST {visible(target.base_url)}/plants with an empty body "
+        f"(token from {visible(target.token_source)}) ..."
+    )
+    report = asyncio.run(probe(target))
+    outcome = report.outcome
+    timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.0f} ms"
+    click.echo(visible(report.headline) + timing)
+    click.echo("  " + visible(report.detail))
+    match report.verdict:
+        case Verdict.TOKEN_ACCEPTED:
+            code = ExitCode.CREATED
+        case Verdict.NO_ANSWER:
+            code = ExitCode.TRANSPORT_FAILURE
+        case _:
+            code = ExitCode.REJECTED
+    raise SystemExit(code)
