@@ -99,7 +99,8 @@ def describe_validation_error(error: ValidationError) -> str:
     """One line naming each mismatch by its field path, e.g. `name: Field required`."""
     parts = []
     for item in error.errors(include_url=False, include_input=False):
-        path = ".".join(str(part) for part in item["loc"]) or "body"
+        # An empty key is quoted so it cannot pass for the whole body.
+        path = ".".join(str(part) if part != "" else '""' for part in item["loc"]) or "body"
         # Our own validators' words read better without Pydantic's "Value error, " in front.
         message = str(item["ctx"]["error"]) if item["type"] == "value_error" else item["msg"]
         parts.append(f"{path}: {message}")
