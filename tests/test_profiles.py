@@ -561,11 +561,18 @@ def test_files_are_created_with_private_directory_and_public_profiles(
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o644
 
 
-def test_an_edit_keeps_the_mode_the_operator_gave_the_file(store: ProfileStore) -> None:
+@pytest.mark.parametrize("mode", [0o600, 0o664])
+def test_an_edit_keeps_the_mode_the_operator_gave_the_file_whatever_the_umask(
+    store: ProfileStore, mode: int
+) -> None:
     store.add(LOCAL)
-    store.path.chmod(0o600)
-    store.edit("local", {"timeout": 4})
-    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    store.path.chmod(mode)
+    old_umask = os.umask(0o077)
+    try:
+        store.edit("local", {"timeout": 4})
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(store.path.stat().st_mode) == mode
 
 
 def test_an_exception_inside_an_update_writes_nothing(tmp_path: Path) -> None:

@@ -160,19 +160,22 @@ def locked(path: Path) -> Iterator[None]:
 
 def write_atomic(path: Path, data: bytes, *, private: bool) -> None:
     """Replace the file with `data`, whole or not at all; a private file is created mode 0600."""
-    if private:
-        mode = _PRIVATE_MODE
-    else:
+    kept_mode: int | None = None
+    if not private:
         try:
-            mode = stat.S_IMODE(path.stat().st_mode)
+            kept_mode = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
-            mode = _PUBLIC_MODE
+            pass
         except OSError as exc:
             raise ConfigFileError(path, f"cannot be read ({exc.strerror})") from None
+    mode = _PRIVATE_MODE if private else _PUBLIC_MODE if kept_mode is None else kept_mode
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         try:
+            if kept_mode is not None:
+                # The umask applies to new files, not to a mode the operator chose for this one.
+                os.fchmod(fd, kept_mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
