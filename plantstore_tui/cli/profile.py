@@ -70,19 +70,6 @@ def _saved(store: ProfileStore) -> SavedProfiles:
     return saved
 
 
-def _token_words(store: ProfileStore, profile: Profile) -> str:
-    """Where the profile's token comes from, for a list or a detail view; never the token."""
-    try:
-        source = store.token_source(profile)
-    except ConfigError as exc:
-        return f"unavailable: {exc}"
-    if source is None:
-        return "none saved"
-    if source.kind is SourceKind.ENV and not os.environ.get(source.detail, "").strip():
-        return f"{source} (not set)"
-    return str(source)
-
-
 def _timeout_words(profile: Profile) -> str:
     if profile.timeout is None:
         defaults = Limits()
@@ -103,7 +90,7 @@ def _profile_json(store: ProfileStore, profile: Profile, default: str | None) ->
         "allow_insecure_http": profile.allow_insecure_http,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
-        "token_source": _token_words(store, profile),
+        "token_source": store.token_status(profile),
     }
 
 
@@ -146,7 +133,7 @@ def list_profiles(as_json: bool) -> None:
         flags = "  PROTECTED" if item.protected else ""
         click.echo(
             f"{mark} {item.name:<{width}}  {visible(item.base_url):<{url_width}}  "
-            f"token: {visible(_token_words(store, item))}{flags}"
+            f"token: {visible(store.token_status(item))}{flags}"
         )
     if os.environ.get(TOKEN_ENV, "").strip():
         click.echo(f"{TOKEN_ENV} is set: in this run it is the token of every profile.")
@@ -163,7 +150,7 @@ def show(name: str) -> None:
     lines = [
         f"Profile {item.name}" + (" (default)" if item.name == default else ""),
         f"  base_url:  {visible(item.base_url)}",
-        f"  token:     {visible(_token_words(store, item))}",
+        f"  token:     {visible(store.token_status(item))}",
     ]
     if item.token_command is not None:
         lines.append(f"  command:   {visible(item.token_command)}")

@@ -548,6 +548,19 @@ class ProfileStore:
         found = self.tokens.find(profile.name)
         return None if found is None else found[1]
 
+    def token_status(self, profile: Profile, environ: Mapping[str, str] | None = None) -> str:
+        """Where the profile's token comes from, in words for a list; never runs a command."""
+        environ = os.environ if environ is None else environ
+        try:
+            source = self.token_source(profile)
+        except ConfigError as exc:
+            return f"unavailable: {exc}"
+        if source is None:
+            return "none saved"
+        if source.kind is SourceKind.ENV and not environ.get(source.detail, "").strip():
+            return f"{source} (not set)"
+        return str(source)
+
     def token_home(self) -> TokenSource:
         """Where a token typed for a profile would be kept: the keyring, else the file."""
         return self.tokens.home()
