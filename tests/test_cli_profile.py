@@ -436,7 +436,7 @@ def test_test_with_nothing_listening_exits_3(closed_port: int) -> None:
     ProfileStore().add(Profile(name="gone", base_url=base_url), token=SecretStr(CANARY))
     result = run("profile", "test", "gone")
     assert result.exit_code == 3, result.output
-    assert "No complete answer from the deployment" in result.stdout
+    assert "No answer from the deployment" in result.stdout
     assert "Cannot connect to 127.0.0.1" in result.stdout
 
 

@@ -181,6 +181,7 @@ def test_a_command_that_hangs_is_stopped() -> None:
         (f"{CANARY}\nsecond line", InvalidToken, AFTER_CANARY),
         ("x" * 70_000, TokenCommandFailed, "printed 70,000 bytes"),
     ],
+    ids=["empty", "blank", "two-lines", "huge"],
 )
 def test_command_output_that_is_no_token_is_refused(
     output: str, error: type[Exception], words: str

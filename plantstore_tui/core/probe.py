@@ -150,10 +150,12 @@ def judge(outcome: Outcome) -> ProbeReport:
                 f"{outcome.message}. {outcome.advice}",
                 outcome,
             )
-        case Failed():
+        case Failed(status=status):
             return ProbeReport(
                 Verdict.NO_ANSWER,
-                "No complete answer from the deployment",
+                "No answer from the deployment"
+                if status is None
+                else f"No complete answer from the deployment (status {status})",
                 f"{outcome.message}. {outcome.advice}",
                 outcome,
             )
