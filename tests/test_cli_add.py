@@ -36,38 +36,40 @@ def token_of(server: Any) -> str:
     return value
 
 
-def test_created_prints_the_plant_and_exits_0(reference_server: Any) -> None:
+def test_created_prints_the_plant_and_exits_0(shared_reference_server: Any, plant_id: int) -> None:
     result = run_add(
         "--name",
         "Monstera",
         "--id",
-        "42",
+        str(plant_id),
         "--tag",
         "indoor",
-        token=token_of(reference_server),
-        base_url=reference_server.base_url,
+        token=token_of(shared_reference_server),
+        base_url=shared_reference_server.base_url,
     )
     assert result.exit_code == 0, result.output
-    assert "Created plant 42 (Monstera)" in result.stdout
-    assert f"POST {reference_server.base_url}/plants: 200" in result.stdout
+    assert f"Created plant {plant_id} (Monstera)" in result.stdout
+    assert f"POST {shared_reference_server.base_url}/plants: 200" in result.stdout
     assert 'tag: "indoor"' in result.stdout
 
 
-def test_json_prints_one_object_of_the_contract(reference_server: Any) -> None:
+def test_json_prints_one_object_of_the_contract(
+    shared_reference_server: Any, plant_id: int
+) -> None:
     result = run_add(
         "--name",
         "Fern",
         "--id",
-        "7",
+        str(plant_id),
         "--json",
-        token=token_of(reference_server),
-        base_url=reference_server.base_url,
+        token=token_of(shared_reference_server),
+        base_url=shared_reference_server.base_url,
     )
     assert result.exit_code == 0
     answer = json.loads(result.stdout)
     assert answer["outcome"] == "created"
     assert answer["status"] == 200
-    assert answer["sent"] == {"id": 7, "name": "Fern"}
+    assert answer["sent"] == {"id": plant_id, "name": "Fern"}
     assert answer["plant"]["name"] == "Fern"
     assert answer["error"] is None
     assert answer["kind"] is None
@@ -75,18 +77,24 @@ def test_json_prints_one_object_of_the_contract(reference_server: Any) -> None:
     assert result.stdout.count("\n") == 1
 
 
-def test_duplicate_id_is_rejected_with_the_servers_message(reference_server: Any) -> None:
-    token, url = token_of(reference_server), reference_server.base_url
-    assert run_add("--name", "A", "--id", "5", token=token, base_url=url).exit_code == 0
-    again = run_add("--name", "B", "--id", "5", "--json", token=token, base_url=url)
+def test_duplicate_id_is_rejected_with_the_servers_message(
+    shared_reference_server: Any, plant_id: int
+) -> None:
+    token, url, same = (
+        token_of(shared_reference_server),
+        shared_reference_server.base_url,
+        str(plant_id),
+    )
+    assert run_add("--name", "A", "--id", same, token=token, base_url=url).exit_code == 0
+    again = run_add("--name", "B", "--id", same, "--json", token=token, base_url=url)
     assert again.exit_code == 1
     answer = json.loads(again.stdout)
     assert answer["outcome"] == "rejected"
     assert answer["status"] == 400
     assert isinstance(answer["error"]["error"], int)
-    assert "5" in answer["error"]["message"]
+    assert same in answer["error"]["message"]
 
-    human = run_add("--name", "B", "--id", "5", token=token, base_url=url)
+    human = run_add("--name", "B", "--id", same, token=token, base_url=url)
     assert human.exit_code == 1
     assert answer["error"]["message"] in human.stdout
     assert "The plant was not created." in human.stdout
@@ -102,7 +110,7 @@ def test_duplicate_id_is_rejected_with_the_servers_message(reference_server: Any
     ],
 )
 def test_invalid_input_exits_2_and_sends_nothing(
-    reference_server: Any, closed_port: int, args: list[str], words: str
+    closed_port: int, args: list[str], words: str
 ) -> None:
     # A closed port: had anything been sent, the exit code would be 3, not 2.
     result = run_add(*args, token="t" * 20, base_url=f"http://127.0.0.1:{closed_port}")
@@ -112,9 +120,9 @@ def test_invalid_input_exits_2_and_sends_nothing(
     assert result.stdout == ""
 
 
-def test_wrong_token_is_a_rejection(reference_server: Any) -> None:
+def test_wrong_token_is_a_rejection(shared_reference_server: Any) -> None:
     result = run_add(
-        "--name", "Fern", "--id", "8", token=CANARY, base_url=reference_server.base_url
+        "--name", "Fern", "--id", "8", token=CANARY, base_url=shared_reference_server.base_url
     )
     assert result.exit_code == 1
     assert "401" in result.stdout
@@ -132,8 +140,10 @@ def test_refused_connection_exits_3_in_words(closed_port: int) -> None:
     assert CANARY not in result.output
 
 
-def test_no_token_is_a_configuration_problem(reference_server: Any) -> None:
-    result = run_add("--name", "Fern", "--id", "1", token=None, base_url=reference_server.base_url)
+def test_no_token_is_a_configuration_problem(shared_reference_server: Any) -> None:
+    result = run_add(
+        "--name", "Fern", "--id", "1", token=None, base_url=shared_reference_server.base_url
+    )
     assert result.exit_code == 4
     assert "PLANTSTORE_TOKEN" in result.stderr
 
