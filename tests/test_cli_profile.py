@@ -375,6 +375,20 @@ def test_edit_refuses_with_the_right_exit_code(args: list[str], code: int, words
     assert ProfileStore().path.read_text() == before
 
 
+def test_edit_can_fix_a_profile_that_is_broken_in_the_file(config: Path) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text(
+        '# ours\n[profiles.lab]  # the lab box\nbase_url = "http://10.0.0.9:8000"\n'
+    )
+    result = run("profile", "edit", "lab", "--allow-insecure-http")
+    assert result.exit_code == 0, result.output
+    assert "Warning: Profile 'lab': plain http:// to 10.0.0.9" in result.stderr
+    assert ProfileStore().get("lab").allow_insecure_http
+    assert (
+        (config / "profiles.toml").read_text().startswith("# ours\n[profiles.lab]  # the lab box")
+    )
+
+
 def test_remove_deletes_the_profile_and_its_token_and_says_when_no_default_is_left(
     config: Path,
 ) -> None:

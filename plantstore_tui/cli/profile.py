@@ -29,6 +29,7 @@ from plantstore_tui.core.profiles import (
     ProfileStore,
     SavedProfiles,
     SaveReport,
+    UnknownProfile,
     profile_from_table,
 )
 from plantstore_tui.core.target import Limits
@@ -324,8 +325,10 @@ def edit(
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = ProfileStore()
-    with _reported(input_errors=_INPUT_ERRORS):
-        store.get(name)
+    # Checked before a token is asked for; a profile that is broken in the file can be fixed here.
+    saved = _saved(store)
+    if saved.get(name) is None and name not in saved.broken:
+        raise ConfigProblem(str(UnknownProfile(name, saved.names)))
     token = _ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
     with _reported(input_errors=_INPUT_ERRORS):
         report = store.edit(name, changes, token=token)
