@@ -1,0 +1,105 @@
+"""First run, with no profile yet: create one, or try the product on the demo server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Static
+from textual.worker import Worker, WorkerState
+
+from plantstore_tui.core.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.text import visible
+from plantstore_tui.ui.screens.profile_editor import ProfileEditor
+
+_WELCOME = (
+    "plantstore-tui adds plants to a Plant Store deployment. Save the deployment as a profile: "
+    "its base URL and where its token comes from. The token never goes into profiles.toml: it "
+    "stays in the OS keyring (or a private file), an environment variable or a command of yours. "
+    "Or try everything first on a throwaway demo server on this machine."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRunChoice:
+    """What to start with: the profile just saved, the demo, or neither (quit)."""
+
+    profile: Profile | None = None
+    demo: bool = False
+
+
+class FirstRunScreen(Screen[FirstRunChoice]):
+    """Offers to create a profile (in the editor) or to start the demo."""
+
+    CSS_PATH = "../profiles.tcss"
+    AUTO_FOCUS = "#first-run-create"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "create", "Create a profile"),
+        Binding("d", "demo", "Start the demo"),
+        Binding("q,escape", "quit_first_run", "Quit"),
+    ]
+
+    def __init__(self, store: ProfileStore | None = None) -> None:
+        super().__init__()
+        self._store = store if store is not None else ProfileStore()
+
+    def compose(self) -> ComposeResult:
+        """A few words, where profiles live, what is wrong with the file if anything, choices."""
+        with Vertical(id="first-run-panel") as panel:
+            panel.border_title = "Welcome to plantstore-tui"
+            yield Static(Text("No profile yet."), id="first-run-headline")
+            yield Static(Text(_WELCOME), id="first-run-text")
+            yield Static(
+                Text(f"Profiles are kept in {visible(str(self._store.path))}"),
+                id="first-run-path",
+            )
+            yield Static("", id="first-run-problems")
+            with Horizontal(id="first-run-buttons"):
+                yield Button(
+                    Text("Create a profile  [C]"), id="first-run-create", variant="primary"
+                )
+                yield Button(Text("Start the demo  [D]"), id="first-run-demo")
+                yield Button(Text("Quit  [Q]"), id="first-run-quit")
+
+    def on_mount(self) -> None:
+        """Look for problems with the file (an unreadable one is why there seem to be none)."""
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, name="load")
+    def _load(self) -> SavedProfiles:
+        return self._store.load()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Show what is wrong with profiles.toml, if anything."""
+        if event.worker.name == "load" and event.state == WorkerState.SUCCESS:
+            saved = event.worker.result
+            assert isinstance(saved, SavedProfiles)
+            problems = "\n".join(visible(problem) for problem in saved.problems)
+            panel = self.query_one("#first-run-problems", Static)
+            panel.update(Text(problems))
+            panel.set_class(bool(problems), "-shown")
+
+    @on(Button.Pressed, "#first-run-create")
+    def action_create(self) -> None:
+        """Open the profile form; a saved profile is the choice."""
+        self.app.push_screen(ProfileEditor(self._store), self._saved)
+
+    def _saved(self, report: SaveReport | None) -> None:
+        if report is not None:
+            self.dismiss(FirstRunChoice(profile=report.profile))
+
+    @on(Button.Pressed, "#first-run-demo")
+    def action_demo(self) -> None:
+        """Choose the demo."""
+        self.dismiss(FirstRunChoice(demo=True))
+
+    @on(Button.Pressed, "#first-run-quit")
+    def action_quit_first_run(self) -> None:
+        """Choose neither."""
+        self.dismiss(FirstRunChoice())

@@ -1,0 +1,389 @@
+"""The profile form: add a profile or edit one, checked as you type with the core's own words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, ClassVar
+
+from pydantic import SecretStr
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, Switch
+from textual.worker import Worker, WorkerState
+
+from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url, token_problem
+from plantstore_tui.core.config_files import ConfigError
+from plantstore_tui.core.profiles import (
+    FIELDS,
+    InvalidProfile,
+    Profile,
+    ProfileStore,
+    SaveReport,
+    insecure_http_problem,
+    name_problem,
+    profile_from_table,
+)
+from plantstore_tui.core.target import Limits
+from plantstore_tui.core.text import visible
+from plantstore_tui.ui.widgets.safe_input import SafeInput
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.tokens import TokenSource
+
+
+class TokenChoice(Enum):
+    """Where the edited profile's token comes from."""
+
+    TYPED = "typed"
+    ENV = "env"
+    COMMAND = "command"
+
+
+_CHOICE_LABELS = {
+    TokenChoice.TYPED: "Typed here (kept safe)",
+    TokenChoice.ENV: "Environment variable",
+    TokenChoice.COMMAND: "Command",
+}
+# The order problems are looked for in, and the cursor goes to the first bad field.
+_CHECKED = ("name", "base_url", "token", "token_env", "token_command", "timeout")
+
+
+@dataclass(frozen=True, slots=True)
+class _TokenPlaces:
+    """Where a typed token would be kept, and where the edited profile's token is now."""
+
+    home: TokenSource
+    current: TokenSource | None
+
+
+def _choice_of(profile: Profile | None) -> TokenChoice:
+    if profile is not None and profile.token_env is not None:
+        return TokenChoice.ENV
+    if profile is not None and profile.token_command is not None:
+        return TokenChoice.COMMAND
+    return TokenChoice.TYPED
+
+
+def _timeout_value(text: str) -> object:
+    """A number for the core to check, or the text itself so the core says why it is not one."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    try:
+        return float(stripped)
+    except ValueError:
+        return stripped
+
+
+class ProfileEditor(ModalScreen[SaveReport | None]):
+    """Add a profile (`profile=None`) or edit one; dismisses with the `SaveReport`, or None."""
+
+    CSS_PATH = "../profiles.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("ctrl+r", "reveal", "Show/hide token"),
+    ]
+
+    def __init__(self, store: ProfileStore, profile: Profile | None = None) -> None:
+        super().__init__()
+        self._store = store
+        self._profile = profile
+        self._choice = _choice_of(profile)
+        self._places: _TokenPlaces | None = None
+        # A field's message shows once it has held text (or Save was pressed): no wall of red.
+        self._touched: set[str] = set()
+        self._saving = False
+
+    def compose(self) -> ComposeResult:
+        """The fields, each with its message line, then the form's message and the buttons."""
+        profile = self._profile
+        with VerticalScroll(id="editor-panel") as panel:
+            panel.border_title = Text(
+                "New profile" if profile is None else f"Edit profile {visible(profile.name)}"
+            )
+            yield from self._field(
+                "name",
+                "Name",
+                SafeInput(
+                    "" if profile is None else profile.name,
+                    placeholder="e.g. local, staging, prod",
+                    id="editor-name",
+                    disabled=profile is not None,
+                ),
+            )
+            yield from self._field(
+                "base_url",
+                "Base URL",
+                SafeInput(
+                    "" if profile is None else profile.base_url,
+                    placeholder="e.g. https://plants.example.com",
+                    id="editor-base_url",
+                ),
+            )
+            with Horizontal(classes="editor-row"):
+                yield Label("Token from", classes="editor-label")
+                with RadioSet(id="editor-choice"):
+                    for choice, label in _CHOICE_LABELS.items():
+                        yield RadioButton(
+                            label, value=choice is self._choice, id=f"editor-choice-{choice.value}"
+                        )
+            with Horizontal(classes="editor-row", id="editor-token-row"):
+                yield Label("Token", classes="editor-label")
+                yield SafeInput(
+                    placeholder=self._token_placeholder(),
+                    password=True,
+                    id="editor-token",
+                )
+                yield Switch(False, id="editor-reveal", tooltip="Show the token (Ctrl+R)")
+                yield Label("Show", classes="editor-switch-label")
+            yield Static("", id="editor-token-message", classes="editor-message")
+            yield Static("", id="editor-token-home", classes="editor-hint")
+            yield from self._field(
+                "token_env",
+                "Variable",
+                SafeInput(
+                    (profile.token_env if profile else None) or "",
+                    placeholder="e.g. PROD_TOKEN: read whenever a token is needed",
+                    id="editor-token_env",
+                ),
+            )
+            yield from self._field(
+                "token_command",
+                "Command",
+                SafeInput(
+                    (profile.token_command if profile else None) or "",
+                    placeholder="e.g. pass show plants/prod: its output is the token",
+                    id="editor-token_command",
+                ),
+            )
+            with Horizontal(classes="editor-row"):
+                yield Label("Protected", classes="editor-label")
+                yield Switch(profile is not None and profile.protected, id="editor-protected")
+                yield Label("ask before every send", classes="editor-switch-label")
+            defaults = Limits()
+            yield from self._field(
+                "timeout",
+                "Timeout (s)",
+                SafeInput(
+                    "" if profile is None or profile.timeout is None else f"{profile.timeout:g}",
+                    placeholder=f"empty: the defaults (whole send {defaults.deadline:g} s)",
+                    id="editor-timeout",
+                ),
+            )
+            with Horizontal(classes="editor-row"):
+                yield Label("Plain http", classes="editor-label")
+                yield Switch(
+                    profile is not None and profile.allow_insecure_http, id="editor-insecure"
+                )
+                yield Label(
+                    "allow http:// beyond this machine (the token travels unencrypted)",
+                    classes="editor-switch-label",
+                )
+            yield Static("", id="editor-form-message", classes="editor-message")
+            # Its own line: a failed save stays in view while the fields are corrected.
+            yield Static("", id="editor-save-message", classes="editor-message")
+            with Horizontal(id="editor-buttons"):
+                yield Button(Text("Save  [Ctrl+S]"), id="editor-save", variant="primary")
+                yield Button(Text("Cancel  [Esc]"), id="editor-cancel")
+
+    def _field(self, key: str, label: str, widget: Input) -> ComposeResult:
+        with Horizontal(classes="editor-row", id=f"editor-{key}-row"):
+            yield Label(label, classes="editor-label")
+            yield widget
+        yield Static("", id=f"editor-{key}-message", classes="editor-message")
+
+    def _token_placeholder(self) -> str:
+        if self._profile is not None and self._profile.keeps_token:
+            return "empty: keep the saved token"
+        return "pasted or typed; never shown"
+
+    def on_mount(self) -> None:
+        """Show only the token field the choice needs; find where tokens live, off the UI."""
+        self._show_choice()
+        self.query_one("#editor-base_url" if self._profile else "#editor-name").focus()
+        self._find_token_places()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, name="token places")
+    def _find_token_places(self) -> _TokenPlaces:
+        # Keyring backends can talk to a daemon: never on the UI thread.
+        current = None if self._profile is None else self._store.token_source(self._profile)
+        return _TokenPlaces(self._store.token_home(), current)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The token places arrive, and saves end, here."""
+        worker, state = event.worker, event.state
+        if worker.name == "token places" and state == WorkerState.SUCCESS:
+            assert isinstance(worker.result, _TokenPlaces)
+            self._places = worker.result
+            self._show_token_home()
+        elif worker.name == "token places" and state == WorkerState.ERROR:
+            words = f"Where tokens are kept is unknown: {visible(str(worker.error))}"
+            self.query_one("#editor-token-home", Static).update(Text(words))
+        elif worker.name == "save" and state == WorkerState.SUCCESS:
+            assert isinstance(worker.result, SaveReport)
+            self.dismiss(worker.result)
+        elif worker.name == "save" and state == WorkerState.ERROR:
+            self._saving = False
+            self.query_one("#editor-save", Button).disabled = False
+            error = worker.error
+            words = (
+                visible(str(error))
+                if isinstance(error, ConfigError)
+                else f"Not saved: unexpected error {type(error).__name__}"
+            )
+            self._show_message("save", words)
+
+    def _show_token_home(self) -> None:
+        places = self._places
+        if places is None:
+            return
+        kept = self._profile is not None and self._profile.keeps_token
+        if kept and places.current is not None:
+            words = f"Saved in: {places.current}; a new token would be saved in: {places.home}"
+        else:
+            words = f"A typed token is saved in: {places.home}"
+        self.query_one("#editor-token-home", Static).update(Text(visible(words)))
+
+    @property
+    def choice(self) -> TokenChoice:
+        """Where the token will come from, as chosen now."""
+        return self._choice
+
+    def _input(self, key: str) -> Input:
+        return self.query_one(f"#editor-{key}", Input)
+
+    def _show_choice(self) -> None:
+        for choice in TokenChoice:
+            self.set_class(choice is self._choice, f"-{choice.value}")
+
+    @on(RadioSet.Changed, "#editor-choice")
+    def _choice_changed(self, event: RadioSet.Changed) -> None:
+        self._choice = TokenChoice(str(event.pressed.id).removeprefix("editor-choice-"))
+        self._show_choice()
+        self._check()
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        key = (event.input.id or "").removeprefix("editor-")
+        if event.value:
+            self._touched.add(key)
+        self._check()
+
+    @on(Switch.Changed, "#editor-insecure")
+    def _insecure_changed(self) -> None:
+        self._check()
+
+    @on(Switch.Changed, "#editor-reveal")
+    def _reveal_changed(self, event: Switch.Changed) -> None:
+        self._input("token").password = not event.value
+
+    def action_reveal(self) -> None:
+        """Show or hide the typed token."""
+        self.query_one("#editor-reveal", Switch).toggle()
+
+    def _table(self) -> dict[str, object]:
+        """The settings as profiles.toml would hold them, unchecked."""
+        table: dict[str, object] = {"base_url": self._input("base_url").value.strip()}
+        if self._choice is TokenChoice.ENV:
+            table["token_env"] = self._input("token_env").value.strip()
+        elif self._choice is TokenChoice.COMMAND:
+            table["token_command"] = self._input("token_command").value.strip()
+        if self.query_one("#editor-protected", Switch).value:
+            table["protected"] = True
+        if self.query_one("#editor-insecure", Switch).value:
+            table["allow_insecure_http"] = True
+        timeout = _timeout_value(self._input("timeout").value)
+        if timeout is not None:
+            table["timeout"] = timeout
+        return table
+
+    def _profile_name(self) -> str:
+        return self._profile.name if self._profile is not None else self._input("name").value
+
+    def _token(self) -> SecretStr | None:
+        text = self._input("token").value.strip()
+        return SecretStr(text) if self._choice is TokenChoice.TYPED and text else None
+
+    def _problems(self) -> tuple[dict[str, str], str | None]:
+        """Each field's problem, and the core's verdict on the whole profile when they are fine."""
+        problems: dict[str, str] = {}
+        if self._profile is None and (problem := name_problem(self._profile_name())) is not None:
+            problems["name"] = problem
+        try:
+            base_url = normalize_base_url(self._input("base_url").value)
+        except InvalidBaseURL as exc:
+            problems["base_url"] = str(exc)
+        else:
+            allowed = self.query_one("#editor-insecure", Switch).value
+            if (problem := insecure_http_problem(base_url, allowed=allowed)) is not None:
+                problems["base_url"] = f"{problem}: use https://, or allow plain http below"
+        if self._choice is TokenChoice.TYPED:
+            token = self._token()
+            keeps_saved = self._profile is not None and self._profile.keeps_token
+            if token is not None or not keeps_saved:
+                problem = token_problem(token or SecretStr(""))
+                if problem is not None:
+                    problems["token"] = problem
+        if problems:
+            return problems, None
+        # The rest (variable name, command, timeout) is the core's to judge, in its words.
+        try:
+            profile_from_table(self._profile_name(), self._table())
+        except InvalidProfile as exc:
+            return problems, str(exc)
+        return problems, None
+
+    def _check(self, *, everything: bool = False) -> bool:
+        """Show the problems of the fields touched (all of them with `everything`); True if none."""
+        if everything:
+            self._touched.update(_CHECKED)
+        problems, overall = self._problems()
+        for key in _CHECKED:
+            shown = problems.get(key) if key in self._touched else None
+            self._show_message(key, shown)
+            self._input(key).set_class(shown is not None, "-invalid")
+        self._show_message("form", overall if self._touched else None)
+        if everything:
+            first = next((key for key in _CHECKED if key in problems), None)
+            if first is not None:
+                self._input(first).focus()
+        return not problems and overall is None
+
+    def _show_message(self, key: str, words: str | None) -> None:
+        message = self.query_one(f"#editor-{key}-message", Static)
+        message.update(Text(visible(words or "")))
+        message.set_class(words is not None, "-error")
+
+    @on(Button.Pressed, "#editor-cancel")
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#editor-save")
+    def action_save(self) -> None:
+        """Check everything; save in a thread if it all passes, else say why and stay."""
+        if self._saving or not self._check(everything=True):
+            return
+        self._saving = True
+        self.query_one("#editor-save", Button).disabled = True
+        self._show_message("save", None)
+        self._save(self._profile_name(), self._table(), self._token())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, name="save")
+    def _save(self, name: str, table: dict[str, object], token: SecretStr | None) -> SaveReport:
+        # File locks, fsync and the keyring can all take a while: never on the UI thread.
+        profile = profile_from_table(name, table)
+        if self._profile is None:
+            return self._store.add(profile, token=token)
+        changes = {
+            key: getattr(profile, key) or None
+            for key in FIELDS
+            if getattr(profile, key) != getattr(self._profile, key)
+        }
+        return self._store.edit(name, changes, token=token)
