@@ -7,7 +7,9 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
 import pytest
+from keyring.backends import fail
 from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -15,6 +17,19 @@ from plantstore_tui.server.runner import BackgroundServer
 # Ids handed out by `plant_id`; unique within a test session, so tests sharing a server never
 # collide on the primary key.
 _plant_ids = itertools.count(1_000_000)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_from_the_operator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads or writes the real profiles or keyring, or sees a PLANTSTORE_* variable.
+
+    Subprocesses inherit the same: the environment variables are set in os.environ.
+    """
+    for name in ("PLANTSTORE_TOKEN", "PLANTSTORE_PROFILE", "PLANTSTORE_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", str(tmp_path / "isolated-config"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
 
 
 def start_reference_server(db_path: Path) -> BackgroundServer:

@@ -159,3 +159,42 @@ def test_a_token_is_never_taken_as_an_option() -> None:
     result = CliRunner().invoke(main, ["add", "--name", "F", "--id", "1", "--token", CANARY])
     assert result.exit_code == 2
     assert "No such option" in result.output
+
+
+def test_a_protected_profile_is_not_sent_to_without_yes(closed_port: int) -> None:
+    runner = CliRunner()
+    env = {"PROTECTED_TOKEN": CANARY}
+    saved = runner.invoke(
+        main,
+        [
+            "profile",
+            "add",
+            "prod",
+            "--base-url",
+            f"http://127.0.0.1:{closed_port}",
+            "--token-env",
+            "PROTECTED_TOKEN",
+            "--protected",
+        ],
+        env=env,
+    )
+    assert saved.exit_code == 0, saved.output
+    plant = ["add", "--profile", "prod", "--name", "Fern", "--id", "1"]
+
+    # No terminal to ask on: refused before anything is sent (exit 2, not 3).
+    refused = runner.invoke(main, plant, env=env)
+    assert refused.exit_code == 2
+    assert "protected profile prod" in refused.stderr
+    assert "--yes" in refused.stderr
+
+    # With --yes it is sent, and fails on the closed port.
+    sent = runner.invoke(main, [*plant, "--yes"], env=env)
+    assert sent.exit_code == 3
+    assert "Cannot connect" in sent.stdout
+    assert CANARY not in refused.output + sent.output
+
+
+def test_a_bad_base_url_option_is_a_usage_error() -> None:
+    result = run_add("--name", "Fern", "--id", "1", token=CANARY, base_url="ftp://example.test")
+    assert result.exit_code == 2
+    assert "http:// or https://" in result.stderr

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from test_profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 
 from plantstore_tui.cli import main, profile
-from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.probe import PROBE_BODY, Verdict, probe
 from plantstore_tui.core.profiles import Profile, ProfileStore
@@ -644,9 +644,13 @@ def test_an_ad_hoc_token_over_plain_http_beyond_loopback_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
-    with pytest.raises(ConfigProblem, match=r"plain http:// to plants\.example\.com") as caught:
+    # On the command line it is a usage mistake (exit 2); from the environment, configuration (4).
+    with pytest.raises(InvalidInput, match=r"plain http:// to plants\.example\.com") as caught:
         resolve_target(TargetOptions(base_url="http://plants.example.com"), interactive=False)
     assert "--allow-insecure-http" in caught.value.message
+    monkeypatch.setenv("PLANTSTORE_BASE_URL", "http://plants.example.com")
+    with pytest.raises(ConfigProblem, match=r"plain http:// to plants\.example\.com"):
+        resolve_target(TargetOptions(), interactive=False)
 
 
 def test_add_sends_to_the_chosen_profile(

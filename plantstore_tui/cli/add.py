@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from dataclasses import replace
 
 import click
@@ -32,6 +33,7 @@ _BODY_SHOWN = 2000
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@click.option("--yes", "-y", is_flag=True, help="Send to a protected profile without asking.")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1, max=3600),
@@ -46,6 +48,7 @@ def add(
     id_text: str,
     tag: str,
     as_json: bool,
+    yes: bool,
     timeout: float | None,
     profile: str | None,
     base_url: str | None,
@@ -61,6 +64,8 @@ def add(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
     target = resolve_target(options.merged(profile, base_url), interactive=not as_json)
+    if target.protected and not yes:
+        _confirm_protected(target, parsed, interactive=not as_json)
     if timeout is not None:
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
@@ -71,6 +76,14 @@ def add(
     else:
         click.echo(render_outcome(outcome))
     raise SystemExit(exit_code_of(outcome))
+
+
+def _confirm_protected(target: Target, plant: NewPlant, *, interactive: bool) -> None:
+    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
+    if not (interactive and sys.stdin.isatty()):
+        raise InvalidInput(f"Nothing was sent: {where} needs --yes to send without asking.")
+    if not click.confirm(f"Send plant {plant.id} ({visible(plant.name)}) to {where}?"):
+        raise InvalidInput("Nothing was sent.")
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -83,10 +83,13 @@ def read_token(*, interactive: bool) -> tuple[SecretStr, str]:
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a `ConfigProblem` saying what is missing."""
     if options.base_url:
-        return _ad_hoc_target(options.base_url, interactive=interactive)
+        # A bad --base-url is a usage mistake (exit 2); a bad environment is configuration (4).
+        return _ad_hoc_target(options.base_url, interactive=interactive, problem=InvalidInput)
     profile = options.profile or os.environ.get(PROFILE_ENV)
     if not profile and os.environ.get(BASE_URL_ENV):
-        return _ad_hoc_target(os.environ[BASE_URL_ENV], interactive=interactive)
+        return _ad_hoc_target(
+            os.environ[BASE_URL_ENV], interactive=interactive, problem=ConfigProblem
+        )
 
     from plantstore_tui.core.config_files import ConfigError
     from plantstore_tui.core.profiles import ProfileStore
@@ -120,7 +123,9 @@ def _default_profile(store: ProfileStore) -> Profile:
     )
 
 
-def _ad_hoc_target(base_url: str, *, interactive: bool) -> Target:
+def _ad_hoc_target(
+    base_url: str, *, interactive: bool, problem: type[click.ClickException]
+) -> Target:
     from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
     from plantstore_tui.core.profiles import insecure_http_problem
     from plantstore_tui.core.target import Target
@@ -128,11 +133,11 @@ def _ad_hoc_target(base_url: str, *, interactive: bool) -> Target:
     try:
         normalized = normalize_base_url(base_url)
     except InvalidBaseURL as exc:
-        raise ConfigProblem(str(exc)) from None
-    problem = insecure_http_problem(normalized, allowed=False)
-    if problem is not None:
-        raise ConfigProblem(
-            f"Refused: {problem}. Use https://, or save a profile with --allow-insecure-http."
+        raise problem(str(exc)) from None
+    insecure = insecure_http_problem(normalized, allowed=False)
+    if insecure is not None:
+        raise problem(
+            f"Refused: {insecure}. Use https://, or save a profile with --allow-insecure-http."
         )
     token, source = read_token(interactive=interactive)
     return Target(base_url=normalized, token=token, token_source=source)
