@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,6 +54,15 @@ def shared_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     server = start_reference_server(tmp_path_factory.mktemp("shared") / "plants.sqlite3")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port with nothing listening on it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from typing import Any
 
 import pytest
@@ -12,15 +11,6 @@ from click.testing import CliRunner, Result
 from plantstore_tui.cli import main
 
 CANARY = "CANARY-add-3f9c1e7b5d2a48f6"
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A loopback port with nothing listening on it."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def run_add(*args: str, token: str | None, base_url: str | None = None) -> Result:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -32,15 +31,6 @@ def config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let the hidden prompt ask, as it does on a terminal (CliRunner's stdin is not one)."""
     monkeypatch.setattr(profile, "_stdin_is_terminal", lambda: True)
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A loopback port with nothing listening on it."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
