@@ -216,10 +216,6 @@ class ProfilesScreen(Screen[str | None]):
         self._listing = listing
         saved = listing.saved
         problems = [visible(problem) for problem in saved.problems]
-        if saved.error is not None:
-            problems.append(
-                "The file is left exactly as it is: fix it by hand (nothing here overwrites it)."
-            )
         if listing.override:
             problems.append(f"{TOKEN_ENV} is set: in this run it is the token of every profile.")
         problem_panel = self.query_one("#profiles-problems", Static)
