@@ -250,11 +250,6 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
             words = f"A typed token is saved in: {places.home}"
         self.query_one("#editor-token-home", Static).update(Text(visible(words)))
 
-    @property
-    def choice(self) -> TokenChoice:
-        """Where the token will come from, as chosen now."""
-        return self._choice
-
     def _input(self, key: str) -> Input:
         return self.query_one(f"#editor-{key}", Input)
 

@@ -25,6 +25,7 @@ from plantstore_tui.core.tokens import TOKEN_ENV
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 
+_DOING = {"load": "reading the profiles", "change": "saving the change", "test": "testing"}
 _VERDICT_WORDS = {
     Verdict.TOKEN_ACCEPTED: "token accepted",
     Verdict.TOKEN_REFUSED: "token refused",
@@ -41,6 +42,15 @@ class Listing:
     saved: SavedProfiles
     token_words: Mapping[str, str]
     override: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _TestShown:
+    """A test's verdict as the screen shows it: in full, in a word or two, and its colour."""
+
+    words: str
+    short: str
+    kind: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +134,7 @@ class ProfilesScreen(Screen[str | None]):
         self._active = active
         self._environ = os.environ if environ is None else environ
         self._listing: Listing | None = None
-        self._tests: dict[str, tuple[str, str, str]] = {}
+        self._tests: dict[str, _TestShown] = {}
         # The row to highlight once the list is next drawn (a profile just saved, or the same).
         self._wanted: str | None = active
 
@@ -146,11 +156,6 @@ class ProfilesScreen(Screen[str | None]):
             id="profiles-legend",
         )
         yield Footer()
-
-    @property
-    def listing(self) -> Listing | None:
-        """What the screen shows now (None until the first read is done)."""
-        return self._listing
 
     @property
     def highlighted(self) -> ProfileRow | None:
@@ -207,7 +212,7 @@ class ProfilesScreen(Screen[str | None]):
             words = visible(str(error))
         else:
             # A bug, not a configuration problem: name it rather than crash the screen.
-            words = f"Unexpected error while doing {what}: {type(error).__name__}"
+            words = f"Unexpected error while {_DOING.get(what, what)}: {type(error).__name__}"
         self.notify(words, title="Profiles", severity="error", timeout=10)
         if what == "change":
             self.reload()
@@ -243,9 +248,9 @@ class ProfilesScreen(Screen[str | None]):
         if rows:
             view.index = names.index(self._wanted) if self._wanted in names else 0
         for row in rows:
-            if row.profile_name in self._tests:
-                _, short, kind = self._tests[row.profile_name]
-                row.show_test(short, kind)
+            shown = self._tests.get(row.profile_name)
+            if shown is not None:
+                row.show_test(shown.short, shown.kind)
         self._show_detail()
 
     @on(ListView.Highlighted)
@@ -283,7 +288,9 @@ class ProfilesScreen(Screen[str | None]):
             settings.append("plain http allowed (the token travels unencrypted)")
         lines.append(" · ".join(settings))
         test = self._tests.get(profile.name)
-        lines.append("Not tested yet: T tests it, creating no plant." if test is None else test[0])
+        lines.append(
+            "Not tested yet: T tests it, creating no plant." if test is None else test.words
+        )
         detail.update(Text("\n".join(lines)))
 
     def _chosen(self, *, usable: bool = True) -> ProfileRow | None:
@@ -375,7 +382,7 @@ class ProfilesScreen(Screen[str | None]):
         if row is None or row.profile is None:
             return
         words = f"Testing: POST {visible(row.profile.base_url)}/plants with an empty body…"
-        self._tests[row.profile_name] = (words, "testing…", "busy")
+        self._tests[row.profile_name] = _TestShown(words, "testing…", "busy")
         row.show_test("testing…", "busy")
         self._show_detail()
         self._test(row.profile)
@@ -398,7 +405,7 @@ class ProfilesScreen(Screen[str | None]):
             timing = "" if elapsed is None else f" ({elapsed:.0f} ms)"
             words = f"{visible(report.headline)}{timing}\n{visible(report.detail)}"
             short, kind = _VERDICT_WORDS[report.verdict], "ok" if report.ok else "bad"
-        self._tests[tested.name] = (words, short, kind)
+        self._tests[tested.name] = _TestShown(words, short, kind)
         for row in self.query(ProfileRow):
             if row.profile_name == tested.name:
                 row.show_test(short, kind)
