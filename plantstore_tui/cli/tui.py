@@ -7,6 +7,7 @@ is resolved and the client built in the app, after that frame, whenever no promp
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -15,6 +16,7 @@ from plantstore_tui.cli.targets import (
     BASE_URL_ENV,
     PROFILE_ENV,
     TOKEN_ENV,
+    NoTarget,
     TargetOptions,
     resolve_target,
 )
@@ -23,8 +25,11 @@ if TYPE_CHECKING:
     from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 
 
-def _plan(options: TargetOptions) -> tuple[Connect, TargetLabel]:
-    """How the app will connect, and what it can say about the target before it has."""
+def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
+    """How the app will connect, and what it can say about the target before it has.
+
+    No connect at all means a first run: no profile saved and nothing named on the command line.
+    """
     from plantstore_tui.ui.connection import TargetLabel, connect_to
 
     base_url = options.base_url or os.environ.get(BASE_URL_ENV)
@@ -34,17 +39,33 @@ def _plan(options: TargetOptions) -> tuple[Connect, TargetLabel]:
         def connect() -> Connection:
             return connect_to(resolve_target(options, interactive=False))
 
-        return connect, TargetLabel(base_url=base_url.strip(), token_source=TOKEN_ENV)
+        return connect, TargetLabel(base_url=base_url.strip(), token_source=f"env {TOKEN_ENV}")
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
-    target = resolve_target(options, interactive=True)
+    try:
+        target = resolve_target(options, interactive=True)
+    except NoTarget:
+        if not (_first_run() and sys.stdin.isatty() and sys.stdout.isatty()):
+            raise
+        return None, TargetLabel(base_url="no target yet", token_source="no profile")
     return (lambda: connect_to(target)), TargetLabel.of(target)
 
 
-def _run(connect: Connect, label: TargetLabel) -> None:
+def _first_run() -> bool:
+    from plantstore_tui.core.profiles import ProfileStore
+
+    saved = ProfileStore().load()
+    return saved.error is None and not saved.profiles
+
+
+def _run(connect: Connect | None, label: TargetLabel) -> None:
     from plantstore_tui.ui.app import PlantStoreApp
 
     app = PlantStoreApp(connect, label)
-    app.run()
+    try:
+        app.run()
+    finally:
+        # A demo started from the first-run screen stops however the app ends.
+        app.stop_demo()
     if app.return_code:
         raise SystemExit(app.return_code)
 
@@ -60,24 +81,13 @@ def demo() -> None:
 
     The token is fresh and the database temporary: both are gone when the TUI exits.
     """
-    import secrets
-    import tempfile
-    from pathlib import Path
-
-    from pydantic import SecretStr
-
-    from plantstore_tui.core.target import Target
-    from plantstore_tui.server.runner import BackgroundServer
+    from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.connection import TargetLabel, connect_to
 
-    token = SecretStr(secrets.token_urlsafe(32))
-    with tempfile.TemporaryDirectory(prefix="plantstore-demo-") as directory:
-        server = BackgroundServer(token=token, db_path=Path(directory) / "plants.sqlite3")
-        # The server stops however the TUI ends: quit, Ctrl+C, or a crash.
-        with server:
-            target = Target(
-                base_url=server.base_url,
-                token=token,
-                token_source="the demo (fresh, random)",  # noqa: S106 (not a secret)
-            )
-            _run(lambda: connect_to(target), TargetLabel.of(target))
+    server = ThrowawayServer()
+    # The server stops however the TUI ends: quit, Ctrl+C, or a crash.
+    try:
+        target = server.start()
+        _run(lambda: connect_to(target), TargetLabel.of(target))
+    finally:
+        server.stop()

@@ -42,16 +42,27 @@ class TargetLabel:
 
     base_url: str
     token_source: str
+    profile: str | None = None
+    protected: bool = False
 
     @classmethod
     def of(cls, target: Target) -> TargetLabel:
         """The label of a resolved target."""
-        return cls(base_url=target.base_url, token_source=target.token_source)
+        return cls(
+            base_url=target.base_url,
+            token_source=target.token_source,
+            profile=target.profile,
+            protected=target.protected,
+        )
 
     def describe(self, token_hint: str | None = None) -> str:
-        """`http://host/ · token from SOURCE …abcd`: never the token itself."""
+        """`profile · http://host/ · token from SOURCE …abcd`: never the token itself."""
         hint = f" {token_hint}" if token_hint else ""
-        return f"{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
+        profile = ""
+        if self.profile is not None:
+            marker = " PROTECTED" if self.protected else ""
+            profile = f"{visible(self.profile)}{marker} · "
+        return f"{profile}{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
 
 
 # Runs in a thread after the first frame: it may import httpx and Pydantic and read files.
@@ -64,3 +75,11 @@ def connect_to(target: Target) -> Connection:
     from plantstore_tui.core.client import PlantStoreClient
 
     return Connection(target, PlantStoreClient(target.base_url, target.token, limits=target.limits))
+
+
+def connect_to_profile(name: str) -> Connection:
+    """Resolve a saved profile (reading its token source) and build its client; may block."""
+    from plantstore_tui.core.profiles import ProfileStore
+
+    store = ProfileStore()
+    return connect_to(store.target(store.get(name)))

@@ -20,12 +20,14 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.widgets.plant_form import FormTexts, PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.target import Target
 
 Clock = Callable[[], datetime]
 
@@ -53,8 +55,9 @@ class SendScreen(Screen[None]):
         Binding("ctrl+o", "save_log", "Save log"),
     ]
 
-    def __init__(self, connect: Connect, label: TargetLabel, clock: Clock) -> None:
+    def __init__(self, connect: Connect | None, label: TargetLabel, clock: Clock) -> None:
         super().__init__()
+        # None until a target is chosen (first run): the form works, sending waits for a target.
         self._connect = connect
         self._label = label
         self._clock = clock
@@ -63,6 +66,7 @@ class SendScreen(Screen[None]):
         self._connected = asyncio.Event()
         self._in_flight: _InFlight | None = None
         self._send_worker: Worker[None] | None = None
+        self._protected = ProtectedSends()
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -96,17 +100,53 @@ class SendScreen(Screen[None]):
         """Whether a send is in flight."""
         return self._in_flight is not None
 
+    @property
+    def target(self) -> Target | None:
+        """The target plants go to, once connected."""
+        return None if self._connection is None else self._connection.target
+
     def on_mount(self) -> None:
         """Focus Name; build the client only after the first frame is on screen."""
         self.form.field_input("name").focus()
+        self.status.show_target(self._label.describe(), protected=self._label.protected)
+        if self._connect is None:
+            self.status.show_state("no target: F2 for profiles", "problem")
+            return
         self.status.show_state("starting…", "busy")
         self.call_after_refresh(self._start_connecting)
 
     def _start_connecting(self) -> None:
+        if self._connect is None:
+            return
         # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
         self.run_worker(
-            self._connect, thread=True, name="connect", group="connect", exit_on_error=False
+            self._connect,
+            thread=True,
+            name="connect",
+            group="connect",
+            exclusive=True,
+            exit_on_error=False,
         )
+
+    def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
+        """Send to another target from now on; refused while a send is in flight."""
+        if self.sending:
+            self.notify(
+                "A send is in flight: wait for its answer, or press Esc, then switch.",
+                title="Target not changed",
+                severity="warning",
+            )
+            return False
+        old, self._connection = self._connection, None
+        self._connect, self._label = connect, label
+        self._connect_problem = None
+        self._connected = asyncio.Event()
+        self.status.show_target(label.describe(), protected=label.protected)
+        self.status.show_state("connecting…", "busy")
+        if old is not None:
+            self.run_worker(old.client.aclose(), name="close", exit_on_error=False)
+        self._start_connecting()
+        return True
 
     async def on_unmount(self) -> None:
         """Close the kept-alive connections."""
@@ -120,8 +160,9 @@ class SendScreen(Screen[None]):
             connection = worker.result
             assert isinstance(connection, Connection)
             self._connection = connection
+            target = connection.target
             self.status.show_target(
-                TargetLabel.of(connection.target).describe(connection.target.token_hint())
+                TargetLabel.of(target).describe(target.token_hint()), protected=target.protected
             )
             self._connected.set()
             self._show_idle()
@@ -158,6 +199,13 @@ class SendScreen(Screen[None]):
         if self._connect_problem is not None:
             self.notify(self._connect_problem, title="Cannot send", severity="error")
             return
+        if self._connect is None:
+            self.notify(
+                "No target yet: press F2 to choose or create a profile.",
+                title="Not sent",
+                severity="warning",
+            )
+            return
         self._in_flight = _InFlight(texts=message.texts)
         self.form.set_sending(True)
         self.status.show_state("sending… (Esc cancels)", "busy")
@@ -179,6 +227,9 @@ class SendScreen(Screen[None]):
             if isinstance(parsed, FormErrors):
                 self.form.show_errors(parsed.errors)
                 return
+            if not await self._confirmed(self._connection.target, parsed):
+                self.notify("Nothing was sent.", title="Send cancelled")
+                return
             in_flight.plant, in_flight.started = parsed, time.perf_counter()
             outcome = await self._connection.client.create_plant(parsed)
             self.log_panel.add_outcome(outcome, self._clock())
@@ -189,6 +240,15 @@ class SendScreen(Screen[None]):
             raise
         finally:
             self._finish_send()
+
+    async def _confirmed(self, target: Target, plant: NewPlant) -> bool:
+        # Asked before the clock starts, so the time spent deciding is not the server's.
+        if not self._protected.needs_asking(target):
+            return True
+        self.status.show_state("confirm the send…", "busy")
+        answer = await self.app.push_screen_wait(self._protected.question(target, plant))
+        self.status.show_state("sending… (Esc cancels)", "busy")
+        return self._protected.record(target, answer)
 
     def _log_cancelled(self, in_flight: _InFlight) -> None:
         if in_flight.plant is None or self._connection is None:

@@ -24,9 +24,11 @@ class StatusLine(Horizontal):
         yield Static(Text(self._target), id="status-target")
         yield Static("", id="status-state")
 
-    def show_target(self, target: str) -> None:
-        """Replace the target description."""
-        self.query_one("#status-target", Static).update(Text(target))
+    def show_target(self, target: str, *, protected: bool = False) -> None:
+        """Replace the target description; a protected profile stands out."""
+        widget = self.query_one("#status-target", Static)
+        widget.update(Text(target))
+        widget.set_class(protected, "-protected")
 
     def show_state(self, words: str, kind: StatusKind) -> None:
         """Replace the state, coloured by kind through app.tcss."""
