@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Button, Input, Label, LoadingIndicator, Static, Switch
+from textual.widgets import Button, Checkbox, Input, LoadingIndicator, Static
 
 from plantstore_tui.core.form import FORM_FIELDS, INT64_MAX, FormField, field_error, parse_id
 from plantstore_tui.ui.widgets.safe_input import SafeInput
@@ -76,19 +76,18 @@ class PlantForm(Vertical):
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the next-id switch and Send."""
         for field in FORM_FIELDS:
-            yield Label(_LABELS[field], classes="field-label")
-            yield SafeInput(
+            field_input = SafeInput(
                 placeholder=_PLACEHOLDERS[field],
                 id=f"{field}-input",
                 suggester=self.tags if field == "tag" else None,
             )
+            # The label sits in the Input's top border: one widget less per field to start.
+            field_input.border_title = _LABELS[field]
+            yield field_input
             yield Static("", id=f"{field}-message", classes="field-message")
-        with Horizontal(id="next-id-row"):
-            yield Switch(value=True, id="next-id")
-            yield Label("Next id after success", id="next-id-label")
+        yield Checkbox("Next id after success", value=True, id="next-id")
         with Horizontal(id="send-row"):
             yield Button("Send", id="send", variant="primary")
-            yield LoadingIndicator(id="sending")
         yield Static(
             "Tab: next field · Enter on Tag: send\nEsc: cancel a send · F1: help", id="form-hint"
         )
@@ -108,11 +107,11 @@ class PlantForm(Vertical):
     @property
     def next_id_after_success(self) -> bool:
         """Whether a success moves the ID on to the next number."""
-        return self.query_one("#next-id", Switch).value
+        return self.query_one("#next-id", Checkbox).value
 
     def toggle_next_id(self) -> None:
         """Flip the next-id switch."""
-        self.query_one("#next-id", Switch).toggle()
+        self.query_one("#next-id", Checkbox).toggle()
 
     def _show(self, field: FormField, message: str | None) -> None:
         widget = self.query_one(f"#{field}-message", Static)
@@ -170,6 +169,11 @@ class PlantForm(Vertical):
         button.disabled = sending
         button.label = "Sending…" if sending else "Send"
         self.set_class(sending, "-sending")
+        # Mounted only while needed: the first frame does not wait for an animation widget.
+        if sending and not self.query("#sending"):
+            self.query_one("#send-row").mount(LoadingIndicator(id="sending"))
+        elif not sending:
+            self.query("#sending").remove()
 
     def after_success(self, sent: FormTexts, tag: str | None) -> None:
         """Ready the form for the next plant, leaving alone whatever was typed meanwhile."""
