@@ -109,7 +109,7 @@ def render_outcome(outcome: Outcome) -> str:
     lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
     match outcome:
         case Created():
-            for key, value in outcome.plant.model_dump().items():
+            for key, value in outcome.plant.as_received().items():
                 lines.append(f"  {visible(str(key))}: {visible(json.dumps(value))}")
         case Rejected() if outcome.error is None and outcome.body:
             lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))

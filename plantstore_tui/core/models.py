@@ -61,7 +61,15 @@ class NewPlant(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
-class Plant(BaseModel):
+class _ServerBody(BaseModel):
+    """A body a server sent: shown as it came, never with defaults it did not send."""
+
+    def as_received(self) -> dict[str, Any]:
+        """The fields the server sent, as JSON values: an absent tag stays absent, not null."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Plant(_ServerBody):
     """The 200 response body: `name` required, `tag` optional; other fields kept as sent."""
 
     # A deployment may echo more than the spec lists (an id, timestamps): keep it to show it.
@@ -71,7 +79,7 @@ class Plant(BaseModel):
     tag: str | None = None
 
 
-class ApiError(BaseModel):
+class ApiError(_ServerBody):
     """The spec's Error body: an int32 `error` code and a `message`, both required."""
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)

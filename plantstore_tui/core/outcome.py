@@ -170,10 +170,10 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
     match outcome:
         # mode="json": a NaN or Infinity a server sent would otherwise print as invalid JSON.
         case Created():
-            plant, status = outcome.plant.model_dump(mode="json"), outcome.status
+            plant, status = outcome.plant.as_received(), outcome.status
         case Rejected():
             status = outcome.status
-            error = None if outcome.error is None else outcome.error.model_dump(mode="json")
+            error = None if outcome.error is None else outcome.error.as_received()
         case Failed():
             kind, status = outcome.kind.value, outcome.status
     return {

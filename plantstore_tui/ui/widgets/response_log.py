@@ -139,9 +139,9 @@ def render_outcome(
     labelled("sent", _json_block(outcome.sent.to_body()))
     match outcome:
         case Created():
-            labelled("plant", _json_block(outcome.plant.model_dump()))
+            labelled("plant", _json_block(outcome.plant.as_received()))
         case Rejected() if outcome.error is not None:
-            labelled("error", _json_block(outcome.error.model_dump()))
+            labelled("error", _json_block(outcome.error.as_received()))
         case Rejected() | Failed() if outcome.body:
             labelled("body", _body_block(outcome.body))
         case _:
