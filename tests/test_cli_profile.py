@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
+from profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 from pydantic import SecretStr
-from test_profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 
 from plantstore_tui.cli import main, profile
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput

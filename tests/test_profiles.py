@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 from pydantic import SecretStr
-from test_profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 
 from plantstore_tui.core import config_files
 from plantstore_tui.core.config_files import ConfigFileError, CorruptConfigFile, locked_update

@@ -10,7 +10,7 @@ import keyring
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from keyring.backends import fail
-from test_profiles_support import CANARY
+from profiles_support import CANARY
 
 from plantstore_tui.core.config_files import CorruptConfigFile, parse_toml
 from plantstore_tui.core.profiles import InvalidProfile, Profile, ProfileStore, profile_from_table

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from keyring.backends import chainer, fail, null
-from pydantic import SecretStr
-from test_profiles_support import (
+from profiles_support import (
     CANARY,
     LockedKeyring,
     MemoryKeyring,
@@ -20,6 +19,7 @@ from test_profiles_support import (
     isolate,
     use_keyring,
 )
+from pydantic import SecretStr
 
 from plantstore_tui.core.config_files import CorruptConfigFile, UnsafeConfigFile
 from plantstore_tui.core.profiles import Profile, ProfileStore

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring
 from pydantic import SecretStr
-from test_profiles_support import CANARY, MemoryKeyring, isolate, use_keyring
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
