@@ -1,0 +1,123 @@
+"""Cold start to the first painted screen, and peak RSS: the TUI against a bare Textual app.
+
+    .venv/bin/python benchmarks/startup.py [--probe PATH] [--runs N]
+
+Uses the project's tmux-based startup probe (by default `../shared/tools/startup_probe.py` next to
+the repository; give --probe otherwise). Both programs are timed in the same run, alternating in
+rounds so that a busy machine slows both alike, then the medians and their ratio are printed.
+Goals (issue 3): first paint at most 1.25x the bare app; peak RSS after first paint <= 45 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_PROBE = REPO.parent / "shared" / "tools" / "startup_probe.py"
+WIDTH, HEIGHT = 110, 32
+RATIO_GOAL = 1.25
+RSS_GOAL_MIB = 45.0
+
+
+def _tui_command() -> list[str]:
+    script = Path(sys.executable).with_name("plantstore-tui")
+    entry = [str(script)] if script.exists() else [sys.executable, "-m", "plantstore_tui"]
+    # Port 9 (discard): nothing listens, and nothing is sent unless someone presses Send.
+    return [*entry, "--base-url", "http://127.0.0.1:9"]
+
+
+PROGRAMS: dict[str, dict[str, Any]] = {
+    "bare Textual app": {
+        "command": [sys.executable, str(REPO / "benchmarks" / "bare_app.py")],
+        "marker": "bare app ready",
+        "env": [],
+    },
+    "plantstore-tui": {
+        "command": _tui_command(),
+        "marker": "Tab: next field",
+        "env": ["PLANTSTORE_TOKEN=benchmark-token-not-a-secret"],
+    },
+}
+
+
+def _probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "probe.json"
+        command = [
+            sys.executable,
+            str(probe),
+            "--runs",
+            str(runs),
+            "--width",
+            str(WIDTH),
+            "--height",
+            str(HEIGHT),
+            "--settle",
+            str(settle),
+            "--marker",
+            program["marker"],
+            "--json",
+            str(out),
+            "--cwd",
+            str(REPO),
+        ]
+        for pair in program["env"]:
+            command += ["--env", pair]
+        subprocess.run([*command, "--", *program["command"]], check=False, capture_output=True)
+        results: list[dict[str, Any]] = json.loads(out.read_text())["results"]
+    failed = [r for r in results if not r["ok"]]
+    if failed:
+        raise SystemExit(f"{program['command']}: {failed[0].get('error')}")
+    return results
+
+
+def main() -> None:
+    """Probe both programs in alternating rounds and print medians, ratio and memory."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--probe", type=Path, default=DEFAULT_PROBE, help="startup_probe.py")
+    parser.add_argument("--runs", type=int, default=12, help="timed runs per program")
+    parser.add_argument("--rounds", type=int, default=4, help="alternations of the two programs")
+    parser.add_argument("--settle", type=float, default=1.0, help="seconds after first paint")
+    args = parser.parse_args()
+    if not args.probe.exists():
+        raise SystemExit(f"startup probe not found at {args.probe}: give --probe PATH")
+    if shutil.which("tmux") is None:
+        raise SystemExit("tmux is needed (apt-get install tmux)")
+
+    per_round = max(1, args.runs // args.rounds)
+    collected: dict[str, list[dict[str, Any]]] = {name: [] for name in PROGRAMS}
+    for name, program in PROGRAMS.items():
+        _probe(args.probe, program, 1, 0.2)  # warm the file cache and .pyc files, untimed
+        collected[name] = []
+    for _ in range(args.rounds):
+        for name, program in PROGRAMS.items():
+            collected[name] += _probe(args.probe, program, per_round, args.settle)
+
+    paint: dict[str, float] = {}
+    settled_title = f"RSS +{args.settle:g} s"
+    print(f"{'':18} {'first paint':>12} {'RSS at paint':>13} {settled_title:>12}")
+    for name, results in collected.items():
+        paint[name] = statistics.median(r["first_paint_s"] for r in results) * 1000
+        at_paint = statistics.median(r["mem_at_paint"]["main_hwm_kib"] for r in results) / 1024
+        settled = statistics.median(r["mem_after_settle"]["main_hwm_kib"] for r in results) / 1024
+        print(f"{name:18} {paint[name]:9.1f} ms {at_paint:9.1f} MiB {settled:8.1f} MiB")
+        if name == "plantstore-tui":
+            tui_rss = at_paint
+    ratio = paint["plantstore-tui"] / paint["bare Textual app"]
+    print(
+        f"\nstartup ratio (median first paint, {len(collected['plantstore-tui'])} runs each): "
+        f"{ratio:.2f}x the bare app (goal <= {RATIO_GOAL}x)"
+    )
+    print(f"peak RSS at first paint: {tui_rss:.1f} MiB (goal <= {RSS_GOAL_MIB:.0f} MiB)")
+
+
+if __name__ == "__main__":
+    main()
