@@ -33,6 +33,7 @@ from textual.command import CommandPalette
 
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
+from plantstore_tui.ui.screens import send as send_screen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
@@ -186,7 +187,11 @@ def _hang_after_arrival(arrived: asyncio.Event) -> Any:
     return script
 
 
-async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_cancels() -> None:
+async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_cancels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The spinner waits this long before it shows; no need to wait in a test.
+    monkeypatch.setattr(send_screen, "SLOW_SEND_SECONDS", 0.001)
     arrived = asyncio.Event()
     async with MisbehavingServer(_hang_after_arrival(arrived)) as server:
         app = app_for(server.base_url, SecretStr("token-for-a-slow-server"))
@@ -197,9 +202,14 @@ async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_can
             await asyncio.wait_for(arrived.wait(), 10)
             await pilot.pause()
             assert screen.sending
-            assert screen.form.has_class("-sending")
             assert screen.form.query_one("#send").disabled
+            for _ in range(200):  # until the slow-send timer has shown the spinner
+                if screen.form.query("#sending"):
+                    break
+                await pilot.pause()
             assert screen.form.query_one("#sending").display
+            shown = {active.binding.action for active in screen.active_bindings.values()}
+            assert "cancel_send" in shown  # Esc is in the footer while the send lasts
             assert "sending" in str(screen.status.query_one("#status-state").render())
 
             # Typing goes on while the send waits.

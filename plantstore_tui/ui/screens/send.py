@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from plantstore_tui.core.target import Target
 
 Clock = Callable[[], datetime]
+
+# After this long without an answer a send shows its spinner and Esc in the footer.
+SLOW_SEND_SECONDS = 0.15
 
 
 @dataclass(slots=True)
@@ -66,6 +70,7 @@ class SendScreen(Screen[None]):
         self._connected = asyncio.Event()
         self._in_flight: _InFlight | None = None
         self._send_worker: Worker[None] | None = None
+        self._slow_send_timer: Timer | None = None
         self._protected = ProtectedSends()
 
     def compose(self) -> ComposeResult:
@@ -209,8 +214,16 @@ class SendScreen(Screen[None]):
         self._in_flight = _InFlight(texts=message.texts)
         self.form.set_sending(True)
         self.status.show_state("sending… (Esc cancels)", "busy")
-        self.refresh_bindings()
+        # A loopback answer takes milliseconds: the spinner and the footer's Esc appear only
+        # for a send that lasts, so a fast one costs no extra layout and nothing flickers.
+        self._slow_send_timer = self.set_timer(SLOW_SEND_SECONDS, self._show_slow_send)
         self._send_worker = self._send(self._in_flight)
+
+    def _show_slow_send(self) -> None:
+        if self._in_flight is None:
+            return
+        self.form.show_spinner(True)
+        self.refresh_bindings()
 
     @work(exclusive=True, exit_on_error=False, name="send", group="send")
     async def _send(self, in_flight: _InFlight) -> None:
@@ -263,9 +276,13 @@ class SendScreen(Screen[None]):
         if self._in_flight is None:
             return
         self._in_flight = None
+        if self._slow_send_timer is not None:
+            self._slow_send_timer.stop()
+            self._slow_send_timer = None
         self.form.set_sending(False)
+        if self.form.show_spinner(False):
+            self.refresh_bindings()
         self._show_idle()
-        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer Esc only while there is something to cancel."""

@@ -164,16 +164,20 @@ class PlantForm(Vertical):
             self.post_message(self.Submitted(texts))
 
     def set_sending(self, sending: bool) -> None:
-        """Show a send in flight: the button says so and is disabled, the indicator runs."""
+        """Show a send in flight: the button says so and is disabled."""
         button = self.query_one("#send", Button)
         button.disabled = sending
         button.label = "Sending…" if sending else "Send"
-        self.set_class(sending, "-sending")
-        # Mounted only while needed: the first frame does not wait for an animation widget.
-        if sending and not self.query("#sending"):
+
+    def show_spinner(self, shown: bool) -> bool:
+        """Show or remove the spinner beside Send; True if that changed anything."""
+        # Mounted only while needed: neither the first frame nor a fast send pays for it.
+        present = bool(self.query("#sending"))
+        if shown and not present:
             self.query_one("#send-row").mount(LoadingIndicator(id="sending"))
-        elif not sending:
+        elif not shown and present:
             self.query("#sending").remove()
+        return shown != present
 
     def after_success(self, sent: FormTexts, tag: str | None) -> None:
         """Ready the form for the next plant, leaving alone whatever was typed meanwhile."""
