@@ -895,3 +895,26 @@ async def test_the_token_is_in_no_traceback_of_a_cancelled_send() -> None:
     text = rendered_traceback(caught.value)
     assert "create_plant" in text
     assert CANARY not in text
+
+
+async def test_a_transport_that_hands_over_the_whole_body_at_once_is_read() -> None:
+    # httpx.Response(json=...) is read into memory on creation: its stream is already consumed.
+    plant = mock_client(lambda request: httpx.Response(200, json={"name": "Fern"}))
+    error = mock_client(
+        lambda request: httpx.Response(400, json={"error": 3, "message": "no"}),
+    )
+    huge = mock_client(
+        lambda request: httpx.Response(200, content=b" " * 2048),
+        limits=Limits(max_body=1024),
+    )
+    async with plant, error, huge:
+        created = await plant.create_plant(PLANT)
+        rejected = await error.create_plant(PLANT)
+        too_large = await huge.create_plant(PLANT)
+    assert isinstance(created, Created)
+    assert created.plant.name == "Fern"
+    assert isinstance(rejected, Rejected)
+    assert rejected.error is not None
+    assert rejected.error.message == "no"
+    assert isinstance(too_large, Failed)
+    assert too_large.kind is FailureKind.TOO_LARGE
