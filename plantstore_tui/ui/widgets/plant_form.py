@@ -72,6 +72,8 @@ class PlantForm(Vertical):
         self.tags = TagSuggester()
         # A field shows its message once it has held text, so a fresh form is not a wall of red.
         self._touched: set[FormField] = set()
+        # What each message line shows now: an unchanged message costs no layout of the screen.
+        self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the next-id switch and Send."""
@@ -114,6 +116,9 @@ class PlantForm(Vertical):
         self.query_one("#next-id", Checkbox).toggle()
 
     def _show(self, field: FormField, message: str | None) -> None:
+        if self._messages[field] == message:
+            return
+        self._messages[field] = message
         widget = self.query_one(f"#{field}-message", Static)
         widget.update(message or "")
         widget.set_class(message is not None, "-error")

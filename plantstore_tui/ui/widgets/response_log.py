@@ -193,10 +193,23 @@ class ResponseLog(RichLog):
         self._add(render_note(text, at, self._styles()))
 
     def _add(self, entry: Entry) -> None:
-        if self.entries:
-            self.write(Text(""))
+        self._write(entry, separated=bool(self.entries))
         self.entries.append(entry)
-        self.write(entry.renderable(), expand=True)
+
+    def _write(self, entry: Entry, *, separated: bool) -> None:
+        renderable = entry.renderable()
+        if separated:
+            renderable = Group(Text(""), renderable)
+        if not self._size_known:
+            # Deferred by RichLog until the first size is known; it scrolls to the end then.
+            self.write(renderable, expand=True)
+            return
+        # RichLog would scroll only after the refresh that draws the new lines, so the entry
+        # would show a frame later; the log's height is fixed, so its end is known already
+        # (force: the scrollbar that allows scrolling appears only at that refresh).
+        self.write(renderable, expand=True, scroll_end=False)
+        if self.auto_scroll:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     def clear_entries(self) -> None:
         """Forget every entry."""
@@ -217,6 +230,4 @@ class ResponseLog(RichLog):
             return
         self.clear()
         for index, entry in enumerate(self.entries):
-            if index:
-                self.write(Text(""))
-            self.write(entry.renderable(), expand=True)
+            self._write(entry, separated=index > 0)

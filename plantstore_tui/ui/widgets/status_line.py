@@ -33,6 +33,7 @@ class StatusLine(Horizontal):
     def show_state(self, words: str, kind: StatusKind) -> None:
         """Replace the state, coloured by kind through app.tcss."""
         state = self.query_one("#status-state", Static)
-        state.update(Text(words))
+        # The state has a fixed size in app.tcss: a new one repaints a line, no layout needed.
+        state.update(Text(words), layout=False)
         for other in ("busy", "ready", "problem"):
             state.set_class(other == kind, f"-{other}")
