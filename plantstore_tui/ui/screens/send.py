@@ -24,7 +24,7 @@ from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.widgets.plant_form import FormTexts, PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
-from plantstore_tui.ui.widgets.status_line import StatusLine
+from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
@@ -75,7 +75,11 @@ class SendScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
-        yield StatusLine(self._label.describe(), id="status")
+        label = self._label
+        state: tuple[str, StatusKind] = (
+            ("starting…", "busy") if self._connect else ("no target: F2 for profiles", "problem")
+        )
+        yield StatusLine(label.describe(), state, protected=label.protected, id="status")
         with Horizontal(id="main"):
             form = PlantForm(id="form")
             form.border_title = "New plant"
@@ -113,12 +117,8 @@ class SendScreen(Screen[None]):
     def on_mount(self) -> None:
         """Focus Name; build the client only after the first frame is on screen."""
         self.form.field_input("name").focus()
-        self.status.show_target(self._label.describe(), protected=self._label.protected)
-        if self._connect is None:
-            self.status.show_state("no target: F2 for profiles", "problem")
-            return
-        self.status.show_state("starting…", "busy")
-        self.call_after_refresh(self._start_connecting)
+        if self._connect is not None:
+            self.call_after_refresh(self._start_connecting)
 
     def _start_connecting(self) -> None:
         if self._connect is None:

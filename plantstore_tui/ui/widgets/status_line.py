@@ -15,14 +15,29 @@ StatusKind = Literal["busy", "ready", "problem"]
 class StatusLine(Horizontal):
     """One line at the top: the target on the left, the state on the right."""
 
-    def __init__(self, target: str, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        state: tuple[str, StatusKind],
+        *,
+        protected: bool = False,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
+        # Composed as they are, so the first frame costs no restyling of the line.
         self._target = target
+        self._state = state
+        self._protected = protected
 
     def compose(self) -> ComposeResult:
         """The target and the state, as literal text."""
-        yield Static(Text(self._target), id="status-target")
-        yield Static("", id="status-state")
+        words, kind = self._state
+        yield Static(
+            Text(self._target),
+            id="status-target",
+            classes="-protected" if self._protected else "",
+        )
+        yield Static(Text(words), id="status-state", classes=f"-{kind}")
 
     def show_target(self, target: str, *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
