@@ -105,7 +105,7 @@ def _closed_port() -> int:
 
 
 async def _shoot(name: str, scene: Scene, base_url: str, token: SecretStr) -> Path:
-    target = Target(base_url=base_url, token=token, token_source="PLANTSTORE_TOKEN")  # noqa: S106
+    target = Target(base_url=base_url, token=token, token_source="PLANTSTORE_TOKEN")
     app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
