@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from snapshot_apps.support import SIZE, app_with, fill, log_text, ready
+from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import ListView
+from textual.widgets import ListView, OptionList
 
 from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.ui.app import PlantStoreApp
@@ -145,3 +146,56 @@ async def test_first_run_quits_when_asked() -> None:
         await pilot.press("q")
         await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 0
+
+
+async def test_the_palette_switches_to_another_saved_profile(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    base_url = shared_reference_server.base_url
+    save_profiles(
+        shared_reference_server,
+        monkeypatch,
+        Profile(name="first", base_url=base_url, token_env="WIRING_TOKEN"),
+        Profile(name="second", base_url=base_url + "/", token_env="WIRING_TOKEN"),
+    )
+    app = app_on_profile("first")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"use profile sec")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        # Only the profile not in use is offered.
+        await until(pilot, lambda: "Use profile second" in palette_text(palette))
+        assert "Use profile first" not in palette_text(palette)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
+        assert status_text(screen).startswith("second · ")
+
+        await fill(pilot, screen, name="Fern", id=str(plant_id))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(screen.log_panel.entries) == 1)
+        assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+
+
+async def test_a_click_on_the_target_opens_the_profiles(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_profiles(
+        shared_reference_server,
+        monkeypatch,
+        Profile(name="first", base_url=shared_reference_server.base_url, token_env="WIRING_TOKEN"),
+    )
+    app = app_on_profile("first")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await pilot.click("#status-target")
+        await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
+
+
+def palette_text(palette: CommandPalette) -> str:
+    options = palette.query_one(OptionList)
+    return "\n".join(
+        str(options.get_option_at_index(index).prompt) for index in range(options.option_count)
+    )

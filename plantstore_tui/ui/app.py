@@ -10,6 +10,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.send import Clock, SendScreen
 
@@ -27,6 +28,7 @@ class PlantStoreApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "plantstore-tui"
+    COMMANDS: ClassVar = App.COMMANDS | {ProfileCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("f2", "profiles", "Profiles"),
@@ -54,7 +56,7 @@ class PlantStoreApp(App[None]):
 
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
-            self._use_profile(choice.profile.name)
+            self.use_profile(choice.profile.name)
         elif choice is not None and choice.demo:
             label = TargetLabel(base_url="starting…", token_source="the demo")
             self._send_screen.reconnect(self._start_demo, label)
@@ -80,15 +82,19 @@ class PlantStoreApp(App[None]):
 
         if isinstance(self.screen, ProfilesScreen):
             return
-        target = self._send_screen.target
-        active = None if target is None else target.profile
-        self.push_screen(ProfilesScreen(active=active), self._profile_chosen)
+        self.push_screen(ProfilesScreen(active=self.active_profile()), self._profile_chosen)
 
     def _profile_chosen(self, name: str | None) -> None:
         if name is not None:
-            self._use_profile(name)
+            self.use_profile(name)
 
-    def _use_profile(self, name: str) -> None:
+    def active_profile(self) -> str | None:
+        """The name of the profile plants go to now, if any."""
+        target = self._send_screen.target
+        return None if target is None else target.profile
+
+    def use_profile(self, name: str) -> None:
+        """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
         from plantstore_tui.ui.connection import connect_to_profile
 
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)

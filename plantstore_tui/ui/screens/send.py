@@ -191,6 +191,10 @@ class SendScreen(Screen[None]):
         if self._connect_problem is None and self._connection is not None:
             self.status.show_state("ready", "ready")
 
+    @on(StatusLine.TargetClicked)
+    async def _target_clicked(self) -> None:
+        await self.run_action("app.profiles")
+
     @on(PlantForm.Submitted)
     def _submitted(self, message: PlantForm.Submitted) -> None:
         if self._in_flight is not None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Literal
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Static
 
 StatusKind = Literal["busy", "ready", "problem"]
@@ -14,6 +16,9 @@ StatusKind = Literal["busy", "ready", "problem"]
 
 class StatusLine(Horizontal):
     """One line at the top: the target on the left, the state on the right."""
+
+    class TargetClicked(Message):
+        """The operator clicked the target: they want to see or switch profiles."""
 
     def __init__(
         self,
@@ -32,11 +37,13 @@ class StatusLine(Horizontal):
     def compose(self) -> ComposeResult:
         """The target and the state, as literal text."""
         words, kind = self._state
-        yield Static(
+        target = Static(
             Text(self._target),
             id="status-target",
             classes="-protected" if self._protected else "",
         )
+        target.tooltip = "Click (or F2) to see and switch profiles"
+        yield target
         yield Static(Text(words), id="status-state", classes=f"-{kind}")
 
     def show_target(self, target: str, *, protected: bool = False) -> None:
@@ -52,3 +59,8 @@ class StatusLine(Horizontal):
         state.update(Text(words), layout=False)
         for other in ("busy", "ready", "problem"):
             state.set_class(other == kind, f"-{other}")
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the target asks for the profiles."""
+        if event.widget is not None and event.widget.id == "status-target":
+            self.post_message(self.TargetClicked())
