@@ -8,6 +8,7 @@ failure) at 110x32, saves one SVG per state here, and a PNG beside it when `rsvg
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shutil
 import socket
@@ -20,10 +21,12 @@ from pathlib import Path
 from pydantic import SecretStr
 from textual.pilot import Pilot
 
+from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.core.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
+from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
 HERE = Path(__file__).resolve().parent
@@ -87,13 +90,34 @@ async def help_screen(app: PlantStoreApp, screen: SendScreen) -> None:
     app.action_help()
 
 
-SCENES: dict[str, tuple[Scene, bool]] = {
-    "empty-form": (empty_form, True),
-    "invalid-input": (invalid_input, True),
-    "success": (success, True),
-    "server-error": (server_error, True),
-    "network-failure": (network_failure, False),
-    "help": (help_screen, True),
+async def profiles(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F2: the saved profiles, where their tokens come from, the one in use."""
+    app.action_profiles()
+
+
+async def protected_send(app: PlantStoreApp, screen: SendScreen) -> None:
+    """A send to a protected profile waits for the operator's yes."""
+    await _type(app, screen, "Monstera", "7", "indoor")
+    screen.action_send()
+    pilot = _pilot(app)
+    for _ in range(500):
+        if isinstance(app.screen, ConfirmScreen):
+            return
+        await pilot.pause()
+    raise RuntimeError("the confirmation never showed")
+
+
+# name -> (scene, target): "server" the reference server, "closed" a port nothing listens on,
+# or the name of a saved profile.
+SCENES: dict[str, tuple[Scene, str]] = {
+    "empty-form": (empty_form, "server"),
+    "invalid-input": (invalid_input, "server"),
+    "success": (success, "server"),
+    "server-error": (server_error, "server"),
+    "network-failure": (network_failure, "closed"),
+    "help": (help_screen, "server"),
+    "profiles": (profiles, "local"),
+    "protected-send": (protected_send, "prod"),
 }
 
 
@@ -104,16 +128,25 @@ def _closed_port() -> int:
     return port
 
 
-async def _shoot(name: str, scene: Scene, base_url: str, token: SecretStr) -> Path:
-    target = Target(base_url=base_url, token=token, token_source="PLANTSTORE_TOKEN")
-    app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+def _app(where: str, base_url: str, token: SecretStr) -> PlantStoreApp:
+    if where in ("server", "closed"):
+        url = base_url if where == "server" else f"http://127.0.0.1:{_closed_port()}"
+        target = Target(base_url=url, token=token, token_source="env PLANTSTORE_TOKEN")
+        return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile=where)
+    return PlantStoreApp(lambda: connect_to_profile(where), label)
+
+
+async def _shoot(name: str, scene: Scene, app: PlantStoreApp) -> Path:
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SendScreen)
         await scene(app, screen)
-        await _settle(app)
+        if not isinstance(app.screen, ConfirmScreen):  # a send waiting for a yes never ends
+            await _settle(app)
+        await pilot.pause()
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
 
 
@@ -132,6 +165,20 @@ def _png(svg: Path) -> None:
     )
 
 
+def _save_profiles(directory: str, base_url: str, token: SecretStr) -> None:
+    # Profiles of their own, never the operator's: a temporary config dir and no keyring. It is
+    # named relative to the temporary working directory, so no path of this machine is pictured.
+    os.chdir(directory)
+    os.environ["PLANTSTORE_CONFIG_DIR"] = "plantstore-config"
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    os.environ["PLANT_TOKEN"] = token.get_secret_value()
+    store = ProfileStore()
+    store.add(Profile(name="local", base_url=base_url, token_env="PLANT_TOKEN"))
+    store.add(
+        Profile(name="prod", base_url=base_url + "/", token_env="PLANT_TOKEN", protected=True)
+    )
+
+
 def main() -> None:
     """Start a reference server, shoot every scene, convert to PNG."""
     token = SecretStr(secrets.token_urlsafe(32))
@@ -139,9 +186,9 @@ def main() -> None:
         tempfile.TemporaryDirectory() as directory,
         BackgroundServer(token=token, db_path=Path(directory) / "plants.sqlite3") as server,
     ):
-        for name, (scene, reachable) in SCENES.items():
-            base_url = server.base_url if reachable else f"http://127.0.0.1:{_closed_port()}"
-            svg = asyncio.run(_shoot(name, scene, base_url, token))
+        _save_profiles(directory, server.base_url, token)
+        for name, (scene, where) in SCENES.items():
+            svg = asyncio.run(_shoot(name, scene, _app(where, server.base_url, token)))
             _png(svg)
             print(svg.relative_to(HERE.parent))
     if shutil.which("rsvg-convert") is None:
