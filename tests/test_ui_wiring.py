@@ -41,6 +41,25 @@ def app_on_profile(name: str) -> PlantStoreApp:
     return app_with(lambda: connect_to_profile(name), label)
 
 
+def two_profiles_on_first(server: Any, monkeypatch: pytest.MonkeyPatch) -> PlantStoreApp:
+    """Profiles `first` and `second` on the same server, and the app sending to `first`."""
+    base_url = server.base_url
+    save_profiles(
+        server,
+        monkeypatch,
+        Profile(name="first", base_url=base_url, token_env="WIRING_TOKEN"),
+        Profile(name="second", base_url=base_url + "/", token_env="WIRING_TOKEN"),
+    )
+    return app_on_profile("first")
+
+
+async def send_goes_through(pilot: Pilot[None], screen: SendScreen, plant_id: int) -> None:
+    await fill(pilot, screen, name="Fern", id=str(plant_id))
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: len(screen.log_panel.entries) == 1)
+    assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+
+
 def status_text(screen: SendScreen) -> str:
     return str(screen.status.query_one("#status-target").render())
 
@@ -89,14 +108,7 @@ async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_
 async def test_f2_switches_the_profile_plants_go_to(
     shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
 ) -> None:
-    base_url = shared_reference_server.base_url
-    save_profiles(
-        shared_reference_server,
-        monkeypatch,
-        Profile(name="first", base_url=base_url, token_env="WIRING_TOKEN"),
-        Profile(name="second", base_url=base_url + "/", token_env="WIRING_TOKEN"),
-    )
-    app = app_on_profile("first")
+    app = two_profiles_on_first(shared_reference_server, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         assert status_text(screen).startswith("first · ")
@@ -113,11 +125,7 @@ async def test_f2_switches_the_profile_plants_go_to(
         await until(pilot, lambda: app.screen is screen)
         await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
         assert status_text(screen).startswith("second · ")
-
-        await fill(pilot, screen, name="Fern", id=str(plant_id))
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: len(screen.log_panel.entries) == 1)
-        assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+        await send_goes_through(pilot, screen, plant_id)
 
 
 async def test_first_run_can_start_the_demo_and_send_to_it() -> None:
@@ -151,14 +159,7 @@ async def test_first_run_quits_when_asked() -> None:
 async def test_the_palette_switches_to_another_saved_profile(
     shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
 ) -> None:
-    base_url = shared_reference_server.base_url
-    save_profiles(
-        shared_reference_server,
-        monkeypatch,
-        Profile(name="first", base_url=base_url, token_env="WIRING_TOKEN"),
-        Profile(name="second", base_url=base_url + "/", token_env="WIRING_TOKEN"),
-    )
-    app = app_on_profile("first")
+    app = two_profiles_on_first(shared_reference_server, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         await pilot.press("ctrl+p")
@@ -172,11 +173,7 @@ async def test_the_palette_switches_to_another_saved_profile(
         await pilot.press("enter")
         await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
         assert status_text(screen).startswith("second · ")
-
-        await fill(pilot, screen, name="Fern", id=str(plant_id))
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: len(screen.log_panel.entries) == 1)
-        assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+        await send_goes_through(pilot, screen, plant_id)
 
 
 async def test_a_click_on_the_target_opens_the_profiles(
