@@ -21,6 +21,7 @@ KEYS = (
     ("Ctrl+O", "save the log to a text file in the current directory"),
     ("Ctrl+P", "command palette: every action by name"),
     ("F1", "this help (Esc closes it)"),
+    ("F2", "profiles: list, add, edit, delete, test, use (or click the target above)"),
     ("Ctrl+Q", "quit"),
 )
 
@@ -36,6 +37,10 @@ ABOUT = (
     "back. Text from the server is shown literally; control characters appear as escapes "
     "such as \\e or \\x9b. The status line shows where plants go and where the token comes "
     "from, never the token (at most its last four characters).",
+    "Profiles. A profile is a saved base URL and where its token comes from (never the token "
+    "itself: profiles.toml can be shared). F2 lists them; the palette's Use profile switches "
+    "at once. A protected profile shows in red, and every send to it asks first: A in that "
+    "question stops asking for that profile until you quit.",
 )
 
 
