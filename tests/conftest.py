@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import secrets
 import socket
 from collections.abc import Iterator
@@ -10,10 +11,17 @@ from pathlib import Path
 
 import keyring
 import pytest
+from hypothesis import settings
 from keyring.backends import fail
 from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
+
+# CI runs on a fresh clone with no example database: the same examples every run, so a red CI
+# is reproducible, and no deadline, so a loaded machine cannot fail a test on time alone.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # Ids handed out by `plant_id`; unique within a test session, so tests sharing a server never
 # collide on the primary key.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from pathlib import Path
 from unittest import mock
@@ -97,7 +98,7 @@ profiles = st.builds(
         ["https://plants.example.com", "http://127.0.0.1:8000", "https://x.example/store"]
     ),
     token_env=st.none() | env_names,
-    token_command=st.none() | printable.filter(lambda text: text.strip() != "").map(repr),
+    token_command=st.none() | printable.filter(lambda text: text.strip() != "").map(shlex.quote),
     protected=st.booleans(),
     timeout=st.none() | st.floats(min_value=0.001, max_value=3600),
 )
