@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from plantstore_tui.cli import main
+from plantstore_tui.cli.targets import TargetOptions, resolve_target
 
 CANARY = "CANARY-add-3f9c1e7b5d2a48f6"
 
@@ -188,3 +189,25 @@ def test_a_bad_base_url_option_is_a_usage_error() -> None:
     result = run_add("--name", "Fern", "--id", "1", token=CANARY, base_url="ftp://example.test")
     assert result.exit_code == 2
     assert "http:// or https://" in result.stderr
+
+
+def test_plain_http_beyond_loopback_needs_an_explicit_opt_in_for_the_run() -> None:
+    args = ["--name", "Fern", "--id", "1"]
+    refused = run_add(*args, token=CANARY, base_url="http://plants.example.com")
+    assert refused.exit_code == 2
+    assert "--allow-insecure-http" in refused.stderr
+
+    # With the opt-in the http check passes; with no token it stops there, before any send.
+    allowed = run_add(
+        *args, "--allow-insecure-http", token=None, base_url="http://plants.example.com"
+    )
+    assert allowed.exit_code == 4
+    assert "No token" in allowed.stderr
+
+
+def test_the_opt_in_given_to_the_group_reaches_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    options = TargetOptions(allow_insecure_http=True).merged(None, "http://plants.example.com")
+    target = resolve_target(options, interactive=False)
+    assert target.base_url == "http://plants.example.com"
+    assert target.token.get_secret_value() == CANARY

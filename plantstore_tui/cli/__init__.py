@@ -43,12 +43,14 @@ class _LazyGroup(click.Group):
 @target_options
 @click.version_option(__version__, prog_name="plantstore-tui")
 @click.pass_context
-def main(ctx: click.Context, profile: str | None, base_url: str | None) -> None:
+def main(
+    ctx: click.Context, profile: str | None, base_url: str | None, allow_insecure_http: bool
+) -> None:
     """Add plants to a Plant Store deployment, from a terminal UI or the command line.
 
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
-    ctx.obj = TargetOptions(profile=profile, base_url=base_url)
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http)
     if ctx.invoked_subcommand is None:
         from plantstore_tui.cli.tui import open_tui
 

@@ -52,6 +52,7 @@ def add(
     timeout: float | None,
     profile: str | None,
     base_url: str | None,
+    allow_insecure_http: bool,
 ) -> None:
     """Add one plant to the store.
 
@@ -63,7 +64,9 @@ def add(
         raise InvalidInput(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
-    target = resolve_target(options.merged(profile, base_url), interactive=not as_json)
+    target = resolve_target(
+        options.merged(profile, base_url, allow_insecure_http), interactive=not as_json
+    )
     if target.protected and not yes:
         _confirm_protected(target, parsed, interactive=not as_json)
     if timeout is not None:

@@ -37,16 +37,26 @@ class TargetOptions:
 
     profile: str | None = None
     base_url: str | None = None
+    allow_insecure_http: bool = False
 
-    def merged(self, profile: str | None, base_url: str | None) -> TargetOptions:
+    def merged(
+        self, profile: str | None, base_url: str | None, allow_insecure_http: bool = False
+    ) -> TargetOptions:
         """These options overridden by a subcommand's own."""
+        allowed = self.allow_insecure_http or allow_insecure_http
         if profile is not None or base_url is not None:
-            return TargetOptions(profile=profile, base_url=base_url)
-        return self
+            return TargetOptions(profile=profile, base_url=base_url, allow_insecure_http=allowed)
+        return TargetOptions(self.profile, self.base_url, allowed)
 
 
 def target_options(command: click.decorators.FC) -> click.decorators.FC:
-    """Add `--profile` and `--base-url` to a command."""
+    """Add `--profile`, `--base-url` and `--allow-insecure-http` to a command."""
+    command = click.option(
+        "--allow-insecure-http",
+        is_flag=True,
+        help="With --base-url: allow plain http:// beyond this machine for this run "
+        "(the token travels unencrypted).",
+    )(command)
     command = click.option(
         "--base-url",
         metavar="URL",
@@ -84,11 +94,19 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a `ConfigProblem` saying what is missing."""
     if options.base_url:
         # A bad --base-url is a usage mistake (exit 2); a bad environment is configuration (4).
-        return _ad_hoc_target(options.base_url, interactive=interactive, problem=InvalidInput)
+        return _ad_hoc_target(
+            options.base_url,
+            interactive=interactive,
+            problem=InvalidInput,
+            allow_insecure_http=options.allow_insecure_http,
+        )
     profile = options.profile or os.environ.get(PROFILE_ENV)
     if not profile and os.environ.get(BASE_URL_ENV):
         return _ad_hoc_target(
-            os.environ[BASE_URL_ENV], interactive=interactive, problem=ConfigProblem
+            os.environ[BASE_URL_ENV],
+            interactive=interactive,
+            problem=ConfigProblem,
+            allow_insecure_http=options.allow_insecure_http,
         )
 
     from plantstore_tui.core.config_files import ConfigError
@@ -124,7 +142,11 @@ def _default_profile(store: ProfileStore) -> Profile:
 
 
 def _ad_hoc_target(
-    base_url: str, *, interactive: bool, problem: type[click.ClickException]
+    base_url: str,
+    *,
+    interactive: bool,
+    problem: type[click.ClickException],
+    allow_insecure_http: bool,
 ) -> Target:
     from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
     from plantstore_tui.core.profiles import insecure_http_problem
@@ -134,10 +156,11 @@ def _ad_hoc_target(
         normalized = normalize_base_url(base_url)
     except InvalidBaseURL as exc:
         raise problem(str(exc)) from None
-    insecure = insecure_http_problem(normalized, allowed=False)
+    insecure = insecure_http_problem(normalized, allowed=allow_insecure_http)
     if insecure is not None:
         raise problem(
-            f"Refused: {insecure}. Use https://, or save a profile with --allow-insecure-http."
+            f"Refused: {insecure}. Use https://, or add --allow-insecure-http to allow it for "
+            "this run (or save a profile with --allow-insecure-http)."
         )
     token, source = read_token(interactive=interactive)
     return Target(base_url=normalized, token=token, token_source=source)
