@@ -267,6 +267,19 @@ class _Failure(NamedTuple):
         return cls(kind, message, PlantFate.UNKNOWN, advice)
 
 
+def _unsendable(base_url: str, token: SecretStr) -> _Failure | None:
+    """Why no send to `base_url` with `token` can go out, if something stops them all."""
+    try:
+        normalize_base_url(base_url)
+    except InvalidBaseURL as exc:
+        return _Failure.not_created(FailureKind.INVALID_URL, str(exc), _CORRECT_URL)
+    problem = token_problem(token)
+    if problem is not None:
+        message = f"{problem}, so it cannot be sent"
+        return _Failure.not_created(FailureKind.INVALID_TOKEN, message, "Set the token again.")
+    return None
+
+
 class PlantStoreClient:
     """Sends plants to one deployment over a kept-alive connection; use one per target."""
 
@@ -282,7 +295,8 @@ class PlantStoreClient:
         self.base_url = base_url.strip().rstrip("/")
         self.url = plants_url(self.base_url)
         self.limits = limits or Limits()
-        self._token_problem = token_problem(token)
+        # The base URL and the token do not change: what stops every send is known once, here.
+        self._unsendable = _unsendable(self.base_url, token)
         self._http = httpx.AsyncClient(
             auth=BearerAuth(token),
             headers={
@@ -327,20 +341,8 @@ class PlantStoreClient:
         def elapsed() -> float:
             return (time.perf_counter() - started) * 1000
 
-        try:
-            normalize_base_url(self.base_url)
-        except InvalidBaseURL as exc:
-            return self._failed(
-                plant,
-                _Failure.not_created(FailureKind.INVALID_URL, str(exc), _CORRECT_URL),
-                elapsed(),
-            )
-        if self._token_problem is not None:
-            message = f"{self._token_problem}, so it cannot be sent"
-            failure = _Failure.not_created(
-                FailureKind.INVALID_TOKEN, message, "Set the token again."
-            )
-            return self._failed(plant, failure, elapsed())
+        if self._unsendable is not None:
+            return self._failed(plant, self._unsendable, elapsed())
 
         status: int | None = None
         try:
