@@ -27,7 +27,9 @@ from snapshot_apps.support import (
     log_text,
     ready,
     send_and_wait,
+    settled,
     target_of,
+    workers_done,
 )
 from textual.command import CommandPalette
 
@@ -223,7 +225,7 @@ async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_can
             assert any("already in flight" in n.message for n in app._notifications)
 
             await pilot.press("escape")
-            await app.workers.wait_for_complete()
+            await settled(app, pilot)
             await pilot.pause()
             assert not screen.sending
             assert not screen.form.query_one("#send").disabled
@@ -337,7 +339,7 @@ async def test_the_palette_offers_the_main_actions(reference_server: Any) -> Non
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"Send plant")
-        await app.workers.wait_for_complete()  # the palette searches in a worker
+        await workers_done(app)  # the palette searches in a worker
         await pilot.pause()
         await send_and_wait(pilot, app, "enter")
         assert "Created plant 2 (Fern)" in log_text(screen)
@@ -379,6 +381,6 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         await pilot.pause()
         assert screen.sending
         gate.set()
-        await app.workers.wait_for_complete()
+        await settled(app, pilot)
         await pilot.pause()
         assert "Created plant 11 (Early)" in log_text(screen)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring
 from pydantic import SecretStr
+from snapshot_apps.support import workers_done
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -62,7 +63,7 @@ def store(config: Path) -> ProfileStore:
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait for every worker, and for what their ends draw (a listing can start another one)."""
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
 

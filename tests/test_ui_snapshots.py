@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from snapshot_apps.canned import canned_app, duplicate_id, refused
-from snapshot_apps.support import SIZE
+from snapshot_apps.support import SIZE, settled
 from textual.pilot import Pilot
 
 from plantstore_tui.ui.screens.send import SendScreen
@@ -16,7 +16,7 @@ SnapCompare = Callable[..., bool]
 
 
 async def _connected(pilot: Pilot[Any]) -> SendScreen:
-    await pilot.app.workers.wait_for_complete()
+    await settled(pilot.app, pilot)
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, SendScreen)
@@ -29,7 +29,7 @@ async def _send(pilot: Pilot[Any], name: str, id: str, tag: str) -> None:
         screen.form.field_input(field).value = text
     await pilot.press("ctrl+s")
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await settled(pilot.app, pilot)
     await pilot.pause()
 
 

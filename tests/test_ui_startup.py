@@ -125,7 +125,7 @@ _CRASH = """
         PlantStoreApp._fatal_error = App._fatal_error
 
     async def crash(pilot):
-        await pilot.app.workers.wait_for_complete()
+        await pilot.app.get_default_screen().wait_until_settled()
         await pilot.press("ctrl+l")
 
     app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))

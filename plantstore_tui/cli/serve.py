@@ -45,7 +45,16 @@ def _is_loopback(host: str) -> bool:
     metavar="VAR",
     help="Take the accepted token from this environment variable [default: generate one].",
 )
-def serve(host: str, port: int, db_path: Path | None, token_env: str | None) -> None:
+@click.option(
+    "--delay",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, 60),
+    metavar="SECONDS",
+    help="Answer every POST /plants after this many seconds, to try the TUI against a slow "
+    "deployment.",
+)
+def serve(host: str, port: int, db_path: Path | None, token_env: str | None, delay: float) -> None:
     """Run the reference Plant Store server (POST /plants, GET /openapi.json)."""
     from plantstore_tui.server.app import create_app
     from plantstore_tui.server.runner import run_server
@@ -62,7 +71,7 @@ def serve(host: str, port: int, db_path: Path | None, token_env: str | None) -> 
     db = db_path or default_db_path()
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
-        app = create_app(db_path=db, token=token)
+        app = create_app(db_path=db, token=token, delay=delay)
     except OSError as exc:
         raise ConfigProblem(f"Cannot open the database {db}: {exc.strerror or exc}") from None
     if not _is_loopback(host):
@@ -72,4 +81,6 @@ def serve(host: str, port: int, db_path: Path | None, token_env: str | None) -> 
             err=True,
         )
     click.echo(f"Plants are kept in {db}")
+    if delay:
+        click.echo(f"Every POST /plants is answered after {delay:g} s.")
     run_server(app, host=host, port=port)

@@ -15,13 +15,14 @@ import shlex
 import stat
 import tomllib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
+DATA_DIR_ENV = "PLANTSTORE_DATA_DIR"
 _PUBLIC_MODE = 0o644
 _PRIVATE_MODE = 0o600
 _DIRECTORY_MODE = 0o700
@@ -41,6 +42,16 @@ def default_config_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_config_path(APP_NAME)
+
+
+def data_dir() -> Path:
+    """`PLANTSTORE_DATA_DIR` if set, else the platform's user data dir for plantstore-tui."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME)
 
 
 class ConfigError(Exception):
@@ -169,13 +180,27 @@ def write_atomic(path: Path, data: bytes, *, private: bool) -> None:
         except OSError as exc:
             raise ConfigFileError(path, f"cannot be read ({exc.strerror})") from None
     mode = _PRIVATE_MODE if private else _PUBLIC_MODE if kept_mode is None else kept_mode
+    try:
+        # The umask applies to new files, not to a mode the operator chose for this one.
+        replace_atomically(path, data, mode=mode, exact_mode=kept_mode is not None)
+    except OSError as exc:
+        raise ConfigFileError(
+            path, f"cannot be saved ({exc.strerror}); the file on disk is unchanged"
+        ) from None
+
+
+def replace_atomically(path: Path, data: bytes, *, mode: int, exact_mode: bool = False) -> None:
+    """Write `data` to `path` whole or not at all; on `OSError` no temporary file is left behind.
+
+    A temporary file beside it is written, synced and renamed over `path`. It is created with
+    `mode` less the umask, or exactly `mode` if `exact_mode`.
+    """
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         try:
-            if kept_mode is not None:
-                # The umask applies to new files, not to a mode the operator chose for this one.
-                os.fchmod(fd, kept_mode)
+            if exact_mode:
+                os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -189,11 +214,11 @@ def write_atomic(path: Path, data: bytes, *, private: bool) -> None:
             os.fsync(directory_fd)
         finally:
             os.close(directory_fd)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise ConfigFileError(
-            path, f"cannot be saved ({exc.strerror}); the file on disk is unchanged"
-        ) from None
+    except BaseException:
+        # Also on KeyboardInterrupt or a second signal: no stray temporary file either way.
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise
 
 
 @dataclass(slots=True)

@@ -66,6 +66,29 @@ def forbidden_char_message(label: str, text: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class FormTexts:
+    """The raw text of the three fields, exactly as typed."""
+
+    name: str
+    id: str
+    tag: str
+
+    def errors(self) -> dict[FormField, str]:
+        """Each bad field's message, in form order; empty when the texts make a valid plant."""
+        found: dict[FormField, str] = {}
+        for field, text in zip(FORM_FIELDS, (self.name, self.id, self.tag), strict=True):
+            message = field_error(field, text)
+            if message is not None:
+                found[field] = message
+        return found
+
+    @property
+    def blank(self) -> bool:
+        """True when no field holds anything but whitespace."""
+        return not (self.name.strip() or self.id.strip() or self.tag.strip())
+
+
+@dataclass(frozen=True, slots=True)
 class FormErrors:
     """Per-field messages for form text that does not make a valid `NewPlant`."""
 

@@ -6,6 +6,7 @@ A POST is checked in this order, and the first failure answers: bearer token (40
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -215,15 +216,21 @@ def _new_plant(data: Any) -> NewPlant:
 
 
 class PlantService:
-    """The POST /plants endpoint, bound to one token, one database and one body limit."""
+    """The POST /plants endpoint, bound to one token, one database, one body limit and one delay."""
 
-    def __init__(self, storage: PlantStorage, token: SecretStr, max_body: int) -> None:
+    def __init__(
+        self, storage: PlantStorage, token: SecretStr, max_body: int, delay: float = 0.0
+    ) -> None:
         self._storage = storage
         self._token = token
         self._max_body = max_body
+        self._delay = delay
 
     async def add_plant(self, request: Request) -> Response:
-        """Check, store and echo one plant."""
+        """Check, store and echo one plant, after the delay if there is one."""
+        if self._delay:
+            # Awaited, not slept in a thread: each request waits on its own, none waits for another.
+            await asyncio.sleep(self._delay)
         _check_bearer(request, self._token)
         _check_media_type(request)
         plant = _new_plant(_parse_json(await _read_body(request, self._max_body)))
@@ -261,12 +268,19 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def create_app(*, db_path: Path, token: SecretStr, max_body: int = DEFAULT_MAX_BODY) -> Starlette:
-    """The reference Plant Store as an ASGI app; opens (and if needed creates) the database."""
+def create_app(
+    *, db_path: Path, token: SecretStr, max_body: int = DEFAULT_MAX_BODY, delay: float = 0.0
+) -> Starlette:
+    """The reference Plant Store as an ASGI app; opens (and if needed creates) the database.
+
+    `delay` seconds pass before each POST /plants is handled: a slow deployment, to try clients on.
+    """
     if not token.get_secret_value():
         # An empty token would let "Authorization: Bearer " in.
         raise ValueError("The server's token must not be empty")
-    service = PlantService(PlantStorage(db_path), token, max_body)
+    if not delay >= 0:  # also refuses NaN
+        raise ValueError(f"The delay must be 0 seconds or more, not {delay}")
+    service = PlantService(PlantStorage(db_path), token, max_body, delay)
     document = openapi_document()
 
     async def openapi(request: Request) -> Response:

@@ -76,15 +76,25 @@ class _StartedServer(uvicorn.Server):
 
 
 class BackgroundServer:
-    """The reference server on a loopback port, in a daemon thread; a context manager."""
+    """The reference server on a loopback port, in a daemon thread; a context manager.
+
+    `delay` seconds pass before each POST /plants is handled (see `create_app`).
+    """
 
     def __init__(
-        self, *, token: SecretStr, db_path: Path, host: str = "127.0.0.1", port: int = 0
+        self,
+        *,
+        token: SecretStr,
+        db_path: Path,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        delay: float = 0.0,
     ) -> None:
         self.token = token
         self.db_path = db_path
         self.host = host
         self.port = port
+        self.delay = delay
         self._base_url: str | None = None
         self._server: _StartedServer | None = None
         self._thread: threading.Thread | None = None
@@ -100,7 +110,7 @@ class BackgroundServer:
         """Start serving; returns once the server accepts connections."""
         if self._thread is not None:
             raise RuntimeError("The server is already started")
-        app = create_app(db_path=self.db_path, token=self.token)
+        app = create_app(db_path=self.db_path, token=self.token, delay=self.delay)
         sock = _listen(self.host, self.port)
         config = uvicorn.Config(
             app,

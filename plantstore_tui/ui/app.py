@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+import time
 from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+from plantstore_tui.ui.ordered_input import OrderedInput
+from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import Clock, SendScreen
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
+
+
+# How long keys of a burst are applied before the rest of the app gets a turn.
+KEY_SLICE_SECONDS = 1 / 30
 
 
 def _now() -> datetime:
@@ -42,17 +56,44 @@ class PlantStoreApp(App[None]):
         self._clock = clock
         self._send_screen = SendScreen(connect, label, clock)
         self._demo: ThrowawayServer | None = None
+        self._signals: list[signal.Signals] = []
+        self._slice_started = time.monotonic()
+        self.saved_recovery: Path | None = None
+        """The recovery file written as the app ended, if any."""
 
     def get_default_screen(self) -> Screen[None]:
         """The send screen."""
         return self._send_screen
 
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes go to a screen that applies them in order, if the screen can."""
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, OrderedInput) and await screen.take_in_order(event):
+                await self._let_others_run()
+                return
+        await super().on_event(event)
+
+    async def _let_others_run(self) -> None:
+        # A burst is read whole and each key is applied without waiting, so a long burst would
+        # hold the event loop: sends would time out and the screen would freeze until its end.
+        # After every slice of keys the sends, timers and a screen update get their turn; not
+        # after every key, or each key would wait for a whole frame to be drawn.
+        now = time.monotonic()
+        if now - self._slice_started >= KEY_SLICE_SECONDS:
+            await asyncio.sleep(0)
+            self._slice_started = time.monotonic()
+
     def on_mount(self) -> None:
-        """On a first run, offer to create a profile or to start the demo."""
+        """Stop on SIGTERM and SIGHUP without losing work; on a first run, offer to create a
+        profile or to start the demo; else offer what an earlier session left unsettled."""
+        self._handle_signals(signal.SIGTERM, signal.SIGHUP)
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen(), self._first_run_chosen)
+        else:
+            self.call_after_refresh(self._offer_recovery)
 
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
@@ -62,6 +103,132 @@ class PlantStoreApp(App[None]):
             self._send_screen.reconnect(self._start_demo, label)
         else:
             self.exit()
+            return
+        self._offer_recovery()
+
+    # Never losing work: quit, signals, recovery files ------------------------------------------
+
+    def _handle_signals(self, *signals: signal.Signals) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in signals:
+            # Not available off the main thread (some test runners) or on Windows: then the
+            # default action applies, as it did before.
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._ended_by_signal, signum)
+                self._signals.append(signum)
+
+    def _release_signals(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            loop = asyncio.get_running_loop()
+            for signum in self._signals:
+                loop.remove_signal_handler(signum)
+        self._signals.clear()
+
+    def _ended_by_signal(self, signum: signal.Signals) -> None:
+        # The terminal may be gone (SIGHUP): nobody can be asked, so the work goes to a file.
+        self._save_pending(announce=False)
+        self.exit(return_code=128 + signum)
+
+    def _save_pending(self, *, announce: bool) -> bool:
+        """Write every unsettled plant to a recovery file; False (and said) if it failed."""
+        from plantstore_tui.core.recovery import save_unsettled
+        from plantstore_tui.core.send_queue import to_unsettled
+
+        pending = self._send_screen.pending()
+        if not pending:
+            return True
+        try:
+            path = save_unsettled([to_unsettled(plant) for plant in pending])
+        except OSError as exc:
+            if announce:
+                self.notify(
+                    f"Could not write the recovery file: {exc.strerror or exc}. "
+                    "Nothing was lost: the plants are still here.",
+                    title="Not saved",
+                    severity="error",
+                )
+            return False
+        self.saved_recovery = path
+        return True
+
+    async def action_quit(self) -> None:
+        """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
+        pending = self._send_screen.pending()
+        if not pending:
+            self.exit()
+            return
+        if isinstance(self.screen, ChoiceScreen) and self.screen.id == "quit-question":
+            return
+        queued, sending, attention = self._send_screen.ledger.counts()
+        counts = [
+            f"{count} {words}"
+            for count, words in (
+                (queued, "queued"),
+                (sending, "being sent"),
+                (attention, "needing attention"),
+            )
+            if count
+        ]
+
+        def answered(choice: str) -> None:
+            saved = choice == "save" and self._save_pending(announce=True)
+            if saved or choice == "drop":
+                self.exit()
+
+        question = ChoiceScreen(
+            "Quit with plants not settled?",
+            Text(f"{len(pending)} plant(s): " + ", ".join(counts)),
+            "Saved plants are offered again the next time plantstore-tui starts (never "
+            "sent without you). A plant being sent may or may not arrive.",
+            [
+                Choice("Save them and quit", "s", "save", "quit-save", "primary"),
+                Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
+                Choice("Keep working", "Esc", "stay", "quit-stay"),
+            ],
+            cancel="stay",
+            answered=answered,
+        )
+        question.id = "quit-question"
+        self.push_screen(question)
+
+    def _offer_recovery(self) -> None:
+        from plantstore_tui.core.recovery import find_recovery_files
+
+        files, problems = find_recovery_files()
+        for problem in problems:
+            self.notify(problem, title="Recovery file not read", severity="warning", timeout=15)
+        if not files:
+            return
+        plants = sum(len(found.plants) for found in files)
+        oldest = min(found.saved_at for found in files).astimezone()
+
+        def answered(choice: str) -> None:
+            if choice == "load":
+                self._send_screen.recover(files)
+            elif choice == "discard":
+                from plantstore_tui.core.recovery import discard_recovery_file
+
+                for found in files:
+                    discard_recovery_file(found.path)
+
+        self.push_screen(
+            ChoiceScreen(
+                "Plants from an earlier session",
+                Text(
+                    f"{plants} plant(s) were not settled when plantstore-tui ended "
+                    f"({oldest:%Y-%m-%d %H:%M})."
+                ),
+                "Loaded plants wait in needs attention (F4): nothing is sent until you load one "
+                "into the form and send it. Later keeps the file for the next start.",
+                [
+                    Choice("Load them", "l", "load", "recovery-load", "primary"),
+                    Choice("Later", "Esc", "later", "recovery-later"),
+                    Choice("Discard them", "d", "discard", "recovery-discard", "error"),
+                ],
+                cancel="later",
+                answered=answered,
+            )
+        )
 
     def _start_demo(self) -> Connection:
         # Runs in the connect thread; the server stops when the app is done (stop_demo).
@@ -75,6 +242,10 @@ class PlantStoreApp(App[None]):
         """Stop a demo server started from the first-run screen, if any."""
         if self._demo is not None:
             self._demo.stop()
+
+    def on_unmount(self) -> None:
+        """Give the signals back."""
+        self._release_signals()
 
     def action_profiles(self) -> None:
         """Open the profiles screen; choosing one there sends to it from now on."""
@@ -120,8 +291,18 @@ class PlantStoreApp(App[None]):
             )
             yield SystemCommand(
                 "Toggle next id",
-                "Turn moving to the next id after a success on or off",
+                "Turn moving the ID on after a send on or off",
                 screen.action_toggle_next_id,
+            )
+            yield SystemCommand(
+                "Toggle keep tag",
+                "Turn keeping the tag after a send on or off",
+                screen.action_toggle_keep_tag,
+            )
+            yield SystemCommand(
+                "Needs attention",
+                "The plants that did not go through: load one into the form or dismiss it",
+                screen.action_attention,
             )
         yield SystemCommand(
             "Profiles", "List, add, edit, test and switch profiles", self.action_profiles

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from pydantic import SecretStr
+from textual.app import App
 from textual.pilot import Pilot
 
 from plantstore_tui.core.target import Target
@@ -37,12 +38,26 @@ def app_with(connect: Connect, label: TargetLabel) -> PlantStoreApp:
     return PlantStoreApp(connect, label, clock=fixed_clock)
 
 
+async def settled(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
+    """Wait until the client is built (or failed to be) and no plant is queued or in flight,
+    then until the screen has caught up; return the send screen."""
+    screen = app.get_default_screen()
+    assert isinstance(screen, SendScreen)
+    await pilot.pause()
+    await screen.wait_until_settled()
+    await pilot.pause()
+    return screen
+
+
+async def workers_done(app: App[object]) -> None:
+    """Wait for every worker but the send queues, which run as long as the app does."""
+    await app.workers.wait_for_complete([w for w in app.workers if w.name != "queue"])
+
+
 async def ready(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
     """Wait until the client is built (or failed to be), and return the send screen."""
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, SendScreen)
+    screen = await settled(app, pilot)
+    assert app.screen is screen
     return screen
 
 
@@ -59,9 +74,7 @@ async def fill(pilot: Pilot[None], screen: SendScreen, name: str, id: str, tag: 
 async def send_and_wait(pilot: Pilot[None], app: PlantStoreApp, *keys: str) -> None:
     """Press keys that submit, then wait for the send to finish and its entry to be drawn."""
     await pilot.press(*keys)
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(app, pilot)
 
 
 def log_text(screen: SendScreen) -> str:

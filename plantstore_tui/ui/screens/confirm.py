@@ -1,23 +1,28 @@
-"""Yes/no questions in a modal: deleting a profile, and sending to a protected one."""
+"""Questions in a modal: deleting a profile, sending to a protected one, quitting with work."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
 from plantstore_tui.core.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.target import Target
+
+
+T = TypeVar("T")
 
 
 class Answer(Enum):
@@ -34,16 +39,109 @@ class Answer(Enum):
         return self is not Answer.NO
 
 
-class ConfirmScreen(ModalScreen[Answer]):
-    """A question with its subject shown prominently: Enter or y says yes, Esc or n says no."""
+@dataclass(frozen=True, slots=True)
+class Choice(Generic[T]):
+    """One answer to a question: its button, the key that picks it, and what it means."""
+
+    label: str
+    key: str
+    value: T
+    id: str
+    variant: ButtonVariant = "default"
+
+
+class ChoiceScreen(ModalScreen[T]):
+    """A question with its subject shown prominently and one button per answer.
+
+    Each answer has a key; Enter picks the focused button, Esc the `cancel` answer. Answer keys
+    are taken in order (`take_in_order`): the answer, `answered` and the return to the screen
+    below all happen before the next key is read, so keys typed after the answer reach that
+    screen, not this one.
+    """
 
     CSS_PATH = "../profiles.tcss"
-    AUTO_FOCUS = "#confirm-yes"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer('yes')", "Yes", show=False),
-        Binding("n,escape", "answer('no')", "No", show=False),
-        Binding("a", "answer('yes_for_session')", "Yes, stop asking", show=False),
-    ]
+
+    def __init__(
+        self,
+        question: str,
+        subject: Text,
+        detail: str,
+        choices: Sequence[Choice[T]],
+        *,
+        cancel: T,
+        danger: bool = False,
+        answered: Callable[[T], None] | None = None,
+    ) -> None:
+        super().__init__(classes="-danger" if danger else "")
+        self._question = question
+        self._subject = subject
+        self._detail = detail
+        self._choices = tuple(choices)
+        self._cancel = cancel
+        self._answered = answered
+
+    def compose(self) -> ComposeResult:
+        """The question, its subject, what it means, and the answers with their keys."""
+        with Vertical(id="confirm-panel") as panel:
+            panel.border_title = Text(self._question)
+            yield Static(self._subject, id="confirm-subject")
+            if self._detail:
+                yield Static(Text(self._detail), id="confirm-detail")
+            with Horizontal(id="confirm-buttons"):
+                for choice in self._choices:
+                    yield Button(
+                        Text(f"{choice.label}  [{choice.key}]"),
+                        id=choice.id,
+                        variant=choice.variant,
+                    )
+
+    def on_mount(self) -> None:
+        """The first answer has the focus: Enter picks it."""
+        self.set_focus(self.query_one(f"#{self._choices[0].id}", Button))
+
+    def answer(self, value: T) -> None:
+        """Close with this answer, at once."""
+        if self._answered is not None:
+            self._answered(value)
+        self.dismiss(value)
+
+    def _choice_for_key(self, key: str, character: str | None) -> Choice[T] | None:
+        for choice in self._choices:
+            names = {choice.key.lower(), choice.key}
+            if key in names or (character is not None and character in names):
+                return choice
+        return None
+
+    async def take_in_order(self, event: events.Key | events.Paste) -> bool:
+        """Answer keys, Enter and Esc act at once; other keys go Textual's usual way."""
+        if isinstance(event, events.Paste):
+            return True
+        if event.key == "escape":
+            self.answer(self._cancel)
+            return True
+        if event.key == "enter" and isinstance(self.focused, Button):
+            self._pressed_button(self.focused)
+            return True
+        choice = self._choice_for_key(event.key, event.character)
+        if choice is not None and choice.key not in ("Enter", "Esc"):
+            self.answer(choice.value)
+            return True
+        return False
+
+    def _pressed_button(self, button: Button) -> None:
+        for choice in self._choices:
+            if choice.id == button.id:
+                self.answer(choice.value)
+                return
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self._pressed_button(event.button)
+
+
+class ConfirmScreen(ChoiceScreen[Answer]):
+    """A yes/no question: Enter or y says yes, Esc or n says no (a says yes for the session)."""
 
     def __init__(
         self,
@@ -55,49 +153,25 @@ class ConfirmScreen(ModalScreen[Answer]):
         no: str = "Cancel",
         yes_for_session: str | None = None,
         danger: bool = False,
+        answered: Callable[[Answer], None] | None = None,
     ) -> None:
-        super().__init__(classes="-danger" if danger else "")
-        self._question = question
-        self._subject = subject
-        self._detail = detail
-        self._yes = yes
-        self._no = no
-        self._yes_for_session = yes_for_session
+        choices = [Choice(yes, "Enter", Answer.YES, "confirm-yes", "error")]
+        if yes_for_session is not None:
+            choices.append(
+                Choice(yes_for_session, "A", Answer.YES_FOR_SESSION, "confirm-yes-for-session")
+            )
+        choices.append(Choice(no, "Esc", Answer.NO, "confirm-no"))
+        super().__init__(
+            question, subject, detail, choices, cancel=Answer.NO, danger=danger, answered=answered
+        )
 
-    def compose(self) -> ComposeResult:
-        """The question, its subject, what it means, and the answers with their keys."""
-        with Vertical(id="confirm-panel") as panel:
-            panel.border_title = Text(self._question)
-            yield Static(self._subject, id="confirm-subject")
-            if self._detail:
-                yield Static(Text(self._detail), id="confirm-detail")
-            with Horizontal(id="confirm-buttons"):
-                yield Button(Text(f"{self._yes}  [Enter]"), id="confirm-yes", variant="error")
-                if self._yes_for_session is not None:
-                    yield Button(
-                        Text(f"{self._yes_for_session}  [A]"), id="confirm-yes-for-session"
-                    )
-                yield Button(Text(f"{self._no}  [Esc]"), id="confirm-no")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`a` answers only where staying quiet for the session is offered."""
-        if action == "answer" and parameters == ("yes_for_session",):
-            return self._yes_for_session is not None
-        return True
-
-    def action_answer(self, answer: str) -> None:
-        """Close with this answer."""
-        self.dismiss(Answer(answer))
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        answers = {
-            "confirm-yes": Answer.YES,
-            "confirm-yes-for-session": Answer.YES_FOR_SESSION,
-            "confirm-no": Answer.NO,
-        }
-        self.dismiss(answers[event.button.id or "confirm-no"])
+    def _choice_for_key(self, key: str, character: str | None) -> Choice[Answer] | None:
+        # y and n answer too, as they always have.
+        if key == "y":
+            return self._choices[0]
+        if key == "n":
+            return self._choices[-1]
+        return super()._choice_for_key(key, character)
 
 
 def _plant_words(plant: NewPlant) -> str:
@@ -119,7 +193,12 @@ class ProtectedSends:
         """Whether a send to `target` must be confirmed first."""
         return target.protected and self._key(target) not in self._trusted
 
-    def question(self, target: Target, plant: NewPlant | None = None) -> ConfirmScreen:
+    def question(
+        self,
+        target: Target,
+        plant: NewPlant | None = None,
+        answered: Callable[[Answer], None] | None = None,
+    ) -> ConfirmScreen:
         """The modal that asks; give its `Answer` to `record`."""
         subject = Text()
         subject.append(visible(target.profile or "(no profile)"), style="bold")
@@ -136,6 +215,7 @@ class ProtectedSends:
             no="Cancel",
             yes_for_session="Send, don't ask again this session",
             danger=True,
+            answered=answered,
         )
 
     def record(self, target: Target, answer: Answer) -> bool:

@@ -1,60 +1,58 @@
-"""The main screen: the form on the left, the response log on the right, sends in a worker."""
+"""The main screen: the form on the left, the log on the right, plants sent from a queue.
+
+A valid submit hands the plant over at once: the form is ready for the next one while the queue
+sends, one at a time in the order submitted. Every plant has its log entry from the moment it is
+queued; one that did not go through waits in the ledger (needs attention) until the operator
+loads it back into the form or dismisses it.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Button
 from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.send_queue import Ledger, QueuedPlant, SendQueue, SendState
 from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.screens.confirm import ProtectedSends
-from plantstore_tui.ui.widgets.plant_form import FormTexts, PlantForm
+from plantstore_tui.ui.ordered_input import apply_key
+from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen, ProtectedSends
+from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
+from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.recovery import RecoveryFile
     from plantstore_tui.core.target import Target
 
 Clock = Callable[[], datetime]
 
-# After this long without an answer a send shows its spinner and Esc in the footer.
-SLOW_SEND_SECONDS = 0.15
-
-
-@dataclass(slots=True)
-class _InFlight:
-    """The send under way: set before its worker starts, so a second submit sees it at once."""
-
-    texts: FormTexts
-    plant: NewPlant | None = None
-    started: float | None = None
-
-    def elapsed_ms(self) -> float | None:
-        return None if self.started is None else (time.perf_counter() - self.started) * 1000
-
 
 class SendScreen(Screen[None]):
-    """Where plants are entered, sent, and their answers logged."""
+    """Where plants are entered, queued, sent, and their answers logged."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "send", "Send"),
+        Binding("enter", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
-        Binding("ctrl+n", "toggle_next_id", "Next id on/off"),
+        Binding("f4", "attention", "Needs attention"),
+        Binding("ctrl+n", "toggle_next_id", "Next id"),
+        Binding("ctrl+t", "toggle_keep_tag", "Keep tag"),
         Binding("ctrl+l", "clear_log", "Clear log"),
         Binding("ctrl+o", "save_log", "Save log"),
     ]
@@ -67,19 +65,19 @@ class SendScreen(Screen[None]):
         self._clock = clock
         self._connection: Connection | None = None
         self._connect_problem: str | None = None
-        self._connected = asyncio.Event()
-        self._in_flight: _InFlight | None = None
-        self._send_worker: Worker[None] | None = None
-        self._slow_send_timer: Timer | None = None
         self._protected = ProtectedSends()
+        self.ledger = Ledger()
+        self._queue: SendQueue | None = None
+        # Plants submitted before the connection is made: they join its queue when it is.
+        self._early: list[QueuedPlant] = []
+        self._quiet = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
         label = self._label
-        state: tuple[str, StatusKind] = (
-            ("starting…", "busy") if self._connect else ("no target: F2 for profiles", "problem")
+        yield StatusLine(
+            label.describe(), self._initial_state(), protected=label.protected, id="status"
         )
-        yield StatusLine(label.describe(), state, protected=label.protected, id="status")
         with Horizontal(id="main"):
             form = PlantForm(id="form")
             form.border_title = "New plant"
@@ -87,7 +85,12 @@ class SendScreen(Screen[None]):
             log = ResponseLog(id="log")
             log.border_title = "Responses"
             yield log
-        yield Footer()
+        yield SteadyFooter()
+
+    def _initial_state(self) -> tuple[str, StatusKind]:
+        if self._connect is None:
+            return ("no target: F2 for profiles", "problem")
+        return ("starting…", "busy")
 
     @property
     def form(self) -> PlantForm:
@@ -107,7 +110,7 @@ class SendScreen(Screen[None]):
     @property
     def sending(self) -> bool:
         """Whether a send is in flight."""
-        return self._in_flight is not None
+        return self._queue is not None and self._queue.current is not None
 
     @property
     def target(self) -> Target | None:
@@ -116,9 +119,147 @@ class SendScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Focus Name; build the client only after the first frame is on screen."""
-        self.form.field_input("name").focus()
+        self.form.focus_field("name")
+        self._show_state(*self._initial_state())
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
+
+    # Keys, in order ---------------------------------------------------------------------------
+
+    async def take_in_order(self, event: events.Key | events.Paste) -> bool:
+        """Apply a key or paste completely before the app reads the next (ui/ordered_input.py)."""
+        focused = self.focused
+        if isinstance(event, events.Paste):
+            if not isinstance(focused, FieldInput):
+                return False
+            problem = focused.paste_now(event.text)
+            if problem is not None:
+                self.notify(problem, title="Not pasted", severity="warning")
+            return True
+        if self.maximized is not None:
+            return False
+        return await apply_key(self.app, event, self._type_now)
+
+    def _type_now(self, event: events.Key) -> bool:
+        focused = self.focused
+        return isinstance(focused, FieldInput) and focused.type_now(event)
+
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
+        """Focus a widget; a form field gets its text selected at once, as the focus moves."""
+        previous = self.focused
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        form = self.form
+        within = self.focused is not None and form in self.focused.ancestors
+        if form.has_class("-focus-within") != within:
+            form.set_class(within, "-focus-within")
+        if (
+            isinstance(widget, FieldInput)
+            and widget is self.focused
+            and widget is not previous
+            and not from_app_focus
+        ):
+            widget.select_all()
+
+    def action_enter(self) -> None:
+        """Enter: on Name or ID the next field; on Tag or Send, send."""
+        focused = self.focused
+        if isinstance(focused, FieldInput) and focused.field != "tag":
+            self.focus_next()
+        elif isinstance(focused, FieldInput) or (
+            isinstance(focused, Button) and focused.id == PlantForm.SEND_BUTTON_ID
+        ):
+            self.action_send()
+
+    @on(Button.Pressed, f"#{PlantForm.SEND_BUTTON_ID}")
+    def _send_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_send()
+
+    # Submitting -------------------------------------------------------------------------------
+
+    def action_send(self) -> None:
+        """Check the form; hand a valid plant to the queue and ready the form for the next."""
+        texts = self.form.check()
+        if texts is None:
+            return
+        if self._connect_problem is not None:
+            self.notify(self._connect_problem, title="Cannot send", severity="error")
+            return
+        if self._connect is None:
+            self.notify(
+                "No target yet: press F2 to choose or create a profile.",
+                title="Not sent",
+                severity="warning",
+            )
+            return
+        target = self.target
+        if target is not None and self._protected.needs_asking(target):
+            self._ask_then_queue(texts, target)
+            return
+        # Before the connection is made nobody knows yet whether the target is protected: such
+        # a plant is confirmed, if it must be, when its turn to be sent comes.
+        self._queue_plant(texts, confirmed=target is not None)
+
+    def _ask_then_queue(self, texts: FormTexts, target: Target) -> None:
+        plant = self._parse(texts)
+        if plant is None:
+            return
+
+        def answered(answer: Answer) -> None:
+            # Called as the answer key is read, before the keys typed after it are applied.
+            if self._protected.record(target, answer):
+                self._queue_plant(texts, confirmed=True)
+            else:
+                self.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
+
+        self.app.push_screen(self._protected.question(target, plant, answered))
+
+    def _parse(self, texts: FormTexts) -> NewPlant | None:
+        from plantstore_tui.core.form import FormErrors
+        from plantstore_tui.core.models import parse_new_plant
+
+        parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
+        if isinstance(parsed, FormErrors):
+            self.form.show_errors(parsed.errors)
+            return None
+        return parsed
+
+    def _queue_plant(self, texts: FormTexts, *, confirmed: bool) -> None:
+        plant = self._parse(texts)
+        if plant is None:
+            return
+        queued = QueuedPlant(
+            number=self.ledger.next_number(),
+            texts=texts,
+            plant=plant,
+            base_url=self._label.base_url,
+            profile=self._label.profile,
+            queued_at=self._clock(),
+            confirmed=confirmed,
+        )
+        self.form.hand_over(texts)
+        if self._queue is not None:
+            queued.base_url = self._queue_base_url()
+            self._queue.put(queued)
+        else:
+            self._early.append(queued)
+            self.plant_changed(queued)
+
+    def _queue_base_url(self) -> str:
+        target = self.target
+        return self._label.base_url if target is None else target.base_url
+
+    def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
+        """A plant moved on (queued, sending, its outcome): its entry, the counts, the tags."""
+        self.ledger.track(plant)
+        self.log_panel.show_plant(plant, after)
+        if plant.state is SendState.CREATED and plant.plant.tag:
+            self.form.tags.remember(plant.plant.tag)
+        self._show_state()
+
+    # The connection and the queue -------------------------------------------------------------
 
     def _start_connecting(self) -> None:
         if self._connect is None:
@@ -134,182 +275,236 @@ class SendScreen(Screen[None]):
         )
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
-        """Send to another target from now on; refused while a send is in flight."""
-        if self.sending:
-            self.notify(
-                "A send is in flight: wait for its answer, or press Esc, then switch.",
-                title="Target not changed",
-                severity="warning",
+        """Send to another target from now on; plants queued for the old one are asked about."""
+        queue = self._queue
+        if queue is None or queue.idle:
+            self._switch(connect, label)
+            return True
+        waiting = len(queue.waiting) + (queue.current is not None)
+        old = (
+            visible(self._connection.target.profile or self._connection.target.base_url)
+            if (self._connection is not None)
+            else "the old target"
+        )
+
+        def answered(choice: str) -> None:
+            if choice == "cancel":
+                return
+            if choice == "hold":
+                queue.hold_waiting("Not sent: held when the profile was switched.")
+            self._switch(connect, label)
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Plants are still queued",
+                Text(f"{waiting} plant(s) queued for {old}"),
+                "They can go to that target as planned, or wait in needs attention (F4), "
+                "where each can be loaded into the form for the new target or dismissed.",
+                [
+                    Choice(f"Send them to {old}", "s", "send", "switch-send", "primary"),
+                    Choice("Hold them", "h", "hold", "switch-hold"),
+                    Choice("Don't switch", "Esc", "cancel", "switch-cancel"),
+                ],
+                cancel="cancel",
+                answered=answered,
             )
-            return False
-        old, self._connection = self._connection, None
+        )
+        return False
+
+    def _switch(self, connect: Connect, label: TargetLabel) -> None:
+        old, self._connection = self._queue, None
+        self._queue = None
+        if old is not None:
+            # The old queue finishes what it holds (if anything), then closes its client.
+            old.close_when_empty()
         self._connect, self._label = connect, label
         self._connect_problem = None
-        self._connected = asyncio.Event()
         self.status.show_target(label.describe(), protected=label.protected)
-        self.status.show_state("connecting…", "busy")
-        if old is not None:
-            self.run_worker(old.client.aclose(), name="close", exit_on_error=False)
+        self._show_state("connecting…", "busy")
         self._start_connecting()
-        return True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker's end comes through here: the connection, and queues that broke."""
+        worker, state = event.worker, event.state
+        if worker.name == "connect" and state == WorkerState.SUCCESS:
+            connection = worker.result
+            assert isinstance(connection, Connection)
+            self._connected(connection)
+        elif worker.name == "connect" and state == WorkerState.ERROR:
+            self._connect_problem = visible(str(worker.error))
+            self.log_panel.add_note(
+                f"Configuration problem: {self._connect_problem}", self._clock()
+            )
+            early, self._early = self._early, []
+            for plant in early:
+                plant.state = SendState.HELD
+                plant.note = f"Not sent: {self._connect_problem}"
+                self.plant_changed(plant)
+            self._show_state()
+        elif worker.name == "queue" and state == WorkerState.ERROR:
+            # A bug, not a server fault (those are outcomes): say so instead of crashing.
+            error = worker.error
+            self.log_panel.add_note(
+                f"Sending stopped on an unexpected error: {type(error).__name__}: {error}",
+                self._clock(),
+            )
+
+    def _connected(self, connection: Connection) -> None:
+        self._connection = connection
+        target = connection.target
+        self.status.show_target(
+            TargetLabel.of(target).describe(target.token_hint()), protected=target.protected
+        )
+        queue = SendQueue(connection.client, self.plant_changed)
+        self._queue = queue
+        early, self._early = self._early, []
+        for plant in early:
+            plant.base_url, plant.profile = target.base_url, target.profile
+            queue.put(plant)
+        self.run_worker(self._run_queue(queue), name="queue", group="queue", exit_on_error=False)
+        self._show_state()
+
+    async def _run_queue(self, queue: SendQueue) -> None:
+        try:
+            await queue.run(self._confirm_queued)
+        finally:
+            if queue is not self._queue:
+                await queue.sender.aclose()
+
+    async def _confirm_queued(self, plant: QueuedPlant) -> bool:
+        # Only for plants queued before the connection told whether the target is protected.
+        target = self.target
+        if target is None or not self._protected.needs_asking(target):
+            return True
+        answer = await self.app.push_screen_wait(self._protected.question(target, plant.plant))
+        return self._protected.record(target, answer)
 
     async def on_unmount(self) -> None:
         """Close the kept-alive connections."""
         if self._connection is not None:
             await self._connection.client.aclose()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Every worker's end comes through here: the connection, and sends that broke."""
-        worker, state = event.worker, event.state
-        if worker.name == "connect" and state == WorkerState.SUCCESS:
-            connection = worker.result
-            assert isinstance(connection, Connection)
-            self._connection = connection
-            target = connection.target
-            self.status.show_target(
-                TargetLabel.of(target).describe(target.token_hint()), protected=target.protected
-            )
-            self._connected.set()
-            self._show_idle()
-        elif worker.name == "connect" and state == WorkerState.ERROR:
-            self._connect_problem = visible(str(worker.error))
-            self.status.show_state("cannot send: configuration problem", "problem")
-            self.log_panel.add_note(
-                f"Configuration problem: {self._connect_problem}", self._clock()
-            )
-            self._connected.set()
-        elif worker.name == "send" and state == WorkerState.ERROR:
-            # A bug, not a server fault (those are outcomes): say so instead of crashing.
-            error = worker.error
-            self.log_panel.add_note(
-                f"The send stopped on an unexpected error: {type(error).__name__}: {error}",
-                self._clock(),
-            )
-            self._finish_send()
+    async def wait_until_settled(self) -> None:
+        """Wait until the connection is made (or has failed) and no plant is queued or in flight."""
+        await self._quiet.wait()
 
-    def _show_idle(self) -> None:
-        if self._connect_problem is None and self._connection is not None:
+    def _show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
+        queued, sending, attention = self.ledger.counts()
+        connecting = self._connect is not None and (
+            self._connection is None and self._connect_problem is None
+        )
+        if connecting or queued or sending:
+            self._quiet.clear()
+        else:
+            self._quiet.set()
+        if words is not None and kind is not None:
+            self.status.show_state(words, kind)
+            return
+        parts = []
+        if sending:
+            parts.append("sending…")
+        if queued:
+            parts.append(f"{queued} queued")
+        if attention:
+            parts.append(f"{attention} need attention (F4)")
+        if self._connect_problem is not None:
+            self.status.show_state("cannot send: configuration problem", "problem")
+        elif parts:
+            self.status.show_state(" · ".join(parts), "problem" if attention else "busy")
+        elif self._connection is None:
+            self.status.show_state("connecting…", "busy")
+        else:
             self.status.show_state("ready", "ready")
 
     @on(StatusLine.TargetClicked)
     async def _target_clicked(self) -> None:
         await self.run_action("app.profiles")
 
-    @on(PlantForm.Submitted)
-    def _submitted(self, message: PlantForm.Submitted) -> None:
-        if self._in_flight is not None:
-            self.notify(
-                "A send is already in flight: nothing more was sent. "
-                "Wait for its answer, or press Esc to cancel it.",
-                title="Not sent",
-                severity="warning",
-            )
-            return
-        if self._connect_problem is not None:
-            self.notify(self._connect_problem, title="Cannot send", severity="error")
-            return
-        if self._connect is None:
-            self.notify(
-                "No target yet: press F2 to choose or create a profile.",
-                title="Not sent",
-                severity="warning",
-            )
-            return
-        self._in_flight = _InFlight(texts=message.texts)
-        self.form.set_sending(True)
-        self.status.show_state("sending… (Esc cancels)", "busy")
-        # A loopback answer takes milliseconds: the spinner and the footer's Esc appear only
-        # for a send that lasts, so a fast one costs no extra layout and nothing flickers.
-        self._slow_send_timer = self.set_timer(SLOW_SEND_SECONDS, self._show_slow_send)
-        self._send_worker = self._send(self._in_flight)
-
-    def _show_slow_send(self) -> None:
-        if self._in_flight is None:
-            return
-        self.form.show_spinner(True)
-        self.refresh_bindings()
-
-    @work(exclusive=True, exit_on_error=False, name="send", group="send")
-    async def _send(self, in_flight: _InFlight) -> None:
-        try:
-            await self._connected.wait()
-            if self._connection is None:
-                return
-            from plantstore_tui.core.form import FormErrors
-            from plantstore_tui.core.models import parse_new_plant
-            from plantstore_tui.core.outcome import Created
-
-            texts = in_flight.texts
-            parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
-            if isinstance(parsed, FormErrors):
-                self.form.show_errors(parsed.errors)
-                return
-            if not await self._confirmed(self._connection.target, parsed):
-                self.notify("Nothing was sent.", title="Send cancelled")
-                return
-            in_flight.plant, in_flight.started = parsed, time.perf_counter()
-            outcome = await self._connection.client.create_plant(parsed)
-            self.log_panel.add_outcome(outcome, self._clock())
-            if isinstance(outcome, Created):
-                self.form.after_success(texts, parsed.tag)
-        except asyncio.CancelledError:
-            self._log_cancelled(in_flight)
-            raise
-        finally:
-            self._finish_send()
-
-    async def _confirmed(self, target: Target, plant: NewPlant) -> bool:
-        # Asked before the clock starts, so the time spent deciding is not the server's.
-        if not self._protected.needs_asking(target):
-            return True
-        self.status.show_state("confirm the send…", "busy")
-        answer = await self.app.push_screen_wait(self._protected.question(target, plant))
-        self.status.show_state("sending… (Esc cancels)", "busy")
-        return self._protected.record(target, answer)
-
-    def _log_cancelled(self, in_flight: _InFlight) -> None:
-        if in_flight.plant is None or self._connection is None:
-            self.notify("Cancelled before anything was sent.", title="Send cancelled")
-            return
-        from plantstore_tui.core.outcome import cancelled
-
-        outcome = cancelled(self._connection.client.url, in_flight.plant, in_flight.elapsed_ms())
-        self.log_panel.add_outcome(outcome, self._clock())
-
-    def _finish_send(self) -> None:
-        if self._in_flight is None:
-            return
-        self._in_flight = None
-        if self._slow_send_timer is not None:
-            self._slow_send_timer.stop()
-            self._slow_send_timer = None
-        self.form.set_sending(False)
-        if self.form.show_spinner(False):
-            self.refresh_bindings()
-        self._show_idle()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer Esc only while there is something to cancel."""
-        if action == "cancel_send":
-            return self.sending
-        return True
-
-    def action_send(self) -> None:
-        """Check the form and send it."""
-        self.form.submit()
+    # Cancel, needs attention ------------------------------------------------------------------
 
     def action_cancel_send(self) -> None:
-        """Cancel the send in flight; its log entry says the plant may or may not exist."""
-        if self._send_worker is not None and self._send_worker.is_running:
-            self._send_worker.cancel()
+        """Cancel the send in flight (its fate is unknown); ask before holding the rest."""
+        # Always offered: a footer that changed with every send would be rebuilt for each one.
+        queue = self._queue
+        if queue is None or queue.idle:
+            return
+        queue.cancel_current()
+        waiting = len(queue.waiting)
+        if not waiting:
+            return
+
+        def answered(answer: Answer) -> None:
+            if answer.confirmed:
+                queue.hold_waiting("Not sent: held when the queue was stopped (Esc).")
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Stop the queue too?",
+                Text(f"{waiting} more plant(s) are queued."),
+                "Held plants are never sent: they wait in needs attention (F4), where each can "
+                "be loaded into the form or dismissed.",
+                [
+                    Choice("Hold them", "h", Answer.YES, "queue-hold", "warning"),
+                    Choice("Keep sending", "Esc", Answer.NO, "queue-keep"),
+                ],
+                cancel=Answer.NO,
+                answered=answered,
+            )
+        )
+
+    def action_attention(self) -> None:
+        """List the plants that need attention: load one into the form, or dismiss it."""
+        from plantstore_tui.ui.screens.attention import AttentionScreen
+
+        attention = self.ledger.attention()
+        if not attention:
+            self.notify("Every plant sent so far went through.", title="Nothing needs attention")
+            return
+        self.app.push_screen(AttentionScreen(attention, self._attended))
+
+    def _attended(self, number: int, load: bool) -> None:
+        plant = self.ledger.get(number)
+        if plant is None:
+            return
+        at = self._clock().strftime("%H:%M:%S")
+        if not load:
+            self.ledger.release(number)
+            self.plant_changed(plant, f"Dismissed at {at}.")
+            return
+        if not self.form.texts().blank:
+            self.notify(
+                "The form holds a plant being typed: send it or clear it first.",
+                title="Not loaded",
+                severity="warning",
+            )
+            return
+        self.ledger.release(number)
+        self.plant_changed(plant, f"Loaded into the form at {at}.")
+        self.form.load(plant.texts)
+        if plant.fate_unknown:
+            self.notify(
+                f"Plant {plant.plant.id} may exist already: its send got no clear answer. "
+                "Sending it again may create it twice, or be refused as a duplicate id.",
+                title="Check before sending",
+                severity="warning",
+                timeout=10,
+            )
+
+    # Switches and the log ---------------------------------------------------------------------
 
     def action_toggle_next_id(self) -> None:
-        """Turn moving to the next id after a success on or off."""
+        """Turn moving to the next id after a send on or off."""
         self.form.toggle_next_id()
 
+    def action_toggle_keep_tag(self) -> None:
+        """Turn keeping the tag after a send on or off."""
+        self.form.toggle_keep_tag()
+
     def action_clear_log(self) -> None:
-        """Empty the log."""
+        """Empty the log (plants still pending keep their entries)."""
         self.log_panel.clear_entries()
+        for plant in self.ledger:
+            self.log_panel.show_plant(plant)
         self.notify("The log is empty.", title="Log cleared")
 
     def action_save_log(self) -> None:
@@ -330,3 +525,29 @@ class SendScreen(Screen[None]):
             )
             return
         self.notify(f"Saved to {path.resolve()}", title="Log saved")
+
+    # Quitting ---------------------------------------------------------------------------------
+
+    def pending(self) -> list[QueuedPlant]:
+        """Every plant not yet done with: queued, in flight, or needing attention."""
+        return list(self.ledger)
+
+    def recover(self, files: Sequence[RecoveryFile]) -> None:
+        """Take the plants of recovery files into needs attention; a file is discarded once all
+        of its plants are here."""
+        from plantstore_tui.core.recovery import discard_recovery_file
+        from plantstore_tui.core.send_queue import recovered
+
+        for found in files:
+            kept = True
+            for unsettled in found.plants:
+                plant = recovered(unsettled, self.ledger.next_number())
+                if isinstance(plant, str):
+                    kept = False
+                    self.log_panel.add_note(
+                        f"Not recovered from {found.path}: {plant}", self._clock()
+                    )
+                    continue
+                self.plant_changed(plant)
+            if kept:
+                discard_recovery_file(found.path)

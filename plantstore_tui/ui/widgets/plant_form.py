@@ -1,18 +1,30 @@
-"""The plant form: Name, ID and Tag, each with its message as you type, and the Send button."""
+"""The plant form: Name, ID and Tag, each with its message as you type, and the Send button.
+
+The form never waits for anything: every change it makes (a typed key, a paste, a focus move, the
+hand-over of a submitted plant) takes effect at once, so the keys of a burst that are applied next
+see the form exactly as the keys before them left it. The send screen drives it; see
+`ui/ordered_input.py`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Button, Checkbox, Input, LoadingIndicator, Static
+from textual.widgets import Button, Checkbox, Input, Static
 
-from plantstore_tui.core.form import FORM_FIELDS, INT64_MAX, FormField, field_error, parse_id
+from plantstore_tui.core.form import (
+    FORM_FIELDS,
+    INT64_MAX,
+    FormField,
+    FormTexts,
+    field_error,
+    parse_id,
+)
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
@@ -21,15 +33,6 @@ _PLACEHOLDERS: dict[FormField, str] = {
     "id": "a whole number, e.g. 1",
     "tag": "e.g. indoor",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class FormTexts:
-    """The raw text of the three fields, as typed."""
-
-    name: str
-    id: str
-    tag: str
 
 
 class TagSuggester(Suggester):
@@ -57,15 +60,72 @@ class TagSuggester(Suggester):
         return None
 
 
+class FieldInput(SafeInput):
+    """One field of the form: typed text and pastes apply at once; Enter belongs to the screen.
+
+    Text selected when the field gains focus is selected by the screen as the focus moves, not
+    later in a Focus handler, so keys already read replace it as they would if typed slowly.
+    """
+
+    def __init__(self, field: FormField, *, suggester: Suggester | None = None) -> None:
+        super().__init__(
+            placeholder=_PLACEHOLDERS[field],
+            id=f"{field}-input",
+            suggester=suggester,
+            select_on_focus=False,
+        )
+        self.field: FormField = field
+        # The label sits in the Input's top border: one widget less per field to start.
+        self.border_title = _LABELS[field]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter means next field or send: the screen's binding decides, not Input's submit."""
+        if action == "submit":
+            return False
+        return super().check_action(action, parameters)
+
+    def type_now(self, event: events.Key) -> bool:
+        """Apply a typed character at once, as Input would in its own time; False if not one."""
+        if not event.is_printable or event.character is None:
+            return False
+        self._replace_selection(event.character)
+        return True
+
+    def paste_now(self, text: str) -> str | None:
+        """Apply a paste at once: one line is taken as it is; several are refused with words."""
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > 1:
+            return (
+                f"The paste has {len(lines)} lines; a field takes one. Nothing was pasted: "
+                "enter plants one at a time here."
+            )
+        if lines:
+            self._replace_selection(lines[0])
+        return None
+
+    def _replace_selection(self, text: str) -> None:
+        selection = self.selection
+        if selection.is_empty:
+            self.insert_text_at_cursor(text)
+        else:
+            self.replace(text, *selection)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # Reached only when a paste was not applied in order (no ordered screen above).
+        event.stop()
+        problem = self.paste_now(event.text)
+        if problem is not None:
+            self.notify(problem, title="Not pasted", severity="warning")
+
+
 class PlantForm(Vertical):
-    """Posts `PlantForm.Submitted` only for text the core's form checks accept."""
+    """Three fields with their live messages, two switches and Send.
 
-    class Submitted(Message):
-        """The operator asked to send these texts, and every field passed the live checks."""
+    The screen asks it to check the fields (`check`) and, for a valid plant, to get ready for the
+    next one (`hand_over`); both act at once.
+    """
 
-        def __init__(self, texts: FormTexts) -> None:
-            super().__init__()
-            self.texts = texts
+    SEND_BUTTON_ID: ClassVar[str] = "send"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -76,27 +136,22 @@ class PlantForm(Vertical):
         self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
 
     def compose(self) -> ComposeResult:
-        """Three labelled fields, each with a message line, the next-id switch and Send."""
+        """Three labelled fields, each with a message line, the two switches and Send."""
         for field in FORM_FIELDS:
-            field_input = SafeInput(
-                placeholder=_PLACEHOLDERS[field],
-                id=f"{field}-input",
-                suggester=self.tags if field == "tag" else None,
-            )
-            # The label sits in the Input's top border: one widget less per field to start.
-            field_input.border_title = _LABELS[field]
-            yield field_input
+            yield FieldInput(field, suggester=self.tags if field == "tag" else None)
             yield Static("", id=f"{field}-message", classes="field-message")
-        yield Checkbox("Next id after success", value=True, id="next-id")
+        with Horizontal(id="switches"):
+            yield Checkbox("Next id", value=True, id="next-id")
+            yield Checkbox("Keep tag", value=False, id="keep-tag")
         with Horizontal(id="send-row"):
-            yield Button("Send", id="send", variant="primary")
+            yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(
             "Tab: next field · Enter on Tag: send\nEsc: cancel a send · F1: help", id="form-hint"
         )
 
-    def field_input(self, field: FormField) -> Input:
+    def field_input(self, field: FormField) -> FieldInput:
         """The Input of one field."""
-        return self.query_one(f"#{field}-input", Input)
+        return self.query_one(f"#{field}-input", FieldInput)
 
     def texts(self) -> FormTexts:
         """What the fields hold now."""
@@ -108,12 +163,25 @@ class PlantForm(Vertical):
 
     @property
     def next_id_after_success(self) -> bool:
-        """Whether a success moves the ID on to the next number."""
+        """Whether a hand-over moves the ID on to the next number."""
         return self.query_one("#next-id", Checkbox).value
+
+    @property
+    def keep_tag(self) -> bool:
+        """Whether Tag keeps its text after a hand-over (sticky tag)."""
+        return self.query_one("#keep-tag", Checkbox).value
 
     def toggle_next_id(self) -> None:
         """Flip the next-id switch."""
         self.query_one("#next-id", Checkbox).toggle()
+
+    def toggle_keep_tag(self) -> None:
+        """Flip the sticky-tag switch."""
+        self.query_one("#keep-tag", Checkbox).toggle()
+
+    def focus_field(self, field: FormField) -> None:
+        """Put the cursor in a field at once, its text selected."""
+        self.screen.set_focus(self.field_input(field))
 
     def _show(self, field: FormField, message: str | None) -> None:
         if self._messages[field] == message:
@@ -131,85 +199,52 @@ class PlantForm(Vertical):
             self._show(field, errors.get(field))
         first = next((field for field in FORM_FIELDS if field in errors), None)
         if first is not None:
-            self.field_input(first).focus()
+            self.focus_field(first)
 
     @on(Input.Changed)
     def _check_as_typed(self, event: Input.Changed) -> None:
-        field = self._field_of(event.input)
-        if field is None:
+        field_input = event.input
+        if not isinstance(field_input, FieldInput):
             return
-        if event.value:
+        # The field's text now, not the event's: in a burst, several changes may be applied
+        # before the first of their messages arrives here.
+        field, value = field_input.field, field_input.value
+        if value:
             self._touched.add(field)
         if field in self._touched:
-            self._show(field, field_error(field, event.value))
+            self._show(field, field_error(field, value))
 
-    @on(Input.Submitted)
-    def _enter(self, event: Input.Submitted) -> None:
-        event.stop()
-        if self._field_of(event.input) == "tag":
-            self.submit()
-        else:
-            self.screen.focus_next()
-
-    @on(Button.Pressed, "#send")
-    def _send_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.submit()
-
-    def submit(self) -> None:
-        """Check every field; post `Submitted` if all pass, else show why and focus the first."""
+    def check(self) -> FormTexts | None:
+        """The texts if every field is valid; else say why, the cursor on the first bad field."""
         texts = self.texts()
-        errors: dict[FormField, str] = {}
-        for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
-            message = field_error(field, text)
-            if message is not None:
-                errors[field] = message
+        errors = texts.errors()
         self.show_errors(errors)
-        if not errors:
-            self.post_message(self.Submitted(texts))
+        return None if errors else texts
 
-    def set_sending(self, sending: bool) -> None:
-        """Show a send in flight: the button says so and is disabled."""
-        button = self.query_one("#send", Button)
-        button.disabled = sending
-        button.label = "Sending…" if sending else "Send"
-
-    def show_spinner(self, shown: bool) -> bool:
-        """Show or remove the spinner beside Send; True if that changed anything."""
-        # Mounted only while needed: neither the first frame nor a fast send pays for it.
-        present = bool(self.query("#sending"))
-        if shown and not present:
-            self.query_one("#send-row").mount(LoadingIndicator(id="sending"))
-        elif not shown and present:
-            self.query("#sending").remove()
-        return shown != present
-
-    def after_success(self, sent: FormTexts, tag: str | None) -> None:
-        """Ready the form for the next plant, leaving alone whatever was typed meanwhile."""
-        if tag:
-            self.tags.remember(tag)
-        current = self.texts()
-        if current.name == sent.name:
-            self._reset("name", "")
-        if current.tag == sent.tag:
+    def hand_over(self, sent: FormTexts) -> None:
+        """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
+        moved on (when next id is on), the cursor in Name."""
+        self._reset("name", "")
+        if not self.keep_tag:
             self._reset("tag", "")
         sent_id = parse_id(sent.id)
-        if (
-            self.next_id_after_success
-            and current.id == sent.id
-            and isinstance(sent_id, int)
-            and sent_id < INT64_MAX
-        ):
-            self.field_input("id").value = str(sent_id + 1)
-        self.field_input("name").focus()
+        if self.next_id_after_success and isinstance(sent_id, int) and sent_id < INT64_MAX:
+            self._reset("id", str(sent_id + 1))
+        self.focus_field("name")
+
+    def load(self, texts: FormTexts) -> None:
+        """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
+        first bad field (or Name)."""
+        for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
+            self.field_input(field).value = text
+        errors = texts.errors()
+        self.show_errors(errors)
+        if not errors:
+            self.focus_field("name")
 
     def _reset(self, field: FormField, value: str) -> None:
         self._touched.discard(field)
-        self.field_input(field).value = value
+        field_input = self.field_input(field)
+        field_input.value = value
+        field_input.cursor_position = len(value)
         self._show(field, None)
-
-    def _field_of(self, widget: Input) -> FormField | None:
-        for field in FORM_FIELDS:
-            if widget.id == f"{field}-input":
-                return field
-        return None

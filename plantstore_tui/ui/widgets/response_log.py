@@ -1,9 +1,13 @@
-"""The response log: one entry per send attempt; everything from the server is literal text."""
+"""The response log: one entry per plant sent; everything from the server is literal text.
+
+An entry can change in place: a queued plant's entry says queued, then sending, then its outcome.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -11,16 +15,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
-from textual.widgets import RichLog
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from plantstore_tui.core.text import shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.send_queue import QueuedPlant
 
 # Enough for any Plant or Error; a longer body is cut, saying how much was left out.
 BODY_SHOWN = 2000
@@ -32,7 +40,19 @@ _LABEL_WIDTH = 6
 _json_highlighter = JSONHighlighter()
 
 # Style names the renderer asks for; the widget fills them from app.tcss component classes.
-STYLE_NAMES = ("time", "created", "rejected", "failed", "label", "fate", "advice", "note")
+STYLE_NAMES = (
+    "time",
+    "number",
+    "created",
+    "rejected",
+    "failed",
+    "label",
+    "fate",
+    "advice",
+    "note",
+    "pending",
+    "attention",
+)
 
 
 def _style(styles: Mapping[str, Style], name: str) -> Style:
@@ -112,19 +132,30 @@ class Entry:
         return Group(self.header, Padding(grid, (0, 0, 0, 2)))
 
 
+def _header(at: datetime, number: int | None, url: str, styles: Mapping[str, Style]) -> Text:
+    header = Text()
+    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
+    if number is not None:
+        header.append(f"  #{number}", _style(styles, "number"))
+    header.append("  POST ")
+    header.append(visible(url))
+    header.append("  ")
+    return header
+
+
 def render_outcome(
-    outcome: Outcome, at: datetime, styles: Mapping[str, Style] | None = None
+    outcome: Outcome,
+    at: datetime,
+    styles: Mapping[str, Style] | None = None,
+    *,
+    number: int | None = None,
 ) -> Entry:
     """One log entry for one send attempt, built from Text without interpreting any markup."""
     from plantstore_tui.core.outcome import Created, Failed, Rejected, fate_sentence
 
     styles = styles or {}
     kind = _outcome_style_name(outcome)
-    header = Text()
-    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
-    header.append("  POST ")
-    header.append(visible(outcome.url))
-    header.append("  ")
+    header = _header(at, number, outcome.url, styles)
     header.append(_status_words(outcome), _style(styles, kind))
     if outcome.elapsed_ms is not None:
         header.append(f"  {outcome.elapsed_ms:.1f} ms", _style(styles, "time"))
@@ -158,6 +189,45 @@ def render_outcome(
     return Entry(header, tuple(rows))
 
 
+def render_plant(
+    plant: QueuedPlant,
+    at: datetime,
+    styles: Mapping[str, Style] | None = None,
+    *,
+    after: str | None = None,
+) -> Entry:
+    """The entry of a submitted plant as it stands: queued, sending, its outcome, then what the
+    operator did about it (`after`) if it needed attention."""
+    from plantstore_tui.core.send_queue import SendState
+
+    styles = styles or {}
+    if plant.outcome is not None:
+        entry = render_outcome(plant.outcome, at, styles, number=plant.number)
+        rows = list(entry.rows)
+        header = entry.header
+    else:
+        header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
+        words = {
+            SendState.QUEUED: "queued",
+            SendState.SENDING: "sending…",
+        }.get(plant.state, plant.state.value)
+        header.append(words, _style(styles, "pending"))
+        rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
+        if plant.note:
+            rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
+    if after is not None:
+        rows.append(
+            (Text("⚑", _style(styles, "label")), Text(visible(after), _style(styles, "label")))
+        )
+    elif plant.needs_attention:
+        flag = Text("needs attention: ", _style(styles, "attention"))
+        flag.append("F4 to load it into the form or dismiss it", _style(styles, "label"))
+        if plant.fate_unknown:
+            flag.append(" (it may exist already)", _style(styles, "label"))
+        rows.append((Text("⚑", _style(styles, "attention")), flag))
+    return Entry(header, tuple(rows))
+
+
 def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Entry:
     """A log line that is not a send attempt (a configuration problem, a send refused)."""
     styles = styles or {}
@@ -168,53 +238,77 @@ def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = No
     return Entry(header)
 
 
-class ResponseLog(RichLog):
-    """The log panel: keeps its entries so it can re-wrap them, clear them and save them."""
+class ResponseLog(ScrollView, can_focus=True):
+    """The log panel: entries rendered once per width, any of them replaceable in place."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"response-log--{name}" for name in STYLE_NAMES}
 
     def __init__(self, *, id: str | None = None) -> None:
-        # min_width: RichLog renders at least 78 cells wide unless told; the panel is narrower.
-        super().__init__(wrap=True, markup=False, highlight=False, min_width=20, id=id)
+        super().__init__(id=id)
         self.entries: list[Entry] = []
-        self._written_width = 0
+        self._index: dict[Hashable, int] = {}
+        # Each entry's lines at `_width` (a blank separator line first, but for the first entry),
+        # and the log line each entry starts at.
+        self._strips: list[list[Strip]] = []
+        self._starts: list[int] = []
+        self._width = 0
+
+    @property
+    def lines(self) -> list[Strip]:
+        """Every line the log draws, top to bottom."""
+        return [strip for strips in self._strips for strip in strips]
 
     def _styles(self) -> dict[str, Style]:
         return {
             name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
         }
 
-    def add_outcome(self, outcome: Outcome, at: datetime) -> None:
-        """Append the entry of one send attempt."""
-        self._add(render_outcome(outcome, at, self._styles()))
+    def add_outcome(self, outcome: Outcome, at: datetime, key: Hashable | None = None) -> None:
+        """Append (or, for a known `key`, replace) the entry of one send attempt."""
+        self.put(render_outcome(outcome, at, self._styles()), key)
+
+    def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
+        """Show a submitted plant's entry as it stands now, in place once it has one."""
+        self.put(
+            render_plant(plant, plant.queued_at, self._styles(), after=after),
+            ("plant", plant.number),
+        )
 
     def add_note(self, text: str, at: datetime) -> None:
         """Append a line that is not a send attempt."""
-        self._add(render_note(text, at, self._styles()))
+        self.put(render_note(text, at, self._styles()))
 
-    def _add(self, entry: Entry) -> None:
-        self._write(entry, separated=bool(self.entries))
-        self.entries.append(entry)
+    def put(self, entry: Entry, key: Hashable | None = None) -> None:
+        """Append `entry`; with the `key` of an entry already shown, replace that one in place."""
+        index = None if key is None else self._index.get(key)
+        if index is None:
+            index = len(self.entries)
+            self.entries.append(entry)
+            self._strips.append([])
+            self._starts.append(0)
+            if key is not None:
+                self._index[key] = index
+        else:
+            self.entries[index] = entry
+        at_end = self.scroll_offset.y >= self.max_scroll_y
+        if self._width:
+            self._render_from(index, only=index)
+        if at_end or index == len(self.entries) - 1:
+            self._follow_end()
 
-    def _write(self, entry: Entry, *, separated: bool) -> None:
-        renderable = entry.renderable()
-        if separated:
-            renderable = Group(Text(""), renderable)
-        if not self._size_known:
-            # Deferred by RichLog until the first size is known; it scrolls to the end then.
-            self.write(renderable, expand=True)
-            return
-        # RichLog would scroll only after the refresh that draws the new lines, so the entry
-        # would show a frame later; the log's height is fixed, so its end is known already
-        # (force: the scrollbar that allows scrolling appears only at that refresh).
-        self.write(renderable, expand=True, scroll_end=False)
-        if self.auto_scroll:
-            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+    def has_entry(self, key: Hashable) -> bool:
+        """Whether an entry with this key is shown."""
+        return key in self._index
 
     def clear_entries(self) -> None:
         """Forget every entry."""
         self.entries.clear()
-        self.clear()
+        self._index.clear()
+        self._strips.clear()
+        self._starts.clear()
+        self.virtual_size = Size(self._width, 0)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
 
     def plain_text(self) -> str:
         """Every entry as plain text, for saving; the log never holds the token."""
@@ -222,12 +316,63 @@ class ResponseLog(RichLog):
             "\n" if self.entries else ""
         )
 
+    def _render_entry(self, index: int) -> list[Strip]:
+        renderable = self.entries[index].renderable()
+        if index:
+            renderable = Group(Text(""), renderable)
+        console = self.app.console
+        options = console.options.update_width(self._width)
+        lines = Segment.split_and_crop_lines(
+            console.render(renderable, options), self._width, pad=True
+        )
+        return [Strip(line, self._width) for line in lines]
+
+    def _render_from(self, first: int, *, only: int | None = None) -> None:
+        """Render entry `only` (or every entry from `first`) and lay out the lines after it."""
+        for index in range(first, len(self.entries)):
+            if only is None or index == only:
+                self._strips[index] = self._render_entry(index)
+        for index in range(first, len(self.entries)):
+            self._starts[index] = (
+                self._starts[index - 1] + len(self._strips[index - 1]) if index else 0
+            )
+        total = self._starts[-1] + len(self._strips[-1]) if self.entries else 0
+        self.virtual_size = Size(self._width, total)
+        self.refresh()
+
+    def _follow_end(self) -> None:
+        if self.auto_scroll:
+            # The log's height is fixed, so its end is known before the next refresh draws it
+            # (force: the scrollbar that allows scrolling only appears at that refresh).
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+
+    auto_scroll = True
+
     def on_resize(self, event: Resize) -> None:
-        """Re-wrap the entries to the new width (RichLog keeps lines wrapped at the old one)."""
-        width, self._written_width = self._written_width, event.size.width
-        # Before the first size is known RichLog itself renders the deferred writes.
-        if not self._size_known or event.size.width == width:
+        """Render every entry again at the new width."""
+        width = self.scrollable_content_region.width
+        if width == self._width or width <= 0:
             return
-        self.clear()
-        for index, entry in enumerate(self.entries):
-            self._write(entry, separated=index > 0)
+        self._width = width
+        if self.entries:
+            self._render_from(0)
+            self._follow_end()
+
+    def notify_style_update(self) -> None:
+        """Styles changed (a theme): the cached lines hold the old ones."""
+        super().notify_style_update()
+        if self._width and self.entries:
+            self._render_from(0)
+
+    def render_line(self, y: int) -> Strip:
+        """One line of the log at the current scroll position."""
+        scroll_x, scroll_y = self.scroll_offset
+        line = scroll_y + y
+        width = self.scrollable_content_region.width
+        if not self.entries or line >= self.virtual_size.height:
+            return Strip.blank(width, self.rich_style)
+        index = bisect_right(self._starts, line) - 1
+        strip = self._strips[index][line - self._starts[index]]
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(
+            self.rich_style
+        )

@@ -1,0 +1,112 @@
+"""Needs attention (F4): the plants that did not go through, each to load back or dismiss."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from plantstore_tui.core.send_queue import QueuedPlant, SendState
+from plantstore_tui.core.text import shorten, visible
+
+# (plant number, load it into the form?) -> None
+Attend = Callable[[int, bool], None]
+
+_STATE_WORDS = {
+    SendState.REJECTED: "rejected",
+    SendState.FAILED: "not sent",
+    SendState.UNKNOWN: "fate unknown",
+    SendState.HELD: "held",
+}
+
+
+def _option(plant: QueuedPlant) -> Option:
+    line = Text()
+    line.append(f"#{plant.number}  ", style="dim")
+    line.append(_STATE_WORDS.get(plant.state, plant.state.value), style="bold")
+    line.append(f"  {plant.plant.id}  {visible(shorten(plant.plant.name, 40))}")
+    if plant.plant.tag:
+        line.append(f"  [{visible(shorten(plant.plant.tag, 20))}]", style="dim")
+    reason = plant.reason
+    if plant.fate_unknown:
+        reason = f"{reason} It may exist already.".strip()
+    if reason:
+        line.append(f"\n    {visible(shorten(reason, 200))}", style="dim")
+    return Option(line, id=str(plant.number))
+
+
+class AttentionScreen(ModalScreen[None]):
+    """Enter loads the highlighted plant into the form; Delete (or d) dismisses it."""
+
+    CSS_PATH = "../profiles.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "load", "Load into the form"),
+        Binding("delete,d", "dismiss_plant", "Dismiss"),
+        Binding("escape,f4", "close", "Close"),
+    ]
+
+    def __init__(self, plants: Sequence[QueuedPlant], attend: Attend) -> None:
+        super().__init__()
+        self._plants = list(plants)
+        self._attend = attend
+
+    def compose(self) -> ComposeResult:
+        """The list, oldest first, and what the keys do."""
+        with Vertical(id="attention-panel") as panel:
+            panel.border_title = f"Needs attention ({len(self._plants)})"
+            yield OptionList(*(_option(plant) for plant in self._plants), id="attention-list")
+            yield Static(
+                Text("Enter: load into the form to fix and send · Delete: dismiss · Esc: close"),
+                id="attention-hint",
+            )
+
+    @property
+    def _list(self) -> OptionList:
+        return self.query_one(OptionList)
+
+    def _highlighted(self) -> int | None:
+        index = self._list.highlighted
+        if index is None:
+            return None
+        option_id = self._list.get_option_at_index(index).id
+        return None if option_id is None else int(option_id)
+
+    def action_load(self) -> None:
+        """Load the highlighted plant into the form and close."""
+        number = self._highlighted()
+        if number is not None:
+            self.dismiss()
+            self._attend(number, True)
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_load()
+
+    def action_dismiss_plant(self) -> None:
+        """Dismiss the highlighted plant: it is forgotten (its log entry says so)."""
+        number = self._highlighted()
+        if number is None:
+            return
+        self._attend(number, False)
+        index = self._list.highlighted
+        self._list.remove_option(str(number))
+        self._plants = [plant for plant in self._plants if plant.number != number]
+        if not self._plants:
+            self.dismiss()
+            return
+        self.query_one("#attention-panel").border_title = f"Needs attention ({len(self._plants)})"
+        if index is not None:
+            self._list.highlighted = min(index, len(self._plants) - 1)
+
+    def action_close(self) -> None:
+        """Close the list."""
+        self.dismiss()
