@@ -16,6 +16,7 @@ from misbehaving import (
     Send,
     markup_and_escapes,
     response,
+    spec_like,
 )
 from pydantic import SecretStr
 from snapshot_apps.support import (
@@ -34,8 +35,9 @@ from snapshot_apps.support import (
 from textual.command import CommandPalette
 
 from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.core.form import FormTexts
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
-from plantstore_tui.ui.screens import send as send_screen
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
@@ -101,7 +103,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         await send_and_wait(pilot, app, "enter")  # Enter on the last field sends
 
         text = log_text(screen)
-        assert f"09:30:15  POST {reference_server.base_url}/plants  200" in text
+        assert f"09:30:15  #1  POST {reference_server.base_url}/plants  200" in text
         assert "✔     Created plant 41 (Monstera)" in text
         assert 'sent  {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
         assert 'plant {"name": "Monstera", "tag": "indoor"}' in text
@@ -135,22 +137,38 @@ async def test_the_next_id_toggle_keeps_the_id(reference_server: Any) -> None:
         assert screen.form.texts().id == "7"
 
 
-async def test_a_duplicate_id_shows_the_servers_error(reference_server: Any) -> None:
+async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attention(
+    reference_server: Any,
+) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         await pilot.press("ctrl+n")
         for name in ("Fern", "Ivy"):
-            await fill(pilot, screen, name=name, id="5")
+            await fill(pilot, screen, name=name, id="5", tag="shade")
             await send_and_wait(pilot, app, "ctrl+s")
         assert len(screen.log_panel.entries) == 2
         second = screen.log_panel.entries[1].text().plain
-        assert f"POST {reference_server.base_url}/plants  400" in second
+        assert f"#2  POST {reference_server.base_url}/plants  400" in second
         assert "A plant with id 5 already exists" in second
         assert "error {" in second
         assert "The plant was not created. Correct the plant and send it again." in second
-        # A rejected plant stays in the form to be corrected.
-        assert screen.form.texts().name == "Ivy"
+        assert "needs attention: F4 to load it into the form or dismiss it" in second
+        # The form was handed over for the next plant; the rejected one waits, fields intact.
+        assert screen.form.texts().name == ""
+        assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
+        [waiting] = screen.ledger.attention()
+        assert (waiting.texts.name, waiting.texts.id, waiting.texts.tag) == ("Ivy", "5", "shade")
+
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("enter")  # load the highlighted (only) plant into the form
+        await pilot.pause()
+        assert screen.form.texts() == waiting.texts
+        assert app.focused is screen.form.field_input("name")
+        assert screen.ledger.attention() == []
+        assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
+        assert "ready" in str(screen.status.query_one("#status-state").render())
 
 
 async def test_a_wrong_token_is_a_401_in_words(reference_server: Any) -> None:
@@ -178,65 +196,81 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         assert "no answer" in text
         assert "Cannot connect to 127.0.0.1: the connection was refused" in text
         assert "The plant was not created." in text
-        assert screen.status.query_one("#status-state").has_class("-ready")
+        # Not lost: it waits in needs attention, and the status line counts it.
+        state = screen.status.query_one("#status-state")
+        assert state.has_class("-problem")
+        assert "1 needs attention (F4)" in str(state.render())
+        assert [plant.texts.name for plant in screen.ledger.attention()] == ["Fern"]
 
 
-def _hang_after_arrival(arrived: asyncio.Event) -> Any:
+def _first_hangs(arrived: asyncio.Event) -> Any:
+    """The first request gets no answer at all; every later one is answered as the spec says."""
+
     def script(request: ReceivedRequest) -> list[Any]:
-        arrived.set()
-        return [Hang()]
+        if not arrived.is_set():
+            arrived.set()
+            return [Hang()]
+        return spec_like(request)
 
     return script
 
 
-async def test_a_slow_send_stays_responsive_refuses_a_second_send_and_escape_cancels(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The spinner waits this long before it shows; no need to wait in a test.
-    monkeypatch.setattr(send_screen, "SLOW_SEND_SECONDS", 0.001)
+def _state_words(screen: SendScreen) -> str:
+    return str(screen.status.query_one("#status-state").render())
+
+
+@pytest.mark.parametrize("hold", [True, False], ids=["hold-the-rest", "keep-sending"])
+async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(hold: bool) -> None:
     arrived = asyncio.Event()
-    async with MisbehavingServer(_hang_after_arrival(arrived)) as server:
+    async with MisbehavingServer(_first_hangs(arrived)) as server:
         app = app_for(server.base_url, SecretStr("token-for-a-slow-server"))
         async with app.run_test(size=SIZE) as pilot:
             screen = await ready(app, pilot)
-            await fill(pilot, screen, name="Fern", id="3")
-            await pilot.press("ctrl+s")
+            await pilot.press(*"Fern", "tab", *"3", "tab", *"shade", "enter")
             await asyncio.wait_for(arrived.wait(), 10)
             await pilot.pause()
             assert screen.sending
-            assert screen.form.query_one("#send").disabled
-            for _ in range(200):  # until the slow-send timer has shown the spinner
-                if screen.form.query("#sending"):
-                    break
-                await pilot.pause()
-            assert screen.form.query_one("#sending").display
+            assert "sending…" in _state_words(screen)
             shown = {active.binding.action for active in screen.active_bindings.values()}
-            assert "cancel_send" in shown  # Esc is in the footer while the send lasts
-            assert "sending" in str(screen.status.query_one("#status-state").render())
+            assert "cancel_send" in shown  # Esc is in the footer
 
-            # Typing goes on while the send waits.
-            screen.form.field_input("tag").focus()
-            await pilot.press(*"shade")
-            assert screen.form.texts().tag == "shade"
-
-            # A second submit is refused, visibly, and nothing more is sent.
-            await pilot.press("ctrl+s")
+            # The form was handed over at once: the next plant is typed and queued meanwhile.
+            assert screen.form.texts() == FormTexts(name="", id="4", tag="")
+            assert app.focused is screen.form.field_input("name")
+            await pilot.press(*"Aloe", "tab", "tab", *"sun", "enter")
             await pilot.pause()
-            assert any("already in flight" in n.message for n in app._notifications)
+            assert "sending… · 1 queued" in _state_words(screen)
+            assert "#2  POST " in log_text(screen)
+            assert "queued" in screen.log_panel.entries[1].text().plain
 
             await pilot.press("escape")
-            await settled(app, pilot)
             await pilot.pause()
-            assert not screen.sending
-            assert not screen.form.query_one("#send").disabled
-            assert not screen.form.query("#sending")
+            assert isinstance(app.screen, ChoiceScreen)  # "Stop the queue too?"
+            # Nothing more goes out while the question waits for an answer.
             assert len(server.requests) == 1
-            text = log_text(screen)
-            assert "⚠     Cancelled before the server answered" in text
-            assert "The plant may or may not have been created." in text
-            # What was typed meanwhile is still there; the cancelled plant was not cleared.
-            assert screen.form.texts().tag == "shade"
-            assert screen.form.texts().name == "Fern"
+            await pilot.press("h" if hold else "escape")
+            await settled(app, pilot)
+
+            first = screen.log_panel.entries[0].text().plain
+            assert "⚠     Cancelled before the server answered" in first
+            assert "The plant may or may not have been created." in first
+            assert "(it may exist already)" in first
+            second = screen.log_panel.entries[1].text().plain
+            attention = screen.ledger.attention()
+            if hold:
+                assert len(server.requests) == 1
+                assert "Not sent: held when the queue was stopped (Esc)." in second
+                assert [plant.texts.name for plant in attention] == ["Fern", "Aloe"]
+                assert "2 need attention (F4)" in _state_words(screen)
+            else:
+                assert [request.json()["name"] for request in server.requests] == ["Fern", "Aloe"]
+                assert server.requests[1].json() == {"id": 4, "name": "Aloe", "tag": "sun"}
+                assert "Created plant 4 (Aloe)" in second
+                assert [plant.texts.name for plant in attention] == ["Fern"]
+                assert "1 needs attention (F4)" in _state_words(screen)
+            # The fields of the cancelled plant are kept, exactly as typed.
+            assert attention[0].texts == FormTexts(name="Fern", id="3", tag="shade")
+            assert attention[0].fate_unknown
 
 
 @pytest.mark.parametrize("status", [400, 200])
@@ -379,7 +413,10 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         await fill(pilot, screen, name="Early", id="11")
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert screen.sending
+        # Handed over and waiting for the client: its entry says so, the form is free.
+        assert screen.ledger.counts() == (1, 0, 0)
+        assert "queued" in screen.log_panel.entries[0].text().plain
+        assert screen.form.texts().name == ""
         gate.set()
         await settled(app, pilot)
         await pilot.pause()

@@ -136,6 +136,7 @@ class SendQueue:
         self._current: QueuedPlant | None = None
         self._send_task: asyncio.Task[Outcome] | None = None
         self._closing = False
+        self._paused = False
 
     @property
     def current(self) -> QueuedPlant | None:
@@ -170,8 +171,22 @@ class SendQueue:
             self._on_change(plant)
         return held
 
+    @property
+    def paused(self) -> bool:
+        """True while `pause` holds the next plants back."""
+        return self._paused
+
+    def pause(self) -> None:
+        """Send nothing more until `resume` (a send in flight goes on)."""
+        self._paused = True
+
+    def resume(self) -> None:
+        """Go on sending the plants that wait."""
+        self._paused = False
+        self._wake.set()
+
     def cancel_current(self) -> QueuedPlant | None:
-        """Cancel the send in flight (its fate becomes unknown); the queue goes on."""
+        """Cancel the send in flight (its fate becomes unknown); the queue goes on unless paused."""
         if self._send_task is None or self._send_task.done():
             return None
         self._send_task.cancel()
@@ -185,8 +200,8 @@ class SendQueue:
     async def run(self, confirm: Confirm | None = None) -> None:
         """Send queued plants until cancelled (or, after `close_when_empty`, until empty)."""
         while True:
-            if not self._waiting:
-                if self._closing:
+            if not self._waiting or (self._paused and not self._closing):
+                if self._closing and not self._waiting:
                     return
                 self._wake.clear()
                 await self._wake.wait()

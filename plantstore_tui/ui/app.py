@@ -86,7 +86,7 @@ class PlantStoreApp(App[None]):
 
     def on_mount(self) -> None:
         """Stop on SIGTERM and SIGHUP without losing work; on a first run, offer to create a
-        profile or to start the demo; else offer what an earlier session left unsettled."""
+        profile or to start the demo; else take in what an earlier session left unsettled."""
         self._handle_signals(signal.SIGTERM, signal.SIGHUP)
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
@@ -192,6 +192,8 @@ class PlantStoreApp(App[None]):
         self.push_screen(question)
 
     def _offer_recovery(self) -> None:
+        # No question here: an operator who starts typing at once would answer it by accident.
+        # The plants wait in needs attention, where nothing is sent without the operator.
         from plantstore_tui.core.recovery import find_recovery_files
 
         files, problems = find_recovery_files()
@@ -201,33 +203,14 @@ class PlantStoreApp(App[None]):
             return
         plants = sum(len(found.plants) for found in files)
         oldest = min(found.saved_at for found in files).astimezone()
-
-        def answered(choice: str) -> None:
-            if choice == "load":
-                self._send_screen.recover(files)
-            elif choice == "discard":
-                from plantstore_tui.core.recovery import discard_recovery_file
-
-                for found in files:
-                    discard_recovery_file(found.path)
-
-        self.push_screen(
-            ChoiceScreen(
-                "Plants from an earlier session",
-                Text(
-                    f"{plants} plant(s) were not settled when plantstore-tui ended "
-                    f"({oldest:%Y-%m-%d %H:%M})."
-                ),
-                "Loaded plants wait in needs attention (F4): nothing is sent until you load one "
-                "into the form and send it. Later keeps the file for the next start.",
-                [
-                    Choice("Load them", "l", "load", "recovery-load", "primary"),
-                    Choice("Later", "Esc", "later", "recovery-later"),
-                    Choice("Discard them", "d", "discard", "recovery-discard", "error"),
-                ],
-                cancel="later",
-                answered=answered,
-            )
+        self._send_screen.recover(files)
+        self.notify(
+            f"{plants} plant(s) were not settled when plantstore-tui ended "
+            f"({oldest:%Y-%m-%d %H:%M}). They wait in needs attention (F4): load one into the "
+            "form to send it, or dismiss it. Nothing is sent without you.",
+            title="Plants from an earlier session",
+            severity="warning",
+            timeout=20,
         )
 
     def _start_demo(self) -> Connection:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from pydantic import SecretStr
@@ -50,8 +51,12 @@ async def settled(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
 
 
 async def workers_done(app: App[object]) -> None:
-    """Wait for every worker but the send queues, which run as long as the app does."""
-    await app.workers.wait_for_complete([w for w in app.workers if w.name != "queue"])
+    """Wait for every worker but the send queues, which run as long as the app does.
+
+    A worker cancelled meanwhile (the palette cancels its last search with each key) is done too.
+    """
+    workers = [worker for worker in app.workers if worker.name != "queue"]
+    await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
 
 
 async def ready(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:

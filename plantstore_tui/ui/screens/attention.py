@@ -44,12 +44,15 @@ def _option(plant: QueuedPlant) -> Option:
 
 
 class AttentionScreen(ModalScreen[None]):
-    """Enter loads the highlighted plant into the form; Delete (or d) dismisses it."""
+    """Enter loads the highlighted plant into the form; Delete dismisses it.
+
+    No letter dismisses: keys typed ahead for the form must not throw a plant away.
+    """
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "load", "Load into the form"),
-        Binding("delete,d", "dismiss_plant", "Dismiss"),
+        Binding("delete", "dismiss_plant", "Dismiss"),
         Binding("escape,f4", "close", "Close"),
     ]
 

@@ -79,6 +79,7 @@ class ChoiceScreen(ModalScreen[T]):
         self._choices = tuple(choices)
         self._cancel = cancel
         self._answered = answered
+        self._done = False
 
     def compose(self) -> ComposeResult:
         """The question, its subject, what it means, and the answers with their keys."""
@@ -100,13 +101,18 @@ class ChoiceScreen(ModalScreen[T]):
         self.set_focus(self.query_one(f"#{self._choices[0].id}", Button))
 
     def answer(self, value: T) -> None:
-        """Close with this answer, at once."""
+        """Close with this answer, at once (a second answer, already on its way, is ignored)."""
+        if self._done:
+            return
+        self._done = True
         if self._answered is not None:
             self._answered(value)
         self.dismiss(value)
 
     def _choice_for_key(self, key: str, character: str | None) -> Choice[T] | None:
         for choice in self._choices:
+            if choice.key in ("Enter", "Esc"):
+                continue  # Enter picks the focused button and Esc the cancel answer
             names = {choice.key.lower(), choice.key}
             if key in names or (character is not None and character in names):
                 return choice
@@ -123,7 +129,7 @@ class ChoiceScreen(ModalScreen[T]):
             self._pressed_button(self.focused)
             return True
         choice = self._choice_for_key(event.key, event.character)
-        if choice is not None and choice.key not in ("Enter", "Esc"):
+        if choice is not None:
             self.answer(choice.value)
             return True
         return False
@@ -133,6 +139,12 @@ class ChoiceScreen(ModalScreen[T]):
             if choice.id == button.id:
                 self.answer(choice.value)
                 return
+
+    async def on_key(self, event: events.Key) -> None:
+        """In an app that does not hand keys over in order, answer keys still answer."""
+        if event.key != "enter" and await self.take_in_order(event):
+            event.stop()
+            event.prevent_default()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -14,9 +14,11 @@ from textual.widgets import Static
 KEYS = (
     ("Tab / Shift+Tab", "next / previous field"),
     ("Enter", "next field; on Tag, send"),
-    ("Ctrl+S", "send the plant"),
-    ("Esc", "cancel the send in flight"),
-    ("Ctrl+N", "turn Next id after success on or off"),
+    ("Ctrl+S", "send the plant (it joins the queue; type the next one at once)"),
+    ("Esc", "cancel the send in flight; asks before holding the rest of the queue"),
+    ("F4", "needs attention: load a plant that did not go through, or dismiss it"),
+    ("Ctrl+N", "turn moving the ID on after a send on or off"),
+    ("Ctrl+T", "turn keeping the tag after a send on or off"),
     ("Ctrl+L", "clear the log"),
     ("Ctrl+O", "save the log to a text file in the current directory"),
     ("Ctrl+P", "command palette: every action by name"),
@@ -29,9 +31,16 @@ ABOUT = (
     "The form. Name is required; ID is a whole number in the int64 range; an empty Tag is "
     "left out. The line under a field says what is wrong as you type, and nothing invalid is "
     "ever sent. Tag suggests the tags sent this session: press → to take the suggestion.",
-    "Sending. You can keep typing while a send is in flight. A second send is refused until "
-    "the first is answered or cancelled, so nothing is sent twice by accident. After Esc the "
-    "plant may or may not have been created: check before sending it again.",
+    "Sending. A plant handed over joins a queue and the form is ready for the next one at "
+    "once, however fast you type or however slow the deployment: plants go one at a time, in "
+    "the order sent, never twice and never retried. Each has its log entry from the start: "
+    "queued, sending, then its answer. A plant that was refused, not sent, or whose fate is "
+    "unknown (a timeout, a dropped connection, Esc) waits in needs attention (F4) with its "
+    "fields as typed, while the queue goes on. A pasted line goes in a field as it is; a paste "
+    "of several lines is refused (bulk entry is a separate command).",
+    "Quitting. With plants queued, in flight or needing attention, Ctrl+Q asks first; they can "
+    "be saved to a recovery file that the next start takes back into needs attention. A "
+    "closed terminal or a stop signal saves them without asking. The token is never saved.",
     "The log. One entry per attempt: time, POST and the URL, the status (green: created, "
     "yellow: refused, red: no usable answer), the time taken, the plant sent and what came "
     "back. Text from the server is shown literally; control characters appear as escapes "

@@ -51,10 +51,10 @@ class SendScreen(Screen[None]):
         Binding("enter", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
         Binding("f4", "attention", "Needs attention"),
-        Binding("ctrl+n", "toggle_next_id", "Next id"),
-        Binding("ctrl+t", "toggle_keep_tag", "Keep tag"),
-        Binding("ctrl+l", "clear_log", "Clear log"),
-        Binding("ctrl+o", "save_log", "Save log"),
+        Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
+        Binding("ctrl+t", "toggle_keep_tag", "Keep tag", show=False),
+        Binding("ctrl+l", "clear_log", "Clear log", show=False),
+        Binding("ctrl+o", "save_log", "Save log", show=False),
     ]
 
     def __init__(self, connect: Connect | None, label: TargetLabel, clock: Clock) -> None:
@@ -406,7 +406,8 @@ class SendScreen(Screen[None]):
         if queued:
             parts.append(f"{queued} queued")
         if attention:
-            parts.append(f"{attention} need attention (F4)")
+            verb = "needs" if attention == 1 else "need"
+            parts.append(f"{attention} {verb} attention (F4)")
         if self._connect_problem is not None:
             self.status.show_state("cannot send: configuration problem", "problem")
         elif parts:
@@ -428,14 +429,18 @@ class SendScreen(Screen[None]):
         queue = self._queue
         if queue is None or queue.idle:
             return
-        queue.cancel_current()
         waiting = len(queue.waiting)
+        if waiting:
+            # Nothing more goes out until the operator has said whether the rest goes too.
+            queue.pause()
+        queue.cancel_current()
         if not waiting:
             return
 
         def answered(answer: Answer) -> None:
             if answer.confirmed:
                 queue.hold_waiting("Not sent: held when the queue was stopped (Esc).")
+            queue.resume()
 
         self.app.push_screen(
             ChoiceScreen(
@@ -468,18 +473,16 @@ class SendScreen(Screen[None]):
             return
         at = self._clock().strftime("%H:%M:%S")
         if not load:
-            self.ledger.release(number)
-            self.plant_changed(plant, f"Dismissed at {at}.")
+            self._release(plant, f"Dismissed at {at}.")
             return
-        if not self.form.texts().blank:
+        if self.form.holds_typing():
             self.notify(
-                "The form holds a plant being typed: send it or clear it first.",
+                "The form holds a plant being typed: send it or empty the fields first.",
                 title="Not loaded",
                 severity="warning",
             )
             return
-        self.ledger.release(number)
-        self.plant_changed(plant, f"Loaded into the form at {at}.")
+        self._release(plant, f"Loaded into the form at {at}.")
         self.form.load(plant.texts)
         if plant.fate_unknown:
             self.notify(
@@ -489,6 +492,12 @@ class SendScreen(Screen[None]):
                 severity="warning",
                 timeout=10,
             )
+
+    def _release(self, plant: QueuedPlant, after: str) -> None:
+        # Out of the ledger for good: its entry says what became of it, the counts drop.
+        self.ledger.release(plant.number)
+        self.log_panel.show_plant(plant, after)
+        self._show_state()
 
     # Switches and the log ---------------------------------------------------------------------
 

@@ -134,6 +134,8 @@ class PlantForm(Vertical):
         self._touched: set[FormField] = set()
         # What each message line shows now: an unchanged message costs no layout of the screen.
         self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
+        # What the form held once it was last readied for a new plant: nothing typed since.
+        self._fresh = FormTexts(name="", id="", tag="")
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the two switches and Send."""
@@ -146,7 +148,8 @@ class PlantForm(Vertical):
         with Horizontal(id="send-row"):
             yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(
-            "Tab: next field · Enter on Tag: send\nEsc: cancel a send · F1: help", id="form-hint"
+            "Tab: next field · Enter on Tag: send\nCtrl+N next id · Ctrl+T keep tag",
+            id="form-hint",
         )
 
     def field_input(self, field: FormField) -> FieldInput:
@@ -160,6 +163,12 @@ class PlantForm(Vertical):
             id=self.field_input("id").value,
             tag=self.field_input("tag").value,
         )
+
+    def holds_typing(self) -> bool:
+        """True when the fields hold something the operator typed (not just the ID moved on or a
+        kept tag) that loading another plant would throw away."""
+        texts = self.texts()
+        return not texts.blank and texts != self._fresh
 
     @property
     def next_id_after_success(self) -> bool:
@@ -230,6 +239,7 @@ class PlantForm(Vertical):
         sent_id = parse_id(sent.id)
         if self.next_id_after_success and isinstance(sent_id, int) and sent_id < INT64_MAX:
             self._reset("id", str(sent_id + 1))
+        self._fresh = self.texts()
         self.focus_field("name")
 
     def load(self, texts: FormTexts) -> None:

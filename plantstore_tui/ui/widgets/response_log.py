@@ -323,7 +323,7 @@ class ResponseLog(ScrollView, can_focus=True):
         console = self.app.console
         options = console.options.update_width(self._width)
         lines = Segment.split_and_crop_lines(
-            console.render(renderable, options), self._width, pad=True
+            console.render(renderable, options), self._width, pad=True, include_new_lines=False
         )
         return [Strip(line, self._width) for line in lines]
 
