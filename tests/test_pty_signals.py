@@ -1,0 +1,91 @@
+"""The real TUI ended by a signal, as a closed terminal window or a service manager ends it.
+
+Nobody is there to ask: every plant queued, in flight or needing attention goes to a recovery
+file in the data directory (never the token), and `demo` removes its throwaway directory.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pty_support import PtyProcess, wait_until
+from pydantic import SecretStr
+
+from plantstore_tui.server.runner import BackgroundServer
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals and a pty")
+
+STARTUP_SECONDS = 20.0
+EXIT_SECONDS = 10.0
+# Long enough that the first plant is still in flight when the signal comes.
+VERY_SLOW = 30.0
+
+
+@pytest.fixture
+def very_slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+    """A reference server that answers each POST /plants after VERY_SLOW seconds."""
+    with BackgroundServer(
+        token=SecretStr(secrets.token_urlsafe(32)),
+        db_path=tmp_path / "very-slow.sqlite3",
+        delay=VERY_SLOW,
+    ) as server:
+        yield server
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_saves_every_unsettled_plant_to_a_recovery_file(
+    very_slow_server: BackgroundServer, tmp_path: Path, signum: signal.Signals
+) -> None:
+    data = tmp_path / "data"
+    token = very_slow_server.token.get_secret_value()
+    env = {
+        "PLANTSTORE_TOKEN": token,
+        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
+        "PLANTSTORE_DATA_DIR": str(data),
+    }
+    command = [sys.executable, "-m", "plantstore_tui", "--base-url", very_slow_server.base_url]
+    with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        mark = terminal.mark()
+        terminal.write("In flight\t41\tslow\rQueued 'one'\t\t\r".encode())
+        terminal.wait_for("1 queued", STARTUP_SECONDS, since=mark)
+        terminal.send_signal(signum)
+        assert terminal.wait_exit(EXIT_SECONDS) == 128 + signum
+
+    [saved] = list((data / "recovery").glob("recovery-*.json"))
+    assert saved.stat().st_mode & 0o777 == 0o600
+    document = json.loads(saved.read_text())
+    plants = [(p["name"], p["id"], p["tag"], p["state"]) for p in document["plants"]]
+    assert plants == [
+        ("In flight", "41", "slow", "sending"),
+        ("Queued 'one'", "42", "", "queued"),
+    ]
+    assert token not in saved.read_text()
+
+
+def test_demo_removes_its_throwaway_directory_on_sighup(tmp_path: Path) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {
+        "TMPDIR": str(temporary),
+        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
+        "PLANTSTORE_DATA_DIR": str(tmp_path / "data"),
+    }
+    with PtyProcess([sys.executable, "-m", "plantstore_tui", "demo"], env=env) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        [directory] = wait_until(
+            lambda: list(temporary.glob("plantstore-demo-*")),
+            STARTUP_SECONDS,
+            what="the demo's directory",
+            process=terminal,
+        )
+        assert (directory / "plants.sqlite3").exists() or any(directory.iterdir())
+        terminal.send_signal(signal.SIGHUP)
+        assert terminal.wait_exit(EXIT_SECONDS) == 128 + signal.SIGHUP
+    assert list(temporary.glob("plantstore-demo-*")) == []
