@@ -53,7 +53,7 @@ def test_a_signal_saves_every_unsettled_plant_to_a_recovery_file(
     with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
         terminal.wait_for("ready", STARTUP_SECONDS)
         mark = terminal.mark()
-        terminal.write("In flight\t41\tslow\rQueued 'one'\t\t\r".encode())
+        terminal.write(b"In flight\t41\tslow\rQueued 'one'\t\t\r")
         terminal.wait_for("1 queued", STARTUP_SECONDS, since=mark)
         terminal.send_signal(signum)
         assert terminal.wait_exit(EXIT_SECONDS) == 128 + signum

@@ -217,11 +217,11 @@ async def test_type_ahead_during_a_slow_send_is_never_refused(
 ) -> None:
     app = app_for(slow_server.base_url, slow_server.token)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(app, pilot)
+        await ready(app, pilot)
         await pilot.press(*"Aloe", "tab", *"31", "tab", *"shade", "enter")
         await pilot.press(*"Fern", "tab", "tab", *"indoor", "enter")
         await pilot.press(*"Ivy", "enter", "enter", "enter")
-        screen = await drained(app, pilot, 3)
+        await drained(app, pilot, 3)
         assert stored_plants(slow_server.db_path) == [
             (31, "Aloe", "shade"),
             (32, "Fern", "indoor"),
