@@ -14,6 +14,8 @@ from typing import ClassVar
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.suggester import Suggester
 from textual.widgets import Button, Checkbox, Input, Static
 
@@ -66,6 +68,11 @@ class FieldInput(SafeInput):
     Text selected when the field gains focus is selected by the screen as the focus moves, not
     later in a Focus handler, so keys already read replace it as they would if typed slowly.
     """
+
+    # Input sets its virtual size to the text's width on every change, and Widget's reactive lays
+    # out the whole screen for it: a layout per key. A field's box is fixed (app.tcss), so a
+    # repaint does; scrolling within the field reads the new size all the same.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
 
     def __init__(self, field: FormField, *, suggester: Suggester | None = None) -> None:
         super().__init__(
