@@ -31,12 +31,17 @@ from plantstore_tui.ui.screens.send import SendScreen
 
 HERE = Path(__file__).resolve().parent
 SIZE = (110, 32)
+SLOW_SECONDS = 1.0
 
 Scene = Callable[[PlantStoreApp, SendScreen], Awaitable[None]]
 
 
 async def _settle(app: PlantStoreApp) -> None:
-    await app.workers.wait_for_complete()
+    # Not every worker: the send queue runs as long as the app does.
+    screen = app.get_default_screen()
+    assert isinstance(screen, SendScreen)
+    await _pilot(app).pause()
+    await screen.wait_until_settled()
     await _pilot(app).pause()
 
 
@@ -85,6 +90,41 @@ async def network_failure(app: PlantStoreApp, screen: SendScreen) -> None:
     screen.action_send()
 
 
+async def queue(app: PlantStoreApp, screen: SendScreen) -> None:
+    """A slow deployment: one plant created, one refused (needs attention), one being sent, one
+    queued, and the form already holding the next."""
+    pilot = _pilot(app)
+    for name, plant_id, tag in (
+        ("Monstera deliciosa", "41", "indoor"),
+        ("Ficus lyrata", "41", ""),
+        ("Aloe vera", "43", "succulent"),
+        ("Hoya carnosa", "44", "hanging"),
+    ):
+        await _type(app, screen, name, plant_id, tag)
+        screen.action_send()
+    await _type(app, screen, "Pilea", "45", "")
+    for _ in range(2000):
+        if screen.ledger.counts()[1] and len(screen.ledger.attention()) == 1:
+            break
+        await pilot.pause(0.01)
+    else:
+        raise RuntimeError("the queue never reached the pictured state")
+    await pilot.pause()
+
+
+async def needs_attention(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F4: two plants the server refused wait with their fields, each to load back or dismiss."""
+    for name, plant_id, tag in (
+        ("Monstera", "17", "indoor"),
+        ("Ivy", "17", "climber"),
+        ("Strelitzia nicolai", "17", ""),
+    ):
+        await _type(app, screen, name, plant_id, tag)
+        screen.action_send()
+        await _settle(app)
+    screen.action_attention()
+
+
 async def help_screen(app: PlantStoreApp, screen: SendScreen) -> None:
     """F1."""
     app.action_help()
@@ -107,14 +147,16 @@ async def protected_send(app: PlantStoreApp, screen: SendScreen) -> None:
     raise RuntimeError("the confirmation never showed")
 
 
-# name -> (scene, target): "server" the reference server, "closed" a port nothing listens on,
-# or the name of a saved profile.
+# name -> (scene, target): "server" the reference server, "slow" one that answers after a
+# second, "closed" a port nothing listens on, or the name of a saved profile.
 SCENES: dict[str, tuple[Scene, str]] = {
     "empty-form": (empty_form, "server"),
     "invalid-input": (invalid_input, "server"),
     "success": (success, "server"),
     "server-error": (server_error, "server"),
     "network-failure": (network_failure, "closed"),
+    "queue": (queue, "slow"),
+    "needs-attention": (needs_attention, "server"),
     "help": (help_screen, "server"),
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),
@@ -128,9 +170,9 @@ def _closed_port() -> int:
     return port
 
 
-def _app(where: str, base_url: str, token: SecretStr) -> PlantStoreApp:
-    if where in ("server", "closed"):
-        url = base_url if where == "server" else f"http://127.0.0.1:{_closed_port()}"
+def _app(where: str, urls: dict[str, str], token: SecretStr) -> PlantStoreApp:
+    if where in ("server", "slow", "closed"):
+        url = urls[where] if where != "closed" else f"http://127.0.0.1:{_closed_port()}"
         target = Target(base_url=url, token=token, token_source="env PLANTSTORE_TOKEN")
         return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
     label = TargetLabel(base_url="loading…", token_source="the profile", profile=where)
@@ -139,12 +181,12 @@ def _app(where: str, base_url: str, token: SecretStr) -> PlantStoreApp:
 
 async def _shoot(name: str, scene: Scene, app: PlantStoreApp) -> Path:
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(app)
         screen = app.screen
         assert isinstance(screen, SendScreen)
         await scene(app, screen)
-        if not isinstance(app.screen, ConfirmScreen):  # a send waiting for a yes never ends
+        # A send waiting for a yes never ends; the queue is pictured mid-way.
+        if not isinstance(app.screen, ConfirmScreen) and name != "queue":
             await _settle(app)
         await pilot.pause()
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
@@ -185,10 +227,14 @@ def main() -> None:
     with (
         tempfile.TemporaryDirectory() as directory,
         BackgroundServer(token=token, db_path=Path(directory) / "plants.sqlite3") as server,
+        BackgroundServer(
+            token=token, db_path=Path(directory) / "slow.sqlite3", delay=SLOW_SECONDS
+        ) as slow,
     ):
         _save_profiles(directory, server.base_url, token)
+        urls = {"server": server.base_url, "slow": slow.base_url}
         for name, (scene, where) in SCENES.items():
-            svg = asyncio.run(_shoot(name, scene, _app(where, server.base_url, token)))
+            svg = asyncio.run(_shoot(name, scene, _app(where, urls, token)))
             _png(svg)
             print(svg.relative_to(HERE.parent))
     if shutil.which("rsvg-convert") is None:
