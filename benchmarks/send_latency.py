@@ -22,7 +22,6 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -30,7 +29,7 @@ from textual import events
 
 from plantstore_tui.core.client import PlantStoreClient
 from plantstore_tui.core.models import NewPlant
-from plantstore_tui.core.outcome import Outcome
+from plantstore_tui.core.send_queue import QueuedPlant
 from plantstore_tui.core.target import Target
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to
@@ -44,13 +43,14 @@ async def _tui_sends(base_url: str, token: SecretStr, sends: int) -> list[float]
     app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
     timings: list[float] = []
     async with app.run_test(size=(110, 32)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SendScreen)
+        await pilot.pause()
+        await screen.wait_until_settled()
+        await pilot.pause()
         log = screen.log_panel
         painted = asyncio.Event()
-        add_outcome = log.add_outcome
+        show_plant = log.show_plant
 
         def at_end() -> bool:
             return log.scroll_y >= log.max_scroll_y
@@ -67,11 +67,12 @@ async def _tui_sends(base_url: str, token: SecretStr, sends: int) -> list[float]
 
             log.call_after_refresh(after_refresh)
 
-        def add_and_watch(outcome: Outcome, at: datetime) -> None:
-            add_outcome(outcome, at)
-            watch(at_end())
+        def show_and_watch(plant: QueuedPlant, after: str | None = None) -> None:
+            show_plant(plant, after)
+            if plant.outcome is not None:  # the entry now shows the answer, not "sending…"
+                watch(at_end())
 
-        log.add_outcome = add_and_watch  # type: ignore[method-assign]
+        log.show_plant = show_and_watch  # type: ignore[method-assign]
         for index in range(sends + 1):
             form = screen.form
             form.field_input("name").value = f"Plant {index}"
@@ -84,7 +85,7 @@ async def _tui_sends(base_url: str, token: SecretStr, sends: int) -> list[float]
             app.post_message(events.Key("ctrl+s", None))
             await asyncio.wait_for(painted.wait(), 10)
             elapsed = (time.perf_counter() - started) * 1000
-            await app.workers.wait_for_complete()
+            await screen.wait_until_settled()
             assert len(log.entries) == index + 1
             if index:  # the first send opens the kept-alive connection
                 timings.append(elapsed)
