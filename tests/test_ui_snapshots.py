@@ -72,3 +72,13 @@ def test_help_screen(snap_compare: SnapCompare) -> None:
         await pilot.pause()
 
     assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_needs_attention(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Ivy", id="7", tag="climber")
+        await _send(pilot, name="Strelitzia nicolai", id="7", tag="")
+        await pilot.press("f4")
+        await pilot.pause()
+
+    assert snap_compare(canned_app(duplicate_id), terminal_size=SIZE, run_before=run_before)
