@@ -7,9 +7,11 @@ A POST is checked in this order, and the first failure answers: bearer token (40
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import secrets
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any, NoReturn
@@ -280,8 +282,14 @@ def create_app(
         raise ValueError("The server's token must not be empty")
     if not delay >= 0:  # also refuses NaN
         raise ValueError(f"The delay must be 0 seconds or more, not {delay}")
-    service = PlantService(PlantStorage(db_path), token, max_body, delay)
+    storage = PlantStorage(db_path)
+    service = PlantService(storage, token, max_body, delay)
     document = openapi_document()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        storage.close()
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(document)
@@ -296,6 +304,7 @@ def create_app(
             HTTPException: _http_error,
             Exception: _internal_error,
         },
+        lifespan=lifespan,
     )
     # A POST redirected from /plants/ to /plants would be lost by clients that do not follow
     # redirects (ours does not): a 404 that names the path is clearer.

@@ -1,12 +1,14 @@
 """Plants in a SQLite file: the id is the primary key, so a plant is stored at most once.
 
-Every call opens its own connection in the calling thread and closes it, so the server can run
-calls in a thread pool without sharing a connection between threads.
+One connection, opened on first use and kept: opening one per plant cost more than the insert.
+Calls come from a thread pool, so the connection is shared under a lock (SQLite writes one at a
+time anyway).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -43,6 +45,8 @@ class PlantStorage:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
         try:
             with closing(self._connect()) as connection:
                 # WAL lets readers and the one writer proceed together, and it is a property of
@@ -54,7 +58,9 @@ class PlantStorage:
             raise StorageUnavailable(f"cannot use {path} as a plant database: {exc}") from None
 
     def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
+        connection = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False
+        )
         # In WAL mode NORMAL loses no committed plant when the process dies, only on power loss,
         # and it saves an fsync per plant.
         connection.execute("PRAGMA synchronous=NORMAL")
@@ -63,14 +69,24 @@ class PlantStorage:
     def add(self, plant: NewPlant) -> None:
         """Store a new plant, or raise `DuplicateId`; blocking, so run it in a worker thread."""
         try:
-            with closing(self._connect()) as connection, connection:
-                connection.execute(
-                    "INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)",
-                    (plant.id, plant.name, plant.tag),
-                )
+            with self._lock:
+                if self._connection is None:
+                    self._connection = self._connect()
+                with self._connection:
+                    self._connection.execute(
+                        "INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)",
+                        (plant.id, plant.name, plant.tag),
+                    )
         except sqlite3.IntegrityError as exc:
             if exc.sqlite_errorname == "SQLITE_CONSTRAINT_PRIMARYKEY":
                 raise DuplicateId(plant.id) from None
             raise StorageUnavailable(f"the database refused the plant: {exc}") from None
         except sqlite3.Error as exc:
             raise StorageUnavailable(str(exc)) from None
+
+    def close(self) -> None:
+        """Close the kept connection (a later call opens it again)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None

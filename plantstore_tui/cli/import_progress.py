@@ -1,0 +1,179 @@
+"""What `import` shows while it sends and when it ends: a progress bar on a terminal, a summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from plantstore_tui.cli.exits import ExitCode
+from plantstore_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.bulk import ImportProgress, RowResult, StopReason
+    from plantstore_tui.core.target import Target
+
+
+class Progress:
+    """A live bar on stderr when it is a terminal; nothing at all otherwise (no escape codes)."""
+
+    def __init__(self, total: int, bar: Any | None) -> None:
+        self._total = total
+        self._bar = bar
+        self._task: Any = None
+
+    @classmethod
+    def for_terminal(cls, total: int, *, enabled: bool) -> Progress:
+        """A bar if stderr is a terminal and `enabled`."""
+        if not (enabled and sys.stderr.isatty()):
+            return cls(total, None)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TaskProgressColumn,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+
+        bar = RichProgress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True, highlight=False),
+            transient=False,
+        )
+        return cls(total, bar)
+
+    def __enter__(self) -> Progress:
+        if self._bar is not None:
+            self._bar.start()
+            self._task = self._bar.add_task("import", total=self._total, counts="", rate="")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(self, progress: ImportProgress) -> None:
+        """Show the counts so far."""
+        if self._bar is None:
+            return
+        counts = (
+            f"✔ {progress.created}  ✖ {progress.rejected}  ⚠ {progress.failed}  "
+            f"? {progress.unknown}"
+        )
+        self._bar.update(
+            self._task,
+            completed=progress.settled,
+            counts=counts,
+            rate=f"{progress.rate:,.0f}/s",
+        )
+
+    def note(self, text: str) -> None:
+        """A line above the bar (or on stderr without one)."""
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False)
+        else:
+            click.echo(text, err=True)
+
+
+def summary_exit_code(progress: ImportProgress, reason: StopReason, not_sent: int) -> int:
+    """3 stopped or unsettled rows, 1 some rejected, 0 every row sent was created."""
+    from plantstore_tui.core.bulk import StopReason
+
+    if reason is not StopReason.DONE or progress.failed or progress.unknown or not_sent:
+        return ExitCode.TRANSPORT_FAILURE
+    if progress.rejected:
+        return ExitCode.REJECTED
+    return ExitCode.CREATED
+
+
+def print_summary(
+    *,
+    source_name: str,
+    target: Target,
+    progress: ImportProgress,
+    results: Sequence[RowResult],
+    reason: StopReason,
+    interrupted: bool,
+    not_sent: int,
+    as_json: bool,
+    sha256: str,
+    batch: int,
+    skipped: int,
+) -> None:
+    """The end of an import: counts, the rows that need looking at, how to go on."""
+    from plantstore_tui.core.bulk import StopReason
+
+    name = visible(source_name)
+    resume = f"plantstore-tui import {name} --resume"
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "file": source_name,
+                    "sha256": sha256,
+                    "batch": batch,
+                    "base_url": target.base_url,
+                    "profile": target.profile,
+                    "skipped": skipped,
+                    "to_send": progress.to_send,
+                    "created": progress.created,
+                    "rejected": progress.rejected,
+                    "failed": progress.failed,
+                    "unknown": progress.unknown,
+                    "not_sent": not_sent,
+                    "retries": progress.retries,
+                    "stopped": None if reason is StopReason.DONE else reason.value,
+                    "interrupted": interrupted,
+                    "seconds": round(progress.seconds, 3),
+                    "rate": round(progress.rate, 1),
+                },
+                ensure_ascii=True,
+            )
+        )
+        return
+    where = visible(target.base_url)
+    click.echo(
+        f"{name} -> {where}: {progress.created} created, {progress.rejected} rejected, "
+        f"{progress.failed} not sent after a failure, {progress.unknown} unknown"
+        + (f", {not_sent} not sent" if not_sent else "")
+        + (f" ({skipped} done before, skipped)" if skipped else "")
+        + f" in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
+    )
+    for result in results:
+        click.echo(
+            f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
+            f"{visible(result.message)}"
+        )
+    shown = len(results)
+    others = progress.rejected + progress.failed + progress.unknown - shown
+    if others > 0:
+        click.echo(f"  ... and {others} more (--report FILE lists every row)")
+    if reason is StopReason.TRANSPORT:
+        click.echo(
+            "Stopped: the deployment stopped answering (several transport failures in a row). "
+            f"Once it answers again: {resume}"
+        )
+    elif interrupted or not_sent:
+        click.echo(f"Stopped before the end. To send the rows not yet sent: {resume}")
+    if progress.unknown:
+        click.echo(
+            f"{progress.unknown} row(s) may or may not have been created: --resume leaves them "
+            "out (check the store; --resend-unknown sends them again)."
+        )
