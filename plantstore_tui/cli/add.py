@@ -90,7 +90,9 @@ def _confirm_protected(target: Target, plant: NewPlant, *, interactive: bool) ->
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:
-    async with PlantStoreClient(target.base_url, target.token, limits=target.limits) as client:
+    async with PlantStoreClient(
+        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+    ) as client:
         return await client.create_plant(plant)
 
 
@@ -120,6 +122,8 @@ def render_outcome(outcome: Outcome) -> str:
             lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
         case _:
             pass
+    if outcome.off_spec:
+        lines.append("  off spec: " + visible("; ".join(outcome.off_spec)))
     if not isinstance(outcome, Created):
         lines.append(fate_sentence(outcome.fate) + " " + visible(outcome.advice))
     return "\n".join(lines)

@@ -15,6 +15,7 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterator, Generator, Iterator
+from dataclasses import replace
 from types import TracebackType
 from typing import NamedTuple, Self
 
@@ -22,6 +23,7 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from plantstore_tui import __version__
+from plantstore_tui.core.conformance import off_spec
 from plantstore_tui.core.models import ApiError, NewPlant, Plant, describe_validation_error
 from plantstore_tui.core.outcome import (
     Created,
@@ -280,6 +282,20 @@ def _unsendable(base_url: str, token: SecretStr) -> _Failure | None:
     return None
 
 
+def tls_context(ca_bundle: str | None = None) -> ssl.SSLContext:
+    """The context that verifies a deployment's certificate: the OS trust store, or `ca_bundle`.
+
+    The OS store (through truststore, as pip does) makes a company CA installed on the machine
+    just work; a CA file given as `ca_bundle` is trusted instead of it, as curl's --cacert is.
+    """
+    if ca_bundle is not None:
+        return ssl.create_default_context(cafile=ca_bundle)
+    # Imported here: building the context loads the trust store, which no first frame waits for.
+    import truststore
+
+    return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
 class PlantStoreClient:
     """Sends plants to one deployment over a kept-alive connection; use one per target."""
 
@@ -290,7 +306,7 @@ class PlantStoreClient:
         *,
         limits: Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        verify: bool | ssl.SSLContext = True,
+        ca_bundle: str | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.url = plants_url(self.base_url)
@@ -313,7 +329,8 @@ class PlantStoreClient:
             follow_redirects=False,
             trust_env=False,
             transport=transport,
-            verify=verify,
+            # A given transport brings its own TLS settings: no trust store is loaded for it.
+            verify=True if transport is not None else tls_context(ca_bundle),
         )
 
     def __repr__(self) -> str:
@@ -354,9 +371,11 @@ class PlantStoreClient:
                         return self._redirected(plant, status, location, elapsed())
                     body = await _read_capped(response, self.limits.max_body)
                     retry_after = response.headers.get("Retry-After")
+                    content_type = response.headers.get("Content-Type")
         except _SEND_FAILURES as exc:
             return self._failed(plant, self._explain(exc, status), elapsed(), status)
-        return self._answered(plant, status, body, retry_after, elapsed())
+        outcome = self._answered(plant, status, body, retry_after, elapsed())
+        return replace(outcome, off_spec=off_spec(status, content_type, body))
 
     def _failed(
         self, plant: NewPlant, failure: _Failure, elapsed_ms: float, status: int | None = None
@@ -437,6 +456,7 @@ class PlantStoreClient:
             status=status,
             elapsed_ms=elapsed_ms,
             location=location or None,
+            off_spec=off_spec(status, None, b""),
         )
 
     def _answered(

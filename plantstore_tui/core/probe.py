@@ -12,7 +12,7 @@ from enum import StrEnum
 
 import httpx
 
-from plantstore_tui.core.client import PlantStoreClient
+from plantstore_tui.core.client import PlantStoreClient, tls_context
 from plantstore_tui.core.models import NewPlant
 from plantstore_tui.core.outcome import Created, Failed, FailureKind, Outcome, Rejected
 from plantstore_tui.core.target import Target
@@ -80,7 +80,8 @@ async def probe(
     target: Target, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> ProbeReport:
     """POST `{}` to the target's /plants and say whether it answers and accepts the token."""
-    wrapped = _ProbeBodyTransport(transport or httpx.AsyncHTTPTransport())
+    inner = transport or httpx.AsyncHTTPTransport(verify=tls_context(target.ca_bundle))
+    wrapped = _ProbeBodyTransport(inner)
     async with PlantStoreClient(
         target.base_url, target.token, limits=target.limits, transport=wrapped
     ) as client:

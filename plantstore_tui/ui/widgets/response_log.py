@@ -179,6 +179,8 @@ def render_outcome(
             pass
     if isinstance(outcome, Failed) and outcome.location:
         labelled("to", Text(visible(shorten(outcome.location, BODY_SHOWN))))
+    if outcome.off_spec:
+        labelled("off spec", Text(visible("; ".join(outcome.off_spec)), _style(styles, "advice")))
     if not isinstance(outcome, Created):
         fate = Text()
         fate.append(fate_sentence(outcome.fate), _style(styles, "fate"))
