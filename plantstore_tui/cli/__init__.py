@@ -19,6 +19,7 @@ _SUBCOMMANDS = {
     "serve": "plantstore_tui.cli.serve:serve",
     "demo": "plantstore_tui.cli.tui:demo",
     "profile": "plantstore_tui.cli.profile:profile",
+    "check": "plantstore_tui.cli.check:check",
 }
 
 
