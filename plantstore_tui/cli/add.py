@@ -53,6 +53,7 @@ def add(
     profile: str | None,
     base_url: str | None,
     allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Add one plant to the store.
 
@@ -65,7 +66,7 @@ def add(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
     target = resolve_target(
-        options.merged(profile, base_url, allow_insecure_http), interactive=not as_json
+        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
     )
     if target.protected and not yes:
         _confirm_protected(target, parsed, interactive=not as_json)

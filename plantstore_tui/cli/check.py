@@ -69,6 +69,7 @@ def check(
     profile: str | None,
     base_url: str | None,
     allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Check that a deployment answers POST /plants as the spec says, creating nothing.
 
@@ -78,7 +79,7 @@ def check(
     """
     plan = _plan(create, ids_text, samples)
     target = resolve_target(
-        options.merged(profile, base_url, allow_insecure_http), interactive=not as_json
+        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
     )
     if plan is not None and target.protected and not yes:
         _confirm_protected(target, plan, interactive=not as_json)

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from plantstore_tui.core.client import PlantStoreClient, tls_context
+from plantstore_tui.core.client import CABundleError, PlantStoreClient, tls_context
 from plantstore_tui.core.conformance import is_json_media_type, media_type
 from plantstore_tui.core.models import NewPlant
 from plantstore_tui.core.outcome import Failed, FailureKind, Outcome, Rejected
@@ -184,8 +184,15 @@ async def run_check(
         deadline=min(limits.deadline, PROBE_DEADLINE),
         max_body=limits.max_body,
     )
-    inner = transport or httpx.AsyncHTTPTransport(verify=tls_context(target.ca_bundle))
-    probe = _ProbeTransport(inner)
+    if transport is None:
+        try:
+            transport = httpx.AsyncHTTPTransport(verify=tls_context(target.ca_bundle))
+        except CABundleError as exc:
+            advice = "Correct the profile's ca_bundle (or --ca-bundle)."
+            return CheckReport(
+                target.base_url, (ProbeResult("tls", Verdict.FAIL, str(exc), advice),)
+            )
+    probe = _ProbeTransport(transport)
     async with PlantStoreClient(
         target.base_url, target.token, limits=limits, transport=probe
     ) as client:

@@ -191,15 +191,54 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         pending.extend(link for link in (current.__cause__, current.__context__) if link)
 
 
+# OpenSSL's X509_V_ERR_* codes for the certificate failures a deployment really meets.
+_CERT_EXPIRED, _CERT_NOT_YET_VALID = 10, 9
+_UNTRUSTED_ISSUER = frozenset({2, 18, 19, 20, 21})
+_NAME_MISMATCH = frozenset({62, 64})
+_TRUST_ADVICE = (
+    "If the deployment uses your organisation's own CA, install that CA in this machine's trust "
+    "store, or give its PEM file as the profile's ca_bundle (or --ca-bundle PATH)."
+)
+
+
+def _certificate_problem(error: ssl.SSLCertVerificationError) -> tuple[str, str]:
+    """A refused certificate in words: what was wrong with it, and what to do."""
+    detail = error.verify_message or "it could not be verified"
+    # Set by the ssl module on a failed handshake; absent on one built by hand.
+    code = getattr(error, "verify_code", None)
+    if code == _CERT_EXPIRED:
+        return (
+            "The server's TLS certificate has expired",
+            "Whoever runs the deployment must renew its certificate; nothing can be sent safely "
+            "until then.",
+        )
+    if code == _CERT_NOT_YET_VALID:
+        return (
+            "The server's TLS certificate is not valid yet",
+            "Check this machine's clock, or ask whoever runs the deployment.",
+        )
+    if code in _UNTRUSTED_ISSUER:
+        return (
+            "The server's TLS certificate is from an issuer this machine does not trust "
+            f"({detail})",
+            _TRUST_ADVICE,
+        )
+    if code in _NAME_MISMATCH:
+        return (
+            f"The server's TLS certificate is for another host name ({detail})",
+            "Check the base URL's host: use the name the certificate was issued for.",
+        )
+    return (
+        f"The server's TLS certificate was not accepted: {detail}",
+        "Check the base URL's host name and the server's certificate.",
+    )
+
+
 def _tls_problem(exc: BaseException) -> tuple[str, str] | None:
     """What went wrong in the TLS handshake, and what to try, if that is where it failed."""
     for cause in _causes(exc):
         if isinstance(cause, ssl.SSLCertVerificationError):
-            return (
-                "The server's TLS certificate was not accepted: "
-                f"{cause.verify_message or 'it could not be verified'}",
-                "Check the base URL's host name and the server's certificate.",
-            )
+            return _certificate_problem(cause)
         if isinstance(cause, ssl.SSLError):
             return (
                 f"The TLS handshake failed ({cause.reason or cause.strerror or 'no reason given'})",
@@ -282,14 +321,26 @@ def _unsendable(base_url: str, token: SecretStr) -> _Failure | None:
     return None
 
 
+class CABundleError(ValueError):
+    """A ca_bundle file that cannot be read as PEM CA certificates."""
+
+
 def tls_context(ca_bundle: str | None = None) -> ssl.SSLContext:
     """The context that verifies a deployment's certificate: the OS trust store, or `ca_bundle`.
 
     The OS store (through truststore, as pip does) makes a company CA installed on the machine
     just work; a CA file given as `ca_bundle` is trusted instead of it, as curl's --cacert is.
+    Raises `CABundleError` for a CA file that cannot be used.
     """
     if ca_bundle is not None:
-        return ssl.create_default_context(cafile=ca_bundle)
+        try:
+            return ssl.create_default_context(cafile=ca_bundle)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
+            raise CABundleError(
+                f"The CA file {ca_bundle} cannot be used ({reason}): it must be a readable "
+                "file of PEM CA certificates"
+            ) from None
     # Imported here: building the context loads the trust store, which no first frame waits for.
     import truststore
 
@@ -313,6 +364,14 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = _unsendable(self.base_url, token)
+        verify: ssl.SSLContext | bool = True
+        if transport is None:
+            try:
+                verify = tls_context(ca_bundle)
+            except CABundleError as exc:
+                advice = "Correct the profile's ca_bundle (or --ca-bundle)."
+                unusable = _Failure.not_created(FailureKind.TLS, str(exc), advice)
+                self._unsendable = self._unsendable or unusable
         self._http = httpx.AsyncClient(
             auth=BearerAuth(token),
             headers={
@@ -330,7 +389,7 @@ class PlantStoreClient:
             trust_env=False,
             transport=transport,
             # A given transport brings its own TLS settings: no trust store is loaded for it.
-            verify=True if transport is not None else tls_context(ca_bundle),
+            verify=verify,
         )
 
     def __repr__(self) -> str:
