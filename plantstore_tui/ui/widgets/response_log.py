@@ -180,7 +180,10 @@ def render_outcome(
     if isinstance(outcome, Failed) and outcome.location:
         labelled("to", Text(visible(shorten(outcome.location, BODY_SHOWN))))
     if outcome.off_spec:
-        labelled("off spec", Text(visible("; ".join(outcome.off_spec)), _style(styles, "advice")))
+        off_spec = Text(
+            visible("off spec: " + "; ".join(outcome.off_spec)), _style(styles, "advice")
+        )
+        rows.append((Text("≠", _style(styles, "advice")), off_spec))
     if not isinstance(outcome, Created):
         fate = Text()
         fate.append(fate_sentence(outcome.fate), _style(styles, "fate"))
