@@ -246,3 +246,40 @@ async def test_a_server_that_never_answers_cannot_hang_the_check(script: list[Ac
     report, _ = await _check_against(script)
     assert report.verdict is Verdict.FAIL
     assert any("0.5 s deadline" in result.seen for result in report.results)
+
+
+def test_create_on_a_protected_profile_needs_yes_without_a_terminal(
+    reference_server: BackgroundServer,
+) -> None:
+    from plantstore_tui.core.profiles import Profile, ProfileStore
+
+    ProfileStore().add(
+        Profile(
+            name="prod",
+            base_url=reference_server.base_url,
+            token_env="PROD_TOKEN",
+            protected=True,
+        )
+    )
+    env = {"PROD_TOKEN": reference_server.token.get_secret_value()}
+    command = [sys.executable, "-m", "plantstore_tui", "check", "--profile", "prod"]
+    create = ["--create", "--ids", "70-79", "--samples", "2"]
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*command, *extra],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **env},
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+
+    refused = run(*create)
+    assert refused.returncode == 2
+    assert "needs --yes" in refused.stderr
+    assert _stored(reference_server) == []
+    assert run().returncode == 0  # the check alone creates nothing, so it never asks
+    assert run(*create, "--yes").returncode == 0
+    assert [plant_id for plant_id, _ in _stored(reference_server)] == [70, 71]
