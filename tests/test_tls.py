@@ -186,4 +186,17 @@ def test_a_ca_bundle_that_is_not_pem_is_a_configuration_problem(tmp_path: Path) 
     bogus.write_text("not a certificate\n")
     done = _run("check", "--base-url", "https://127.0.0.1:9", "--ca-bundle", str(bogus))
     assert done.returncode == 4
-    assert f"The CA file {bogus} cannot be used" in done.stderr
+    assert f"The CA file {bogus} cannot be used (no PEM certificate in it)" in done.stderr
+
+
+def test_a_profile_whose_ca_bundle_is_gone_is_a_configuration_problem(tmp_path: Path) -> None:
+    config = Path(os.environ["PLANTSTORE_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    gone = tmp_path / "gone.pem"
+    (config / "profiles.toml").write_text(
+        f'[profiles.company]\nbase_url = "https://127.0.0.1:9"\ntoken_env = "X"\n'
+        f'ca_bundle = "{gone}"\n'
+    )
+    done = _run("check", "--profile", "company")
+    assert done.returncode == 4
+    assert f"The CA file {gone} cannot be used (No such file or directory)" in done.stderr

@@ -116,7 +116,9 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
         try:
             tls_context(target.ca_bundle)
         except CABundleError as exc:
-            raise ConfigProblem(str(exc)) from None
+            from plantstore_tui.core.text import visible
+
+            raise ConfigProblem(visible(str(exc))) from None
     return target
 
 

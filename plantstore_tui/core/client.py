@@ -336,7 +336,10 @@ def tls_context(ca_bundle: str | None = None) -> ssl.SSLContext:
         try:
             return ssl.create_default_context(cafile=ca_bundle)
         except (OSError, ssl.SSLError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not PEM"
+            # SSLError is an OSError too, but its strerror is OpenSSL's, not words for anyone.
+            reason = "no PEM certificate in it"
+            if isinstance(exc, OSError) and not isinstance(exc, ssl.SSLError) and exc.strerror:
+                reason = exc.strerror
             raise CABundleError(
                 f"The CA file {ca_bundle} cannot be used ({reason}): it must be a readable "
                 "file of PEM CA certificates"
