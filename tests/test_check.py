@@ -12,7 +12,8 @@ import sys
 import pytest
 from pydantic import SecretStr
 
-from plantstore_tui.core.check import CheckReport, Verdict, run_check
+from plantstore_tui.cli.check import render_report
+from plantstore_tui.core.check import CheckReport, ProbeResult, Verdict, run_check
 from plantstore_tui.core.target import Limits, Target
 from plantstore_tui.server.runner import BackgroundServer
 from tests.misbehaving import (
@@ -21,8 +22,10 @@ from tests.misbehaving import (
     MisbehavingServer,
     ReceivedRequest,
     Send,
+    gzip_bomb,
     html_502,
     json_response,
+    oversized,
     redirect_to,
     response,
     status_500,
@@ -226,6 +229,8 @@ async def test_a_deployment_that_stores_anything_fails_saying_what_it_accepted()
         (redirect_to("https://elsewhere.example/plants"), "a redirect (307) to https://elsewhere"),
         ([Send(response(400, b"", headers=[]))], "answered 400 with an empty body"),
         ([Send(json_response(400, {"error": 2**40, "message": "m"}))], "outside int32"),
+        (oversized(2 * 1024 * 1024, chunked=True), "is too large to read"),
+        (gzip_bomb(), "too large to read"),
     ],
 )
 async def test_each_kind_of_wrongness_fails_by_name(script: list[Action], expected: str) -> None:
@@ -283,3 +288,27 @@ def test_create_on_a_protected_profile_needs_yes_without_a_terminal(
     assert run().returncode == 0  # the check alone creates nothing, so it never asks
     assert run(*create, "--yes").returncode == 0
     assert [plant_id for plant_id, _ in _stored(reference_server)] == [70, 71]
+
+
+def test_the_table_wraps_under_its_columns_and_escapes_what_the_server_sent() -> None:
+    report = CheckReport(
+        "https://plants.example",
+        (
+            ProbeResult("tls", Verdict.PASS, "TLSv1.3"),
+            ProbeResult(
+                "missing name",
+                Verdict.FAIL,
+                "answered 400 with \x1b[2J" + " word" * 20,
+                "Give its PEM file as ca_bundle (or --ca-bundle PATH)" + " and more" * 6,
+            ),
+        ),
+    )
+    lines = render_report(report, width=80).splitlines()
+    assert lines[0] == "Check of https://plants.example/plants: fail"
+    assert lines[1] == "tls           PASS  TLSv1.3"
+    assert lines[2].startswith("missing name  FAIL  answered 400 with \\e[2J word")
+    assert all(len(line) <= 80 for line in lines)
+    why = [line for line in lines if line.strip().startswith("→")]
+    assert len(why) == 1
+    assert "--ca-bundle PATH" in render_report(report, width=80).replace("\n", " ")
+    assert "\x1b" not in "\n".join(lines)

@@ -133,10 +133,15 @@ def render_report(report: CheckReport, width: int | None = None) -> str:
     lines = [f"Check of {visible(report.base_url)}/plants: {report.verdict.value}"]
     for result in report.results:
         head = f"{result.probe:<{name_width}}  {result.verdict.value.upper():<4}  "
-        wrap = max(width - len(indent), 30)
-        seen = textwrap.wrap(visible(result.seen), wrap) or [""]
+        wrap = max(width - len(indent) - 2, 30)
+        seen = _wrapped(result.seen, wrap) or [""]
         lines.append(head + seen[0])
         lines.extend(indent + line for line in seen[1:])
-        if result.why:
-            lines.extend(indent + "→ " + line for line in textwrap.wrap(visible(result.why), wrap))
+        for index, line in enumerate(_wrapped(result.why, wrap)):
+            lines.append(indent + ("→ " if index == 0 else "  ") + line)
     return "\n".join(lines)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    # Options such as --ca-bundle must not be split at their hyphens.
+    return textwrap.wrap(visible(text), width, break_on_hyphens=False)

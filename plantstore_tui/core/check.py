@@ -327,10 +327,12 @@ def _no_answer(name: str, outcome: Failed) -> ProbeResult:
 
 
 def _accepted(name: str, what: str, outcome: Outcome) -> ProbeResult:
+    # A 200 whose body could not be read is still an acceptance; what went wrong is said too.
+    unread = f"; {outcome.message}" if isinstance(outcome, Failed) else ""
     return ProbeResult(
         name,
         Verdict.FAIL,
-        f"it accepted a plant {what} ({outcome.status})",
+        f"it accepted a plant {what} ({outcome.status}{unread})",
         "The spec's server refuses such a body with 400: look in the store for a bad plant, "
         "and make the deployment validate what it stores.",
     )
