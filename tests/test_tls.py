@@ -200,3 +200,23 @@ def test_a_profile_whose_ca_bundle_is_gone_is_a_configuration_problem(tmp_path: 
     done = _run("check", "--profile", "company")
     assert done.returncode == 4
     assert f"The CA file {gone} cannot be used (No such file or directory)" in done.stderr
+
+
+async def test_the_ca_bundle_given_before_the_command_counts_too(
+    ca: trustme.CA, ca_file: str
+) -> None:
+    # The TUI takes its options before any command: the same TargetOptions carry them.
+    async with TLSServer(plant_store, certificate=ca.issue_cert("127.0.0.1")) as server:
+        command = ["--ca-bundle", ca_file, "check", "--base-url", server.base_url]
+        checked = await asyncio.to_thread(_run, *command)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_the_tuis_target_carries_the_ca_bundle(
+    ca_file: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plantstore_tui.cli.targets import TargetOptions, resolve_target
+
+    monkeypatch.setenv("PLANTSTORE_TOKEN", TOKEN)
+    options = TargetOptions(base_url="https://127.0.0.1:9", ca_bundle=ca_file)
+    assert resolve_target(options, interactive=False).ca_bundle == ca_file
