@@ -312,3 +312,11 @@ def test_the_table_wraps_under_its_columns_and_escapes_what_the_server_sent() ->
     assert len(why) == 1
     assert "--ca-bundle PATH" in render_report(report, width=80).replace("\n", " ")
     assert "\x1b" not in "\n".join(lines)
+
+
+async def test_a_gateway_answering_for_a_stopped_deployment_is_said_so() -> None:
+    report, _ = await _check_against(html_502())
+    reachable = report.results[0]
+    assert reachable.verdict is Verdict.FAIL
+    assert "proxy or load balancer answered in the deployment's place" in reachable.why
+    assert report.reachable  # something answered: exit 1, not 3

@@ -34,6 +34,12 @@ EXPIRY_WARNING_DAYS = 14
 SLOW_P95_MS = 1000.0
 _TAG = "plantstore-tui-check"
 _REFUSED_TOKEN = frozenset({401, 403})
+# What a proxy or load balancer says when the deployment behind it does not answer.
+_GATEWAY = frozenset({502, 503, 504})
+_GATEWAY_WHY = (
+    "A proxy or load balancer answered in the deployment's place: check that the deployment "
+    "behind it is running."
+)
 # Placeholder the client needs to build a request; the probe transport replaces its body.
 _PLACEHOLDER = NewPlant(id=0, name="plantstore-tui check")
 
@@ -206,7 +212,7 @@ async def run_check(
         if opening is not None:
             return CheckReport(target.base_url, opening, reachable=_reached(first))
         results = [
-            ProbeResult("reachable", Verdict.PASS, f"answered {_timed(first)}"),
+            _reachable_result(first),
             _tls_result(target, probe.seen),
             _token_result("no token", "without Authorization", first, probe.seen),
         ]
@@ -256,6 +262,12 @@ def _opening(first: Outcome) -> tuple[ProbeResult, ...] | None:
         reached = ProbeResult("reachable", Verdict.PASS, "a TCP connection was opened")
         return reached, ProbeResult("tls", Verdict.FAIL, first.message, first.advice)
     return (ProbeResult("reachable", Verdict.FAIL, first.message, first.advice),)
+
+
+def _reachable_result(first: Outcome) -> ProbeResult:
+    if first.status in _GATEWAY:
+        return ProbeResult("reachable", Verdict.FAIL, f"answered {_timed(first)}", _GATEWAY_WHY)
+    return ProbeResult("reachable", Verdict.PASS, f"answered {_timed(first)}")
 
 
 def _tls_result(target: Target, seen: _Seen) -> ProbeResult:
@@ -368,7 +380,7 @@ def _refusal_result(name: str, what: str, outcome: Outcome, seen: _Seen) -> Prob
     if isinstance(outcome, Failed):
         return _no_answer(name, outcome)
     words = f"{outcome.status} with {_body_words(outcome, seen)}"
-    spec = "The spec answers a body it refuses with 400 and an Error {error, message}"
+    spec = "The spec answers a body it refuses with 400 and an Error {error, message}."
     if outcome.status in _REFUSED_TOKEN:
         return ProbeResult(
             name,
@@ -379,9 +391,11 @@ def _refusal_result(name: str, what: str, outcome: Outcome, seen: _Seen) -> Prob
     if outcome.status == 400 and not outcome.off_spec:
         return ProbeResult(name, Verdict.PASS, f"refused: {words}")
     marks = f" ({'; '.join(outcome.off_spec)})" if outcome.off_spec else ""
-    if outcome.status >= 500:
+    if outcome.status in _GATEWAY:
+        spec = _GATEWAY_WHY
+    elif outcome.status >= 500:
         spec = "The deployment failed on a body it should refuse. " + spec
-    return ProbeResult(name, Verdict.FAIL, f"answered {words}{marks}", spec + ".")
+    return ProbeResult(name, Verdict.FAIL, f"answered {words}{marks}", spec)
 
 
 async def _create(
