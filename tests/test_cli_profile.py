@@ -101,6 +101,7 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "protected": False,
                 "timeout": 3.0,
                 "allow_insecure_http": False,
+                "ca_bundle": None,
                 "token_env": "L",
                 "token_command": None,
                 "token_source": "env L (not set)",
@@ -526,7 +527,7 @@ def test_a_deployment_that_takes_an_empty_body_gets_a_loud_warning_and_exit_1(
 ) -> None:
     real_transport = httpx.AsyncHTTPTransport
     accepting = answering(200, {"name": "", "id": 0}, [])
-    monkeypatch.setattr(httpx, "AsyncHTTPTransport", lambda: accepting)
+    monkeypatch.setattr(httpx, "AsyncHTTPTransport", lambda **_options: accepting)
     ProfileStore().add(Profile(name="lax", base_url="https://x.example"), token=SecretStr(CANARY))
     result = run("profile", "test", "lax")
     monkeypatch.setattr(httpx, "AsyncHTTPTransport", real_transport)

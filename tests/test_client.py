@@ -772,6 +772,7 @@ async def test_outcome_to_json_follows_the_contract() -> None:
     rejected, _ = await answer(status_429())
     failed = await send(f"http://127.0.0.1:{closed_port()}")
     keys = {"outcome", "status", "elapsed_ms", "sent", "plant", "error", "kind", "message", "fate"}
+    keys |= {"off_spec"}  # additive (issue 10): how the answer departs from the spec
     for outcome in (created, rejected, failed):
         assert set(outcome_to_json(outcome)) == keys
         json.dumps(outcome_to_json(outcome), allow_nan=False)
@@ -786,6 +787,7 @@ async def test_outcome_to_json_follows_the_contract() -> None:
         "kind": None,
         "message": "Created plant 7 (Fern)",
         "fate": "created",
+        "off_spec": [],
     }
     assert outcome_to_json(rejected)["error"] == {"error": 429, "message": "slow down"}
     assert outcome_to_json(failed)["kind"] == "cannot_connect"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.core.target import Target
 from plantstore_tui.core.tokens import SourceKind
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen, ProtectedSends
 from plantstore_tui.ui.screens.first_run import FirstRunChoice, FirstRunScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
@@ -431,7 +433,7 @@ async def test_enter_uses_the_highlighted_profile_and_escape_keeps_the_current_o
 # --- test --------------------------------------------------------------------------------------
 
 
-async def test_test_reports_an_accepted_and_a_refused_token(
+async def test_test_runs_the_check_and_shows_its_table(
     store: ProfileStore, reference_server: BackgroundServer
 ) -> None:
     store.add(
@@ -446,19 +448,32 @@ async def test_test_reports_an_accepted_and_a_refused_token(
         await highlight(pilot, screen, "good")
         await pilot.press("t")
         await settle(pilot)
+        assert isinstance(app.screen, CheckScreen)
+        shown = screen_text(app)
+        assert "Check of " in shown
+        assert ": pass" in shown
+        assert "id not an integer" in shown
+        await pilot.press("escape")
+        await settle(pilot)
         row = rows(screen)["good"]
-        assert cell(row, "test") == "token accepted"
-        detail = static_text(screen, "#profiles-detail")
-        assert "The deployment answers and did not refuse the token" in detail
-        assert "No plant was created." in detail
+        assert cell(row, "test") == "pass"
+        assert "Check: pass." in static_text(screen, "#profiles-detail")
 
         await highlight(pilot, screen, "wrong")
         await pilot.press("t")
         await settle(pilot)
-        assert cell(rows(screen)["wrong"], "test") == "token refused"
-        assert "The deployment refused the token" in static_text(screen, "#profiles-detail")
-        assert cell(rows(screen)["good"], "test") == "token accepted"  # kept per profile
+        assert "the token was refused" in screen_text(app)
         assert_no_canary(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert cell(rows(screen)["wrong"], "test") == "fail"
+        detail = static_text(screen, "#profiles-detail")
+        assert "Check: fail (missing name, id not an integer)" in detail
+        assert cell(rows(screen)["good"], "test") == "pass"  # kept per profile
+        assert_no_canary(app)
+    assert sqlite3.connect(reference_server.db_path).execute(
+        "SELECT count(*) FROM plants"
+    ).fetchone() == (0,)
 
 
 async def test_test_without_a_token_says_so(store: ProfileStore) -> None:

@@ -20,6 +20,7 @@ _SUBCOMMANDS = {
     "demo": "plantstore_tui.cli.tui:demo",
     "profile": "plantstore_tui.cli.profile:profile",
     "import": "plantstore_tui.cli.bulk_import:bulk_import",
+    "check": "plantstore_tui.cli.check:check",
 }
 
 
@@ -45,13 +46,17 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="plantstore-tui")
 @click.pass_context
 def main(
-    ctx: click.Context, profile: str | None, base_url: str | None, allow_insecure_http: bool
+    ctx: click.Context,
+    profile: str | None,
+    base_url: str | None,
+    allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Add plants to a Plant Store deployment, from a terminal UI or the command line.
 
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http)
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle)
     if ctx.invoked_subcommand is None:
         from plantstore_tui.cli.tui import open_tui
 

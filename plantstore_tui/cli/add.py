@@ -53,6 +53,7 @@ def add(
     profile: str | None,
     base_url: str | None,
     allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Add one plant to the store.
 
@@ -65,7 +66,7 @@ def add(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
     target = resolve_target(
-        options.merged(profile, base_url, allow_insecure_http), interactive=not as_json
+        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
     )
     if target.protected and not yes:
         _confirm_protected(target, parsed, interactive=not as_json)
@@ -90,7 +91,9 @@ def _confirm_protected(target: Target, plant: NewPlant, *, interactive: bool) ->
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:
-    async with PlantStoreClient(target.base_url, target.token, limits=target.limits) as client:
+    async with PlantStoreClient(
+        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+    ) as client:
         return await client.create_plant(plant)
 
 
@@ -120,6 +123,8 @@ def render_outcome(outcome: Outcome) -> str:
             lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
         case _:
             pass
+    if outcome.off_spec:
+        lines.append("  off spec: " + visible("; ".join(outcome.off_spec)))
     if not isinstance(outcome, Created):
         lines.append(fate_sentence(outcome.fate) + " " + visible(outcome.advice))
     return "\n".join(lines)

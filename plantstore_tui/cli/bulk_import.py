@@ -152,6 +152,7 @@ def bulk_import(
     profile: str | None,
     base_url: str | None,
     allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Add every plant of FILE (CSV, TSV or JSON Lines; - for stdin) to the store.
 
@@ -179,7 +180,8 @@ def bulk_import(
             _print_dry_run(source, form, columns, validation, as_json)
             raise SystemExit(ExitCode.CREATED)
         target = resolve_target(
-            options.merged(profile, base_url, allow_insecure_http), interactive=not as_json
+            options.merged(profile, base_url, allow_insecure_http, ca_bundle),
+            interactive=not as_json,
         )
         plan = _plan(
             source,
@@ -411,7 +413,9 @@ async def _send_all(
     from plantstore_tui.core.bulk import BatchSender
     from plantstore_tui.core.client import PlantStoreClient
 
-    async with PlantStoreClient(target.base_url, target.token, limits=target.limits) as client:
+    async with PlantStoreClient(
+        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+    ) as client:
         sender = BatchSender(client, plan.journal, plan.batch, settings, on_result)
         task = asyncio.ensure_future(sender.run(_rows_to_send(source, form, columns, plan.skip)))
         loop = asyncio.get_running_loop()

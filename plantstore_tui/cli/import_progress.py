@@ -156,7 +156,7 @@ def print_summary(
         + (f" ({skipped} done before, skipped)" if skipped else "")
         + f" in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
     )
-    for result in results:
+    for result in sorted(results, key=lambda result: result.line):
         click.echo(
             f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
             f"{visible(result.message)}"

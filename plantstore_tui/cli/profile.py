@@ -45,6 +45,9 @@ from plantstore_tui.core.tokens import (
 _STDIN_CAP = 64 * 1024
 _INPUT_ERRORS = (InvalidProfile, ProfileExists, InvalidToken)
 _TIMEOUT = click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT)
+# Saved absolute: the profile is used from any working directory.
+_CA_FILE = click.Path(exists=True, dir_okay=False, resolve_path=True)
+_CA_HELP = "A PEM file of CA certificates to trust instead of the OS trust store."
 
 
 @contextmanager
@@ -89,6 +92,7 @@ def _profile_json(store: ProfileStore, profile: Profile, default: str | None) ->
         "protected": profile.protected,
         "timeout": profile.timeout,
         "allow_insecure_http": profile.allow_insecure_http,
+        "ca_bundle": profile.ca_bundle,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
@@ -161,6 +165,8 @@ def show(name: str) -> None:
     ]
     if item.allow_insecure_http:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
+    if item.ca_bundle is not None:
+        lines.append(f"  ca_bundle: {visible(item.ca_bundle)} (trusted instead of the OS store)")
     lines.append(f"  file:      {visible(str(store.path))}")
     if os.environ.get(TOKEN_ENV, "").strip():
         lines.append(f"  ({TOKEN_ENV} is set: in this run it wins over the profile's token)")
@@ -239,6 +245,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
     is_flag=True,
     help="Allow plain http:// beyond loopback (the token travels unencrypted).",
 )
+@click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
 def add(
     name: str,
     base_url: str,
@@ -248,6 +255,7 @@ def add(
     protected: bool,
     timeout: float | None,
     allow_insecure_http: bool,
+    ca_bundle: str | None,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
@@ -267,6 +275,7 @@ def add(
                 protected=protected,
                 timeout=timeout,
                 allow_insecure_http=allow_insecure_http,
+                ca_bundle=ca_bundle,
             ).fields(),
         )
         saved = store.load()
@@ -293,6 +302,8 @@ def add(
     default=None,
     help="Allow (or refuse) plain http:// beyond loopback.",
 )
+@click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
+@click.option("--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again.")
 def edit(
     name: str,
     base_url: str | None,
@@ -304,6 +315,8 @@ def edit(
     timeout: float | None,
     default_timeout: bool,
     allow_insecure_http: bool | None,
+    ca_bundle: str | None,
+    os_trust_store: bool,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
     _one_token_option(token_stdin, token_prompt, token_env, token_command)
@@ -322,6 +335,10 @@ def edit(
         changes["timeout"] = timeout
     if allow_insecure_http is not None:
         changes["allow_insecure_http"] = allow_insecure_http
+    if ca_bundle is not None and os_trust_store:
+        raise click.UsageError("Choose one of --ca-bundle and --os-trust-store.")
+    if ca_bundle is not None or os_trust_store:
+        changes["ca_bundle"] = ca_bundle
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = ProfileStore()

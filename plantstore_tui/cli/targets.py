@@ -38,19 +38,31 @@ class TargetOptions:
     profile: str | None = None
     base_url: str | None = None
     allow_insecure_http: bool = False
+    ca_bundle: str | None = None
 
     def merged(
-        self, profile: str | None, base_url: str | None, allow_insecure_http: bool = False
+        self,
+        profile: str | None,
+        base_url: str | None,
+        allow_insecure_http: bool = False,
+        ca_bundle: str | None = None,
     ) -> TargetOptions:
         """These options overridden by a subcommand's own."""
         allowed = self.allow_insecure_http or allow_insecure_http
+        ca_file = ca_bundle or self.ca_bundle
         if profile is not None or base_url is not None:
-            return TargetOptions(profile=profile, base_url=base_url, allow_insecure_http=allowed)
-        return TargetOptions(self.profile, self.base_url, allowed)
+            return TargetOptions(profile, base_url, allowed, ca_file)
+        return TargetOptions(self.profile, self.base_url, allowed, ca_file)
 
 
 def target_options(command: click.decorators.FC) -> click.decorators.FC:
-    """Add `--profile`, `--base-url` and `--allow-insecure-http` to a command."""
+    """Add `--profile`, `--base-url`, `--allow-insecure-http` and `--ca-bundle` to a command."""
+    command = click.option(
+        "--ca-bundle",
+        type=click.Path(exists=True, dir_okay=False),
+        metavar="PATH",
+        help="Trust the CA certificates in this PEM file instead of the OS trust store.",
+    )(command)
     command = click.option(
         "--allow-insecure-http",
         is_flag=True,
@@ -92,6 +104,25 @@ def read_token(*, interactive: bool) -> tuple[SecretStr, str]:
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a `ConfigProblem` saying what is missing."""
+    from dataclasses import replace
+
+    target = _named_target(options, interactive=interactive)
+    if options.ca_bundle is not None:
+        target = replace(target, ca_bundle=options.ca_bundle)
+    if target.ca_bundle is not None:
+        # Loaded once here so a bad CA file is a configuration problem (exit 4), said up front.
+        from plantstore_tui.core.client import CABundleError, tls_context
+
+        try:
+            tls_context(target.ca_bundle)
+        except CABundleError as exc:
+            from plantstore_tui.core.text import visible
+
+            raise ConfigProblem(visible(str(exc))) from None
+    return target
+
+
+def _named_target(options: TargetOptions, *, interactive: bool) -> Target:
     if options.base_url:
         # A bad --base-url is a usage mistake (exit 2); a bad environment is configuration (4).
         return _ad_hoc_target(

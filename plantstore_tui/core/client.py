@@ -15,6 +15,7 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterator, Generator, Iterator
+from dataclasses import replace
 from types import TracebackType
 from typing import NamedTuple, Self
 
@@ -22,6 +23,7 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from plantstore_tui import __version__
+from plantstore_tui.core.conformance import off_spec
 from plantstore_tui.core.models import ApiError, NewPlant, Plant, describe_validation_error
 from plantstore_tui.core.outcome import (
     Created,
@@ -189,15 +191,54 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         pending.extend(link for link in (current.__cause__, current.__context__) if link)
 
 
+# OpenSSL's X509_V_ERR_* codes for the certificate failures a deployment really meets.
+_CERT_EXPIRED, _CERT_NOT_YET_VALID = 10, 9
+_UNTRUSTED_ISSUER = frozenset({2, 18, 19, 20, 21})
+_NAME_MISMATCH = frozenset({62, 64})
+_TRUST_ADVICE = (
+    "If the deployment uses your organisation's own CA, install that CA in this machine's trust "
+    "store, or give its PEM file as the profile's ca_bundle (or --ca-bundle PATH)."
+)
+
+
+def _certificate_problem(error: ssl.SSLCertVerificationError) -> tuple[str, str]:
+    """A refused certificate in words: what was wrong with it, and what to do."""
+    detail = error.verify_message or "it could not be verified"
+    # Set by the ssl module on a failed handshake; absent on one built by hand.
+    code = getattr(error, "verify_code", None)
+    if code == _CERT_EXPIRED:
+        return (
+            "The server's TLS certificate has expired",
+            "Whoever runs the deployment must renew its certificate; nothing can be sent safely "
+            "until then.",
+        )
+    if code == _CERT_NOT_YET_VALID:
+        return (
+            "The server's TLS certificate is not valid yet",
+            "Check this machine's clock, or ask whoever runs the deployment.",
+        )
+    if code in _UNTRUSTED_ISSUER:
+        return (
+            "The server's TLS certificate is from an issuer this machine does not trust "
+            f"({detail})",
+            _TRUST_ADVICE,
+        )
+    if code in _NAME_MISMATCH:
+        return (
+            f"The server's TLS certificate is for another host name ({detail})",
+            "Check the base URL's host: use the name the certificate was issued for.",
+        )
+    return (
+        f"The server's TLS certificate was not accepted: {detail}",
+        "Check the base URL's host name and the server's certificate.",
+    )
+
+
 def _tls_problem(exc: BaseException) -> tuple[str, str] | None:
     """What went wrong in the TLS handshake, and what to try, if that is where it failed."""
     for cause in _causes(exc):
         if isinstance(cause, ssl.SSLCertVerificationError):
-            return (
-                "The server's TLS certificate was not accepted: "
-                f"{cause.verify_message or 'it could not be verified'}",
-                "Check the base URL's host name and the server's certificate.",
-            )
+            return _certificate_problem(cause)
         if isinstance(cause, ssl.SSLError):
             return (
                 f"The TLS handshake failed ({cause.reason or cause.strerror or 'no reason given'})",
@@ -280,6 +321,35 @@ def _unsendable(base_url: str, token: SecretStr) -> _Failure | None:
     return None
 
 
+class CABundleError(ValueError):
+    """A ca_bundle file that cannot be read as PEM CA certificates."""
+
+
+def tls_context(ca_bundle: str | None = None) -> ssl.SSLContext:
+    """The context that verifies a deployment's certificate: the OS trust store, or `ca_bundle`.
+
+    The OS store (through truststore, as pip does) makes a company CA installed on the machine
+    just work; a CA file given as `ca_bundle` is trusted instead of it, as curl's --cacert is.
+    Raises `CABundleError` for a CA file that cannot be used.
+    """
+    if ca_bundle is not None:
+        try:
+            return ssl.create_default_context(cafile=ca_bundle)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            # SSLError is an OSError too, but its strerror is OpenSSL's, not words for anyone.
+            reason = "no PEM certificate in it"
+            if isinstance(exc, OSError) and not isinstance(exc, ssl.SSLError) and exc.strerror:
+                reason = exc.strerror
+            raise CABundleError(
+                f"The CA file {ca_bundle} cannot be used ({reason}): it must be a readable "
+                "file of PEM CA certificates"
+            ) from None
+    # Imported here: building the context loads the trust store, which no first frame waits for.
+    import truststore
+
+    return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
 class PlantStoreClient:
     """Sends plants to one deployment over a kept-alive connection; use one per target."""
 
@@ -290,13 +360,21 @@ class PlantStoreClient:
         *,
         limits: Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        verify: bool | ssl.SSLContext = True,
+        ca_bundle: str | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.url = plants_url(self.base_url)
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = _unsendable(self.base_url, token)
+        verify: ssl.SSLContext | bool = True
+        if transport is None:
+            try:
+                verify = tls_context(ca_bundle)
+            except CABundleError as exc:
+                advice = "Correct the profile's ca_bundle (or --ca-bundle)."
+                unusable = _Failure.not_created(FailureKind.TLS, str(exc), advice)
+                self._unsendable = self._unsendable or unusable
         self._http = httpx.AsyncClient(
             auth=BearerAuth(token),
             headers={
@@ -313,6 +391,7 @@ class PlantStoreClient:
             follow_redirects=False,
             trust_env=False,
             transport=transport,
+            # A given transport brings its own TLS settings: no trust store is loaded for it.
             verify=verify,
         )
 
@@ -354,9 +433,11 @@ class PlantStoreClient:
                         return self._redirected(plant, status, location, elapsed())
                     body = await _read_capped(response, self.limits.max_body)
                     retry_after = response.headers.get("Retry-After")
+                    content_type = response.headers.get("Content-Type")
         except _SEND_FAILURES as exc:
             return self._failed(plant, self._explain(exc, status), elapsed(), status)
-        return self._answered(plant, status, body, retry_after, elapsed())
+        outcome = self._answered(plant, status, body, retry_after, elapsed())
+        return replace(outcome, off_spec=off_spec(status, content_type, body))
 
     def _failed(
         self, plant: NewPlant, failure: _Failure, elapsed_ms: float, status: int | None = None
@@ -437,6 +518,7 @@ class PlantStoreClient:
             status=status,
             elapsed_ms=elapsed_ms,
             location=location or None,
+            off_spec=off_spec(status, None, b""),
         )
 
     def _answered(

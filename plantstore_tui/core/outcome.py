@@ -46,6 +46,8 @@ class Created:
     elapsed_ms: float
     plant: Plant
     body: str
+    # How the answer departs from the spec (core.conformance), shown beside it, never instead.
+    off_spec: tuple[str, ...] = ()
 
     @property
     def fate(self) -> PlantFate:
@@ -89,6 +91,7 @@ class Rejected:
     body: str
     body_problem: str | None = None
     retry_after: str | None = None
+    off_spec: tuple[str, ...] = ()
 
     @property
     def fate(self) -> PlantFate:
@@ -129,6 +132,7 @@ class Failed:
     elapsed_ms: float | None = None
     location: str | None = None
     body: str = ""
+    off_spec: tuple[str, ...] = ()
 
     @property
     def headline(self) -> str:
@@ -186,6 +190,7 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
         "kind": kind,
         "message": outcome.headline,
         "fate": outcome.fate.value,
+        "off_spec": list(outcome.off_spec),
     }
 
 

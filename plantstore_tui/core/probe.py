@@ -12,9 +12,9 @@ from enum import StrEnum
 
 import httpx
 
-from plantstore_tui.core.client import PlantStoreClient
+from plantstore_tui.core.client import CABundleError, PlantStoreClient, plants_url, tls_context
 from plantstore_tui.core.models import NewPlant
-from plantstore_tui.core.outcome import Created, Failed, FailureKind, Outcome, Rejected
+from plantstore_tui.core.outcome import Created, Failed, FailureKind, Outcome, PlantFate, Rejected
 from plantstore_tui.core.target import Target
 
 PROBE_BODY = b"{}"
@@ -80,7 +80,20 @@ async def probe(
     target: Target, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> ProbeReport:
     """POST `{}` to the target's /plants and say whether it answers and accepts the token."""
-    wrapped = _ProbeBodyTransport(transport or httpx.AsyncHTTPTransport())
+    try:
+        inner = transport or httpx.AsyncHTTPTransport(verify=tls_context(target.ca_bundle))
+    except CABundleError as exc:
+        return judge(
+            Failed(
+                url=plants_url(target.base_url),
+                sent=_PLACEHOLDER,
+                kind=FailureKind.TLS,
+                message=str(exc),
+                fate=PlantFate.NOT_CREATED,
+                advice="Correct the profile's ca_bundle (or --ca-bundle).",
+            )
+        )
+    wrapped = _ProbeBodyTransport(inner)
     async with PlantStoreClient(
         target.base_url, target.token, limits=target.limits, transport=wrapped
     ) as client:

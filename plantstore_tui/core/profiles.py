@@ -52,7 +52,15 @@ MAX_TIMEOUT = 3600.0
 # Names double as keyring user names and TOML keys: keep them short and plain.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-FIELDS = ("base_url", "token_env", "token_command", "protected", "timeout", "allow_insecure_http")
+FIELDS = (
+    "base_url",
+    "token_env",
+    "token_command",
+    "protected",
+    "timeout",
+    "allow_insecure_http",
+    "ca_bundle",
+)
 _TOP_LEVEL = ("default", "profiles")
 
 
@@ -89,6 +97,8 @@ class Profile:
     protected: bool = False
     timeout: float | None = None
     allow_insecure_http: bool = False
+    # A PEM file of CA certificates trusted instead of the OS trust store.
+    ca_bundle: str | None = None
 
     @property
     def keeps_token(self) -> bool:
@@ -200,6 +210,10 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
             f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT:g}"
         )
 
+    ca_bundle = table.get("ca_bundle")
+    if ca_bundle is not None and not (isinstance(ca_bundle, str) and ca_bundle.strip()):
+        problems.append("ca_bundle must be the path of a PEM file of CA certificates")
+
     if base_url and (
         problem := insecure_http_problem(base_url, allowed=flags.get("allow_insecure_http", False))
     ):
@@ -217,6 +231,7 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         protected=flags["protected"],
         timeout=float(timeout) if isinstance(timeout, int | float) else None,
         allow_insecure_http=flags["allow_insecure_http"],
+        ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
     )
 
 
@@ -603,6 +618,7 @@ class ProfileStore:
             profile=profile.name,
             protected=profile.protected,
             limits=profile.limits,
+            ca_bundle=profile.ca_bundle,
         )
 
     def _check_token(self, profile: Profile, token: SecretStr | None) -> None:

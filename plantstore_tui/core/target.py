@@ -31,6 +31,8 @@ class Target:
     profile: str | None = None
     protected: bool = False
     limits: Limits = field(default_factory=Limits)
+    # A CA file trusted instead of the OS trust store (profiles.toml `ca_bundle`, or --ca-bundle).
+    ca_bundle: str | None = None
 
     def token_hint(self) -> str:
         """At most the token's last 4 characters, for telling two tokens apart on screen."""

@@ -254,6 +254,16 @@ class PlantStoreApp(App[None]):
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
         self._send_screen.reconnect(lambda: connect_to_profile(name), label)
 
+    def action_check(self) -> None:
+        """Run the conformance check on the deployment plants go to now."""
+        from plantstore_tui.ui.screens.check import CheckScreen
+
+        target = self._send_screen.target
+        if target is None:
+            self.notify("There is no deployment to check yet.", title="Check")
+        elif not isinstance(self.screen, CheckScreen):
+            self.push_screen(CheckScreen(target))
+
     def action_help(self) -> None:
         """Show the help screen (once)."""
         from plantstore_tui.ui.screens.help import HelpScreen
@@ -289,6 +299,11 @@ class PlantStoreApp(App[None]):
             )
         yield SystemCommand(
             "Profiles", "List, add, edit, test and switch profiles", self.action_profiles
+        )
+        yield SystemCommand(
+            "Check this deployment",
+            "Probe POST /plants against the spec, creating nothing",
+            self.action_check,
         )
         yield SystemCommand("Help", "Keys and what the log means", self.action_help)
         yield from super().get_system_commands(screen)

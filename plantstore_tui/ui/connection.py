@@ -74,7 +74,12 @@ def connect_to(target: Target) -> Connection:
     """Build the session's client for a resolved target."""
     from plantstore_tui.core.client import PlantStoreClient
 
-    return Connection(target, PlantStoreClient(target.base_url, target.token, limits=target.limits))
+    return Connection(
+        target,
+        PlantStoreClient(
+            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+        ),
+    )
 
 
 def connect_to_profile(name: str) -> Connection:

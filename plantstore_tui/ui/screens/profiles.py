@@ -17,22 +17,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, ListItem, ListView, Static
 from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.check import CheckReport
 from plantstore_tui.core.config_files import ConfigError
-from plantstore_tui.core.probe import ProbeReport, Verdict, probe
 from plantstore_tui.core.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.target import Target
 from plantstore_tui.core.text import visible
 from plantstore_tui.core.tokens import TOKEN_ENV
+from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 
 _DOING = {"load": "reading the profiles", "change": "saving the change", "test": "testing"}
-_VERDICT_WORDS = {
-    Verdict.TOKEN_ACCEPTED: "token accepted",
-    Verdict.TOKEN_REFUSED: "token refused",
-    Verdict.INVALID_BODY_ACCEPTED: "WARNING",
-    Verdict.UNEXPECTED_ANSWER: "unexpected answer",
-    Verdict.NO_ANSWER: "no answer",
-}
+_VERDICT_KIND = {"pass": "ok", "warn": "busy", "fail": "bad"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +51,10 @@ class _TestShown:
 
 @dataclass(frozen=True, slots=True)
 class _Tested:
-    """The end of a profile test: the probe's report, or why no probe was sent."""
+    """A profile's target, resolved for its test, or why it could not be."""
 
     name: str
-    report: ProbeReport | None
+    target: Target | None
     problem: str | None = None
 
 
@@ -377,11 +373,11 @@ class ProfilesScreen(Screen[str | None]):
             self._set_default(row.profile_name)
 
     def action_test(self) -> None:
-        """Check that the highlighted profile's deployment answers and accepts its token."""
+        """Run the conformance check, creating nothing, on the highlighted profile's deployment."""
         row = self._chosen()
         if row is None or row.profile is None:
             return
-        words = f"Testing: POST {visible(row.profile.base_url)}/plants with an empty body…"
+        words = f"Checking POST {visible(row.profile.base_url)}/plants, creating nothing…"
         self._tests[row.profile_name] = _TestShown(words, "testing…", "busy")
         row.show_test("testing…", "busy")
         self._show_detail()
@@ -394,19 +390,31 @@ class ProfilesScreen(Screen[str | None]):
             target = await asyncio.to_thread(self._store.target, profile, self._environ)
         except ConfigError as exc:
             return _Tested(profile.name, None, visible(str(exc)))
-        return _Tested(profile.name, await probe(target))
+        return _Tested(profile.name, target)
 
     def _show_test(self, tested: _Tested) -> None:
-        if tested.report is None:
-            words, short, kind = f"Not tested: {tested.problem}", "not tested", "bad"
-        else:
-            report = tested.report
-            elapsed = report.outcome.elapsed_ms
-            timing = "" if elapsed is None else f" ({elapsed:.0f} ms)"
-            words = f"{visible(report.headline)}{timing}\n{visible(report.detail)}"
-            short, kind = _VERDICT_WORDS[report.verdict], "ok" if report.ok else "bad"
-        self._tests[tested.name] = _TestShown(words, short, kind)
+        if tested.target is None:
+            self._tested(
+                tested.name, _TestShown(f"Not tested: {tested.problem}", "not tested", "bad")
+            )
+            return
+
+        def checked(report: CheckReport | None) -> None:
+            if report is None:
+                self._tested(tested.name, _TestShown("The check was left unfinished.", "", "busy"))
+                return
+            verdict = report.verdict.value if report.reachable else "no answer"
+            failed = [result.probe for result in report.results if result.verdict.value != "pass"]
+            words = f"Check: {verdict}" + (f" ({', '.join(failed)})" if failed else "")
+            words += ". T checks again and shows every probe."
+            self._tested(tested.name, _TestShown(words, verdict, _VERDICT_KIND.get(verdict, "bad")))
+
+        self.app.push_screen(CheckScreen(tested.target), checked)
+
+    def _tested(self, name: str, shown: _TestShown) -> None:
+        self._tests[name] = shown
+        short, kind = shown.short, shown.kind
         for row in self.query(ProfileRow):
-            if row.profile_name == tested.name:
+            if row.profile_name == name:
                 row.show_test(short, kind)
         self._show_detail()

@@ -179,6 +179,11 @@ def render_outcome(
             pass
     if isinstance(outcome, Failed) and outcome.location:
         labelled("to", Text(visible(shorten(outcome.location, BODY_SHOWN))))
+    if outcome.off_spec:
+        off_spec = Text(
+            visible("off spec: " + "; ".join(outcome.off_spec)), _style(styles, "advice")
+        )
+        rows.append((Text("≠", _style(styles, "advice")), off_spec))
     if not isinstance(outcome, Created):
         fate = Text()
         fate.append(fate_sentence(outcome.fate), _style(styles, "fate"))

@@ -1,0 +1,147 @@
+"""`plantstore-tui check`: a safe conformance check of a deployment, as a table or as JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import sys
+import textwrap
+
+import click
+
+from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
+from plantstore_tui.core.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
+from plantstore_tui.core.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.target import Target
+from plantstore_tui.core.text import visible
+
+_RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
+
+
+def parse_ids(text: str) -> range:
+    """`A-B` (inclusive, int64, A <= B) as a range, or `InvalidInput` saying what is wrong."""
+    match = _RANGE.fullmatch(text)
+    if match is None:
+        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {visible(text)!r}")
+    first, last = int(match[1]), int(match[2])
+    if not (INT64_MIN <= first <= INT64_MAX and INT64_MIN <= last <= INT64_MAX):
+        raise InvalidInput("--ids must lie inside int64")
+    if first > last:
+        raise InvalidInput(f"--ids {first}-{last} is empty: the first id must come first")
+    return range(first, last + 1)
+
+
+@click.command()
+@click.option(
+    "--create",
+    is_flag=True,
+    help="Also send --samples valid plants with ids from --ids (they stay in the store).",
+)
+@click.option("--ids", "ids_text", metavar="A-B", help="With --create: the ids to use, inclusive.")
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1, max=1000),
+    default=5,
+    show_default=True,
+    help="With --create: how many plants to send.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@click.option("--yes", "-y", is_flag=True, help="With --create: create on a protected profile.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1, max=60),
+    metavar="SECONDS",
+    help="Give up on any one probe after this long [default: 10, or the profile's if shorter].",
+)
+@target_options
+@click.pass_obj
+def check(
+    options: TargetOptions,
+    create: bool,
+    ids_text: str | None,
+    samples: int,
+    as_json: bool,
+    yes: bool,
+    timeout: float | None,
+    profile: str | None,
+    base_url: str | None,
+    allow_insecure_http: bool,
+    ca_bundle: str | None,
+) -> None:
+    """Check that a deployment answers POST /plants as the spec says, creating nothing.
+
+    Every probe sends a body the spec's server must refuse. With --create --ids A-B it also
+    sends --samples valid plants and measures latency. Exits 0 when no probe fails, 1 when
+    one fails, 3 when the deployment cannot be reached, 4 for a configuration problem.
+    """
+    plan = _plan(create, ids_text, samples)
+    target = resolve_target(
+        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
+    )
+    if plan is not None and target.protected and not yes:
+        _confirm_protected(target, plan, interactive=not as_json)
+    if timeout is not None:
+        target = with_limits(target, timeout)
+    report = asyncio.run(run_check(target, create=plan))
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=True))
+    else:
+        click.echo(render_report(report))
+    raise SystemExit(exit_code_of(report))
+
+
+def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None:
+    if not create:
+        if ids_text is not None:
+            raise InvalidInput("--ids is only used with --create")
+        return None
+    if ids_text is None:
+        # Never a default range: only the operator knows which ids are free to fill.
+        raise InvalidInput("--create needs --ids A-B: the ids the check may create plants with")
+    ids = parse_ids(ids_text)
+    if len(ids) < samples:
+        raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
+    return CreatePlan(ids=ids, samples=samples)
+
+
+def _confirm_protected(target: Target, plan: CreatePlan, *, interactive: bool) -> None:
+    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
+    if not (interactive and sys.stdin.isatty()):
+        raise InvalidInput(f"Nothing was sent: --create on {where} needs --yes.")
+    ids = plan.ids[: plan.samples]
+    if not click.confirm(f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on {where}?"):
+        raise InvalidInput("Nothing was sent.")
+
+
+def exit_code_of(report: CheckReport) -> ExitCode:
+    """3 unreachable, 1 a probe failed, else 0."""
+    if not report.reachable:
+        return ExitCode.TRANSPORT_FAILURE
+    if report.verdict is Verdict.FAIL:
+        return ExitCode.REJECTED
+    return ExitCode.CREATED
+
+
+def render_report(report: CheckReport, width: int | None = None) -> str:
+    """The report as a plain-text table; nothing from the server can reach the terminal raw."""
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    name_width = max(len(result.probe) for result in report.results)
+    indent = " " * (name_width + 8)
+    lines = [f"Check of {visible(report.base_url)}/plants: {report.verdict.value}"]
+    for result in report.results:
+        head = f"{result.probe:<{name_width}}  {result.verdict.value.upper():<4}  "
+        wrap = max(width - len(indent) - 2, 30)
+        seen = _wrapped(result.seen, wrap) or [""]
+        lines.append(head + seen[0])
+        lines.extend(indent + line for line in seen[1:])
+        for index, line in enumerate(_wrapped(result.why, wrap)):
+            lines.append(indent + ("→ " if index == 0 else "  ") + line)
+    return "\n".join(lines)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    # Options such as --ca-bundle must not be split at their hyphens.
+    return textwrap.wrap(visible(text), width, break_on_hyphens=False)
