@@ -434,7 +434,7 @@ async def _send_all(
             else:
                 task.cancel()
 
-        with contextlib.suppress(NotImplementedError):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGINT, interrupted)
         try:
             reason = await task
@@ -443,6 +443,6 @@ async def _send_all(
 
             reason = StopReason.STOPPED
         finally:
-            with contextlib.suppress(NotImplementedError):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signal.SIGINT)
         return reason, interrupts > 0

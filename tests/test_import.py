@@ -1,0 +1,417 @@
+"""`plantstore-tui import` against the real reference server (and a misbehaving one).
+
+Files are written by the tests; what arrived is read from the server's own database, so "never
+twice" is checked where it matters: a row sent twice would be refused as a duplicate id there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from burst_support import stored_plants
+from click.testing import CliRunner, Result
+from misbehaving import MisbehavingServer, ReceivedRequest, Send, json_response, response
+from pty_support import wait_until
+from pydantic import SecretStr
+
+from plantstore_tui.cli import main
+from plantstore_tui.server.runner import BackgroundServer
+
+DEADLINE = 60.0
+
+
+def run_import(*args: str, token: str, base_url: str | None = None) -> Result:
+    env = {"PLANTSTORE_TOKEN": token, "PLANTSTORE_PROFILE": None, "PLANTSTORE_BASE_URL": None}
+    argv = ["import", *args]
+    if base_url is not None:
+        argv += ["--base-url", base_url]
+    return CliRunner().invoke(main, argv, env=env)
+
+
+def token_of(server: BackgroundServer) -> str:
+    return server.token.get_secret_value()
+
+
+def write_csv(
+    path: Path, rows: Sequence[Sequence[object]], header: Sequence[str] = ("name", "id", "tag")
+) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def plants(count: int, first: int = 1) -> list[tuple[str, int, str]]:
+    return [(f"Plant {i}", i, "bulk" if i % 3 else "") for i in range(first, first + count)]
+
+
+def stored(server: BackgroundServer) -> list[tuple[int, str, str | None]]:
+    return sorted(stored_plants(server.db_path))
+
+
+def expected(rows: Sequence[tuple[str, int, str]]) -> list[tuple[int, str, str | None]]:
+    return sorted((plant_id, name, tag or None) for name, plant_id, tag in rows)
+
+
+# --- formats ------------------------------------------------------------------------------------
+
+
+def test_a_csv_file_is_imported_whole(reference_server: BackgroundServer, tmp_path: Path) -> None:
+    rows = plants(50)
+    path = write_csv(tmp_path / "plants.csv", rows)
+    result = run_import(
+        str(path), token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    assert result.exit_code == 0, result.output
+    assert "50 created, 0 rejected" in result.stdout
+    assert stored(reference_server) == expected(rows)
+
+
+def test_tsv_with_a_bom_odd_quoting_and_mapped_columns(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "export.tsv"
+    path.write_bytes(
+        "\ufeffPlant name\tPlant no\tLabel\tNotes\n"
+        'Monstera "Thai Constellation"\t1\tindoor\tx\n'
+        '"Ivy, the climber"\t2\t\ty\n'
+        '"Quoted ""twice"""\t3\tshade\tz\n'.encode()
+    )
+    result = run_import(
+        str(path),
+        "--column",
+        "name=Plant name",
+        "--column",
+        "id=Plant no",
+        "--column",
+        "tag=Label",
+        token=token_of(reference_server),
+        base_url=reference_server.base_url,
+    )
+    assert result.exit_code == 0, result.output
+    assert stored(reference_server) == [
+        (1, 'Monstera "Thai Constellation"', "indoor"),
+        (2, "Ivy, the climber", None),
+        (3, 'Quoted "twice"', "shade"),
+    ]
+
+
+def test_json_lines_with_numbers_or_strings_for_ids(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "plants.jsonl"
+    path.write_text(
+        '{"name": "Aloë", "id": 7, "tag": "succulent"}\n\n{"name": "Fern", "id": "8"}\n'
+        '{"name": "Pilea", "id": 9, "tag": null}\n',
+        encoding="utf-8",
+    )
+    result = run_import(
+        str(path), token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    assert result.exit_code == 0, result.output
+    assert stored(reference_server) == [
+        (7, "Aloë", "succulent"),
+        (8, "Fern", None),
+        (9, "Pilea", None),
+    ]
+
+
+def test_standard_input_needs_a_format_and_is_imported(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    text = "name,id\nFern,11\nIvy,12\n"
+    env = {"PLANTSTORE_TOKEN": token_of(reference_server)}
+    base = ["import", "-", "--base-url", reference_server.base_url]
+    refused = CliRunner().invoke(main, base, input=text, env=env)
+    assert refused.exit_code == 2
+    assert "use --format csv, tsv or jsonl" in refused.output
+    result = CliRunner().invoke(main, [*base, "--format", "csv"], input=text, env=env)
+    assert result.exit_code == 0, result.output
+    assert stored(reference_server) == [(11, "Fern", None), (12, "Ivy", None)]
+
+
+# --- validated first ------------------------------------------------------------------------------
+
+
+def test_ten_thousand_rows_with_bad_rows_at_known_lines_send_nothing(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows: list[tuple[object, object, object]] = list(plants(10_000))
+    # Line numbers: the header is line 1, so row k is on line k + 2.
+    bad = {
+        102: ("Bad id", "12x", ""),
+        2_502: ("", 2_501, ""),
+        5_002: ("Tab\there", 5_001, ""),
+        7_502: ("Too big", "9223372036854775808", ""),
+        9_999: ("Repeated", 17, ""),
+    }
+    for line, row in bad.items():
+        rows[line - 2] = row
+    path = write_csv(tmp_path / "big.csv", rows)
+    result = run_import(
+        str(path), token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith(f"{path}:")][:-1]
+    assert [int(line.split(":")[1]) for line in lines] == sorted(bad)
+    assert f"{path}:102: id: ID must be a whole number" in result.stderr
+    assert f"{path}:2502: name: Name is required" in result.stderr
+    assert (
+        f"{path}:5002: name: Name has a control character (U+0009) at position 4" in result.stderr
+    )
+    assert f"{path}:7502: id: ID must be between" in result.stderr
+    assert f"{path}:9999: id: id 17 is given twice in the file (first on line 18)" in result.stderr
+    assert "5 bad row(s) of 10000; nothing was sent" in result.stderr
+    assert stored(reference_server) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b'name,id\nFern,1\n"Ivy,2\n', "bad.csv:3: malformed: unexpected end of data"),
+        (b"name,id\nFern,1\nIv\xffy,2\n", "bad.csv:3: not UTF-8 text"),
+        (b"label,id\nFern,1\n", "bad.csv:1: no 'name' column (or map one: --column name=COLUMN)"),
+        (b"", "bad.csv: the file is empty"),
+    ],
+    ids=["quoting", "utf-8", "missing-column", "empty"],
+)
+def test_a_malformed_file_is_named_with_its_line_and_nothing_is_sent(
+    reference_server: BackgroundServer, tmp_path: Path, content: bytes, words: str
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    result = run_import(
+        str(path), token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert "Traceback" not in result.output
+    assert stored(reference_server) == []
+
+
+def test_a_bad_json_line_is_listed_with_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "plants.jsonl"
+    path.write_text('{"name": "A", "id": 1}\nnot json\n{"name": "B", "id": true}\n[1]\n')
+    result = run_import(str(path), "--dry-run", token="unused")
+    assert result.exit_code == 2
+    assert f"{path}:2: json: not JSON" in result.stderr
+    assert f"{path}:3: id: must be a whole number or a string, not true" in result.stderr
+    assert f"{path}:4: json: not an object but list" in result.stderr
+
+
+def test_a_dry_run_validates_and_sends_nothing(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    path = write_csv(
+        tmp_path / "plants.csv", [("Fern", 1, "a", "x")], header=("name", "id", "tag", "notes")
+    )
+    result = run_import(
+        str(path), "--dry-run", token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 plant(s), every row valid" in result.stdout
+    assert "Nothing was sent (dry run)" in result.stdout
+    assert "Columns not read: notes" in result.stdout
+    assert "line 2: id 1, name 'Fern', tag 'a'" in result.stdout
+    assert stored(reference_server) == []
+
+
+# --- never twice --------------------------------------------------------------------------------
+
+
+def test_a_second_run_of_the_same_file_asks_for_resume_or_restart(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(20)
+    path = write_csv(tmp_path / "plants.csv", rows)
+    token, url = token_of(reference_server), reference_server.base_url
+    assert run_import(str(path), token=token, base_url=url).exit_code == 0
+    again = run_import(str(path), token=token, base_url=url)
+    assert again.exit_code == 2
+    assert "was imported to" in again.output
+    assert "20 created" in again.output
+    resumed = run_import(str(path), "--resume", "--json", token=token, base_url=url)
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)
+    assert (summary["skipped"], summary["to_send"], summary["created"]) == (20, 0, 0)
+    restarted = run_import(str(path), "--restart", token=token, base_url=url)
+    assert restarted.exit_code == 1  # every row is now a duplicate id
+    assert "0 created, 20 rejected" in restarted.stdout
+    assert stored(reference_server) == expected(rows)
+
+
+def test_a_report_has_one_line_per_row(reference_server: BackgroundServer, tmp_path: Path) -> None:
+    rows = plants(3)
+    reference_path = write_csv(tmp_path / "first.csv", rows[:1])
+    run_import(
+        str(reference_path), token=token_of(reference_server), base_url=reference_server.base_url
+    )
+    path = write_csv(tmp_path / "plants.csv", rows)
+    report = tmp_path / "report.jsonl"
+    result = run_import(
+        str(path),
+        "--report",
+        str(report),
+        token=token_of(reference_server),
+        base_url=reference_server.base_url,
+    )
+    assert result.exit_code == 1
+    lines = sorted(
+        (json.loads(line) for line in report.read_text().splitlines()), key=lambda r: r["line"]
+    )
+    assert [(r["line"], r["id"], r["outcome"], r["status"], r["error"]) for r in lines] == [
+        (2, 1, "rejected", 400, 1003),
+        (3, 2, "created", 200, None),
+        (4, 3, "created", 200, None),
+    ]
+
+
+def _import_process(
+    path: Path, server: BackgroundServer, tmp_path: Path, *args: str
+) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PLANTSTORE_TOKEN": token_of(server),
+        "PLANTSTORE_DATA_DIR": os.environ["PLANTSTORE_DATA_DIR"],
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "plantstore_tui",
+        "import",
+        str(path),
+        "--base-url",
+        server.base_url,
+        *args,
+    ]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+    )
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+    with BackgroundServer(
+        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=0.02
+    ) as server:
+        yield server
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+def test_a_batch_stopped_halfway_resumes_without_sending_any_row_twice(
+    slow_server: BackgroundServer, tmp_path: Path, signum: signal.Signals
+) -> None:
+    rows = plants(400)
+    path = write_csv(tmp_path / "plants.csv", rows)
+    process = _import_process(path, slow_server, tmp_path, "--concurrency", "4")
+    try:
+        wait_until(
+            lambda: len(stored_plants(slow_server.db_path)) >= 60, DEADLINE, what="60 plants stored"
+        )
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if signum == signal.SIGINT:
+        assert process.returncode == 130, err
+        assert b"Stopping: no more rows are sent" in err
+        assert b"To send the rows not yet sent: plantstore-tui import" in out
+    else:
+        assert process.returncode == -signal.SIGKILL
+    before = len(stored_plants(slow_server.db_path))
+    assert before < len(rows)
+
+    resumed = run_import(
+        str(path), "--resume", "--json", token=token_of(slow_server), base_url=slow_server.base_url
+    )
+    summary = json.loads(resumed.stdout)
+    # A row sent twice would be refused as a duplicate id: none is.
+    assert summary["rejected"] == 0, resumed.output
+    assert summary["failed"] == 0
+    ids = {plant_id for plant_id, _, _ in stored_plants(slow_server.db_path)}
+    assert len(ids) == len(stored_plants(slow_server.db_path))
+    unknown_lines = [line for line in resumed.stderr.splitlines() if f"{path.name}:" in line]
+    unknown_ids = {int(line.split("id ")[1].split(":")[0]) for line in unknown_lines}
+    # Every row ends created, or listed as unknown (in flight when the process died).
+    assert {plant_id for _, plant_id, _ in rows} == ids | unknown_ids
+    assert resumed.exit_code == 0, resumed.output
+
+
+def test_a_server_that_goes_away_stops_the_import_and_resume_finishes_it(tmp_path: Path) -> None:
+    token = SecretStr(secrets.token_urlsafe(32))
+    db = tmp_path / "plants.sqlite3"
+    server = BackgroundServer(token=token, db_path=db, delay=0.02)
+    server.start()
+    port = int(server.base_url.rsplit(":", 1)[1])
+    rows = plants(300)
+    path = write_csv(tmp_path / "plants.csv", rows)
+    process = _import_process(path, server, tmp_path, "--concurrency", "2")
+    try:
+        wait_until(lambda: len(stored_plants(db)) >= 40, DEADLINE, what="40 plants stored")
+        server.stop()
+        out, err = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 3, err
+    assert b"the deployment stopped answering" in out
+    assert b"--resume" in out
+
+    with BackgroundServer(token=token, db_path=db, port=port) as again:
+        resumed = run_import(
+            str(path),
+            "--resume",
+            "--resend-unknown",
+            token=token.get_secret_value(),
+            base_url=again.base_url,
+        )
+        assert resumed.exit_code in (0, 1), resumed.output
+        summary_line = resumed.stdout.splitlines()[0]
+        assert "not sent" not in summary_line.split("unknown")[1]
+    # With --resend-unknown, a row that did arrive before the server went away is refused as a
+    # duplicate; every plant is stored exactly once either way.
+    assert sorted(stored_plants(db)) == expected(rows)
+
+
+def _retry_once(seen: dict[int, int]) -> Any:
+    def script(request: ReceivedRequest) -> list[Any]:
+        plant_id = request.json()["id"]
+        seen[plant_id] = seen.get(plant_id, 0) + 1
+        if seen[plant_id] == 1:
+            return [Send(response(429, b"slow down", headers=[("Retry-After", "0")]))]
+        sent = request.json()
+        return [Send(json_response(200, {"name": sent["name"]}))]
+
+    return script
+
+
+async def test_a_429_with_retry_after_is_sent_again_after_the_wait(tmp_path: Path) -> None:
+    seen: dict[int, int] = {}
+    path = write_csv(tmp_path / "plants.csv", plants(5))
+    async with MisbehavingServer(_retry_once(seen)) as server:
+        result = await asyncio.to_thread(
+            run_import,
+            str(path),
+            "--json",
+            token="token-for-a-busy-server",
+            base_url=server.base_url,
+        )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["created"], summary["retries"]) == (5, 5)
+    assert seen == dict.fromkeys(range(1, 6), 2)
