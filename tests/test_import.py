@@ -76,6 +76,7 @@ def test_a_csv_file_is_imported_whole(reference_server: BackgroundServer, tmp_pa
     )
     assert result.exit_code == 0, result.output
     assert "50 created, 0 rejected" in result.stdout
+    assert "\x1b" not in result.output  # no terminal: no progress bar, no escape codes
     assert stored(reference_server) == expected(rows)
 
 
@@ -415,3 +416,19 @@ async def test_a_429_with_retry_after_is_sent_again_after_the_wait(tmp_path: Pat
     summary = json.loads(result.stdout)
     assert (summary["created"], summary["retries"]) == (5, 5)
     assert seen == dict.fromkeys(range(1, 6), 2)
+
+
+def test_on_a_terminal_a_progress_bar_shows_the_counts(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    from pty_support import PtyProcess
+
+    path = write_csv(tmp_path / "plants.csv", plants(200))
+    env = {"PLANTSTORE_TOKEN": token_of(reference_server)}
+    command = [sys.executable, "-m", "plantstore_tui", "import", str(path)]
+    with PtyProcess([*command, "--base-url", reference_server.base_url], env=env) as terminal:
+        assert terminal.wait_exit(DEADLINE) == 0
+        screen = terminal.screen_text()
+    assert "200/200" in screen
+    assert "✔ 200  ✖ 0  ⚠ 0  ? 0" in screen
+    assert "200 created, 0 rejected" in screen
