@@ -125,6 +125,20 @@ async def needs_attention(app: PlantStoreApp, screen: SendScreen) -> None:
     screen.action_attention()
 
 
+async def check(app: PlantStoreApp, screen: SendScreen) -> None:
+    """The palette's "Check this deployment": every probe passes, nothing is created."""
+    from plantstore_tui.ui.screens.check import CheckScreen
+
+    app.action_check()
+    pilot = _pilot(app)
+    for _ in range(2000):
+        if isinstance(app.screen, CheckScreen) and app.screen.report is not None:
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise RuntimeError("the check never finished")
+
+
 async def help_screen(app: PlantStoreApp, screen: SendScreen) -> None:
     """F1."""
     app.action_help()
@@ -157,6 +171,7 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "network-failure": (network_failure, "closed"),
     "queue": (queue, "slow"),
     "needs-attention": (needs_attention, "server"),
+    "check": (check, "server"),
     "help": (help_screen, "server"),
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),
