@@ -190,7 +190,6 @@ def bulk_import(
             resume=resume,
             restart=restart,
             resend_unknown=resend_unknown,
-            quiet=as_json,
         )
         if target.protected and not yes:
             _confirm_protected(target, plan.to_send, interactive=not as_json)
@@ -218,7 +217,6 @@ def _plan(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
-    quiet: bool,
 ) -> _Plan:
     from plantstore_tui.core.import_journal import ImportJournal, JournalError
 
@@ -242,7 +240,8 @@ def _plan(
     if resume and earlier is not None:
         skip = journal.settled_lines(earlier, resend_unknown=resend_unknown)
         unknown = journal.unknown_rows(earlier)
-        if unknown and not quiet:
+        # On stderr even with --json: a script must not miss them either.
+        if unknown:
             verb = (
                 "are sent again, and may exist already"
                 if resend_unknown
