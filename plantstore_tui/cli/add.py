@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from dataclasses import replace
 
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
-from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
+from plantstore_tui.cli.targets import (
+    TargetOptions,
+    confirm_protected,
+    resolve_target,
+    target_options,
+)
 from plantstore_tui.core.client import PlantStoreClient
 from plantstore_tui.core.form import FormErrors
 from plantstore_tui.core.models import NewPlant, parse_new_plant
@@ -69,7 +73,8 @@ def add(
         options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
     )
     if target.protected and not yes:
-        _confirm_protected(target, parsed, interactive=not as_json)
+        question = f"Send plant {parsed.id} ({visible(parsed.name)}) to"
+        confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
@@ -80,14 +85,6 @@ def add(
     else:
         click.echo(render_outcome(outcome))
     raise SystemExit(exit_code_of(outcome))
-
-
-def _confirm_protected(target: Target, plant: NewPlant, *, interactive: bool) -> None:
-    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
-    if not (interactive and sys.stdin.isatty()):
-        raise InvalidInput(f"Nothing was sent: {where} needs --yes to send without asking.")
-    if not click.confirm(f"Send plant {plant.id} ({visible(plant.name)}) to {where}?"):
-        raise InvalidInput("Nothing was sent.")
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:

@@ -18,7 +18,12 @@ from typing import IO, Any
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
-from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
+from plantstore_tui.cli.targets import (
+    TargetOptions,
+    confirm_protected,
+    resolve_target,
+    target_options,
+)
 from plantstore_tui.core.bulk_file import (
     FileProblem,
     ImportFormat,
@@ -192,7 +197,8 @@ def bulk_import(
             resend_unknown=resend_unknown,
         )
         if target.protected and not yes:
-            _confirm_protected(target, plan.to_send, interactive=not as_json)
+            question = f"Send {plan.to_send} plant(s) to"
+            confirm_protected(target, question, interactive=not as_json)
         from plantstore_tui.core.bulk import ImportSettings
 
         settings = ImportSettings(concurrency=concurrency, rate=rate)
@@ -263,14 +269,6 @@ def _plan(
         rows=validation.valid,
     )
     return _Plan(journal, batch, set(), validation.valid, "new")
-
-
-def _confirm_protected(target: Any, rows: int, *, interactive: bool) -> None:
-    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
-    if not (interactive and sys.stdin.isatty()):
-        raise InvalidInput(f"Nothing was sent: {where} needs --yes to import without asking.")
-    if not click.confirm(f"Send {rows} plant(s) to {where}?"):
-        raise InvalidInput("Nothing was sent.")
 
 
 def _print_problems(name: str, validation: Validation) -> None:

@@ -6,16 +6,19 @@ import asyncio
 import json
 import re
 import shutil
-import sys
 import textwrap
 
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
-from plantstore_tui.cli.targets import TargetOptions, resolve_target, target_options
+from plantstore_tui.cli.targets import (
+    TargetOptions,
+    confirm_protected,
+    resolve_target,
+    target_options,
+)
 from plantstore_tui.core.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
 from plantstore_tui.core.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.target import Target
 from plantstore_tui.core.text import visible
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
@@ -82,7 +85,9 @@ def check(
         options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
     )
     if plan is not None and target.protected and not yes:
-        _confirm_protected(target, plan, interactive=not as_json)
+        ids = plan.ids[: plan.samples]
+        question = f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on"
+        confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
     report = asyncio.run(run_check(target, create=plan))
@@ -105,15 +110,6 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
     if len(ids) < samples:
         raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
     return CreatePlan(ids=ids, samples=samples)
-
-
-def _confirm_protected(target: Target, plan: CreatePlan, *, interactive: bool) -> None:
-    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
-    if not (interactive and sys.stdin.isatty()):
-        raise InvalidInput(f"Nothing was sent: --create on {where} needs --yes.")
-    ids = plan.ids[: plan.samples]
-    if not click.confirm(f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on {where}?"):
-        raise InvalidInput("Nothing was sent.")
 
 
 def exit_code_of(report: CheckReport) -> ExitCode:

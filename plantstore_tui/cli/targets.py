@@ -195,3 +195,15 @@ def _ad_hoc_target(
         )
     token, source = read_token(interactive=interactive)
     return Target(base_url=normalized, token=token, token_source=source)
+
+
+def confirm_protected(target: Target, question: str, *, interactive: bool) -> None:
+    """Ask `question` (it ends with "to", the profile is named after it) before sending to a
+    protected profile; `InvalidInput` if it is not confirmed or there is nobody to ask."""
+    from plantstore_tui.core.text import visible
+
+    where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
+    if not (interactive and sys.stdin.isatty()):
+        raise InvalidInput(f"Nothing was sent: {where} needs --yes to send without asking.")
+    if not click.confirm(f"{question} {where}?"):
+        raise InvalidInput("Nothing was sent.")
