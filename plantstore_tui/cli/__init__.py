@@ -1,4 +1,5 @@
-"""The command line: `plantstore-tui` opens the TUI; subcommands add, serve, demo and profile.
+"""The command line: `plantstore-tui` opens the TUI; subcommands add, serve, demo, profile and
+history.
 
 Subcommands are imported only when they run, so opening the TUI never pays for the server,
 httpx or Pydantic before its first frame.
@@ -19,6 +20,7 @@ _SUBCOMMANDS = {
     "serve": "plantstore_tui.cli.serve:serve",
     "demo": "plantstore_tui.cli.tui:demo",
     "profile": "plantstore_tui.cli.profile:profile",
+    "history": "plantstore_tui.cli.history:history",
 }
 
 
