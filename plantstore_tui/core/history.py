@@ -254,7 +254,10 @@ class History:
             if not self.path.exists():
                 raise HistoryError(self.path, "there is no history yet")
             uri = self.path.resolve().as_uri() + "?mode=ro"
-            return self._checked(lambda: sqlite3.connect(uri, uri=True, timeout=timeout), False)
+            return self._checked(
+                lambda: sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False),
+                False,
+            )
         self._create_private()
         return self._checked(
             lambda: sqlite3.connect(self.path, timeout=timeout, check_same_thread=False), True

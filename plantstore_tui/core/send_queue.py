@@ -248,9 +248,14 @@ class SendQueue:
             self._current = self._send_task = None
             self._on_change(plant)
             return
-        self._settle(plant, outcome)
-        if journal is not None:
+        if journal is None:
+            self._settle(plant, outcome)
+            return
+        try:
+            # Recorded before it is shown, so a history opened at the sight of it already has it.
             await asyncio.to_thread(journal.settle, plant.history_entry, outcome)
+        finally:
+            self._settle(plant, outcome)
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)
