@@ -6,19 +6,25 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from plantstore_tui.core.history import History, body_bytes, format_time, utc_now
 from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
 from tests.snapshot_apps.support import (
     SIZE,
     app_for,
+    app_with,
     fill,
     log_text,
     ready,
@@ -190,3 +196,57 @@ async def test_a_corrupt_history_is_said_once_and_sends_go_on(
         assert str(history_file()) in text
         assert text.count("Created plant") == 2
     assert history_file().read_bytes() == b"not a database" * 50
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail("the app never got there")
+
+
+def asking(app: App[None]) -> bool:
+    """A protected send's question is up, its answers ready for keys."""
+    return isinstance(app.screen, ConfirmScreen) and bool(app.screen.query("#confirm-yes"))
+
+
+async def test_a_resend_to_a_protected_profile_is_asked_first(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HISTORY_TOKEN", reference_server.token.get_secret_value())
+    ProfileStore().add(
+        Profile(
+            name="prod",
+            base_url=reference_server.base_url,
+            token_env="HISTORY_TOKEN",
+            protected=True,
+        )
+    )
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="prod")
+    app = app_with(lambda: connect_to_profile("prod"), label)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="9")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: len(rows()) == 1 and rows()[0][1] is not None)
+
+        await open_history(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await done(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: len(rows()) == 2 and rows()[0][1] is not None)
+    assert rows() == [(9, "rejected", "not created"), (9, "created", "created")]
+    store = History()
+    assert {row.profile for row in store.query()} == {"prod"}
+    store.close()

@@ -567,7 +567,9 @@ class SendScreen(Screen[None]):
                 if self._protected.record(target, answer):
                     self._queue_plant(texts, confirmed=True, from_form=False)
 
-            self.app.push_screen(self._protected.question(target, plant, answered))
+            # Asked once the history screen, which closes on this answer, is gone.
+            question = self._protected.question(target, plant, answered)
+            self.call_after_refresh(self.app.push_screen, question)
             return None
         self._queue_plant(texts, confirmed=target is not None, from_form=False)
         return None
