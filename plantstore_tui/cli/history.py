@@ -153,6 +153,7 @@ def _table(entries: list[HistoryEntry]) -> str:
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
+    metavar="N",
     default=_DEFAULT_LIMIT,
     show_default=True,
     help="At most this many sends.",
@@ -237,7 +238,10 @@ def show(entry: int, as_json: bool) -> None:
     help="The command to print.",
 )
 def export(entry: int, as_: str) -> None:
-    """Print one shell command that sends it again (run it with PLANTSTORE_TOKEN set)."""
+    """Print a curl or HTTPie command that sends it again.
+
+    Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it.
+    """
     from plantstore_tui.core.export import ExportFormat, export_command
 
     with _reading() as store:
