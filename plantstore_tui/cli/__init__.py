@@ -1,4 +1,5 @@
-"""The command line: `plantstore-tui` opens the TUI; subcommands add, serve, demo and profile.
+"""The command line: `plantstore-tui` opens the TUI; subcommands add, serve, demo, profile and
+history.
 
 Subcommands are imported only when they run, so opening the TUI never pays for the server,
 httpx or Pydantic before its first frame.
@@ -21,6 +22,7 @@ _SUBCOMMANDS = {
     "profile": "plantstore_tui.cli.profile:profile",
     "import": "plantstore_tui.cli.bulk_import:bulk_import",
     "check": "plantstore_tui.cli.check:check",
+    "history": "plantstore_tui.cli.history:history",
 }
 
 

@@ -17,6 +17,7 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.client import PlantStoreClient
 from plantstore_tui.core.form import FormErrors
+from plantstore_tui.core.journal import Journal, duplicate_warning
 from plantstore_tui.core.models import NewPlant, parse_new_plant
 from plantstore_tui.core.outcome import (
     Created,
@@ -79,12 +80,25 @@ def add(
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
         target = replace(target, limits=limits)
+    journal = Journal.open("add", target.profile, warn=_warn)
+    warning = duplicate_warning(journal.earlier_sends(target.base_url, parsed.id))
+    if warning is not None:
+        # Said, not refused: the store may have lost it, or the operator means to see it refused.
+        _warn(f"Warning: {warning}; sending it anyway.")
+    entry = journal.begin(target, parsed)
     outcome = asyncio.run(_send(target, parsed))
+    journal.settle(entry, outcome, target.token)
     if as_json:
         click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
     else:
         click.echo(render_outcome(outcome))
+        if entry is not None:
+            click.echo(f"  history #{entry}")
     raise SystemExit(exit_code_of(outcome))
+
+
+def _warn(message: str) -> None:
+    click.echo(visible(message), err=True)
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:

@@ -60,8 +60,10 @@ FIELDS = (
     "timeout",
     "allow_insecure_http",
     "ca_bundle",
+    "history",
 )
-_TOP_LEVEL = ("default", "profiles")
+_TOP_LEVEL = ("default", "profiles", "history_limit")
+_DEFAULT_HISTORY_LIMIT = 100_000
 
 
 class ProfileError(ConfigError):
@@ -99,6 +101,8 @@ class Profile:
     allow_insecure_http: bool = False
     # A PEM file of CA certificates trusted instead of the OS trust store.
     ca_bundle: str | None = None
+    # False: sends to this profile are kept out of the history.
+    history: bool = True
 
     @property
     def keeps_token(self) -> bool:
@@ -116,11 +120,12 @@ class Profile:
         )
 
     def fields(self) -> dict[str, object]:
-        """The settings as profiles.toml spells them; unset and false ones are left out."""
+        """The settings as profiles.toml spells them; unset ones and defaults are left out."""
+        defaults = {"protected": False, "allow_insecure_http": False, "history": True}
         return {
             key: value
             for key in FIELDS
-            if (value := getattr(self, key)) is not None and value is not False
+            if (value := getattr(self, key)) is not None and value is not defaults.get(key)
         }
 
 
@@ -193,8 +198,8 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
                 problems.append(f"token_command cannot be parsed: {exc}")
 
     flags: dict[str, bool] = {}
-    for key in ("protected", "allow_insecure_http"):
-        value = table.get(key, False)
+    for key, default in (("protected", False), ("allow_insecure_http", False), ("history", True)):
+        value = table.get(key, default)
         if isinstance(value, bool):
             flags[key] = value
         else:
@@ -232,6 +237,7 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         timeout=float(timeout) if isinstance(timeout, int | float) else None,
         allow_insecure_http=flags["allow_insecure_http"],
         ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
+        history=flags["history"],
     )
 
 
@@ -247,6 +253,8 @@ class SavedProfiles:
     warnings: tuple[str, ...] = ()
     # Set when the file cannot be read at all (unreadable, not TOML): it is then never written.
     error: ConfigFileError | None = None
+    # The most sends the history keeps (top-level `history_limit`); the oldest go first.
+    history_limit: int = _DEFAULT_HISTORY_LIMIT
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -386,13 +394,30 @@ class ProfileStore:
                 for key in table
                 if key not in FIELDS
             )
+        history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
+        if (
+            isinstance(history_limit, bool)
+            or not isinstance(history_limit, int)
+            or history_limit < 1
+        ):
+            warnings.append(
+                f"{self.path}: history_limit must be a whole number of sends, 1 or more; "
+                f"{_DEFAULT_HISTORY_LIMIT:,} is used"
+            )
+            history_limit = _DEFAULT_HISTORY_LIMIT
         default = data.get("default")
         if default is not None and not any(profile.name == default for profile in profiles):
             if default not in broken:
                 warnings.append(f"{self.path}: the default profile {default!r} does not exist")
             default = None
         return SavedProfiles(
-            self.path, tuple(profiles), default, broken, tuple(warnings), error=None
+            self.path,
+            tuple(profiles),
+            default,
+            broken,
+            tuple(warnings),
+            error=None,
+            history_limit=history_limit,
         )
 
     def get(self, name: str) -> Profile:

@@ -38,6 +38,18 @@ class PlantSender(Protocol):
         ...
 
 
+class SendJournal(Protocol):
+    """Where the queue records each send: before the request goes out, and once it ended."""
+
+    def begin(self, plant: NewPlant, log_ref: str | None = None) -> int | None:
+        """Record a send about to go out; its history entry, or None. Never raises."""
+        ...
+
+    def settle(self, entry: int | None, outcome: Outcome) -> None:
+        """Record how it ended. Never raises."""
+        ...
+
+
 class SendState(StrEnum):
     """Where a submitted plant is on its way to the store."""
 
@@ -73,6 +85,8 @@ class QueuedPlant:
     # Words for a state no outcome explains (held by the operator, a bug in the sender).
     note: str = ""
     started: float | None = field(default=None, repr=False)
+    # Its row in the history, once recorded there.
+    history_entry: int | None = None
 
     @property
     def needs_attention(self) -> bool:
@@ -128,9 +142,12 @@ class SendQueue:
     `on_change` at once, so a front end can show each plant from queued to its outcome.
     """
 
-    def __init__(self, sender: PlantSender, on_change: Changed) -> None:
+    def __init__(
+        self, sender: PlantSender, on_change: Changed, journal: SendJournal | None = None
+    ) -> None:
         self.sender = sender
         self._on_change = on_change
+        self._journal = journal
         self._waiting: deque[QueuedPlant] = deque()
         self._wake = asyncio.Event()
         self._current: QueuedPlant | None = None
@@ -217,6 +234,12 @@ class SendQueue:
         from plantstore_tui.core.outcome import cancelled
 
         self._current = plant
+        journal = self._journal
+        if journal is not None:
+            # In a thread: a history file another program holds locked must not hold the screen.
+            plant.history_entry = await asyncio.to_thread(
+                journal.begin, plant.plant, f"log #{plant.number}"
+            )
         plant.state, plant.started = SendState.SENDING, time.perf_counter()
         self._on_change(plant)
         self._send_task = asyncio.ensure_future(self.sender.create_plant(plant.plant))
@@ -224,6 +247,9 @@ class SendQueue:
             outcome = await self._send_task
         except asyncio.CancelledError:
             outcome = cancelled(self.sender.url, plant.plant, plant.elapsed_ms())
+            if journal is not None:
+                # Not in a thread: the task may be ending, and this is the last word on the send.
+                journal.settle(plant.history_entry, outcome)
             self._settle(plant, outcome)
             # Only the one send was cancelled: the queue goes on. A cancel of run() itself
             # (the app is closing) ends the loop here, with this plant's fate said.
@@ -237,7 +263,14 @@ class SendQueue:
             self._current = self._send_task = None
             self._on_change(plant)
             return
-        self._settle(plant, outcome)
+        if journal is None:
+            self._settle(plant, outcome)
+            return
+        try:
+            # Recorded before it is shown, so a history opened at the sight of it already has it.
+            await asyncio.to_thread(journal.settle, plant.history_entry, outcome)
+        finally:
+            self._settle(plant, outcome)
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)

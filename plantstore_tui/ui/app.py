@@ -293,6 +293,11 @@ class PlantStoreApp(App[None]):
                 screen.action_toggle_keep_tag,
             )
             yield SystemCommand(
+                "History",
+                "Every send kept: search, show, load into the form, resend, copy as curl",
+                screen.action_history,
+            )
+            yield SystemCommand(
                 "Needs attention",
                 "The plants that did not go through: load one into the form or dismiss it",
                 screen.action_attention,

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.form import FormTexts
@@ -36,6 +36,8 @@ from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.history import HistoryEntry
+    from plantstore_tui.core.journal import Journal
     from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.recovery import RecoveryFile
     from plantstore_tui.core.target import Target
@@ -50,6 +52,7 @@ class SendScreen(Screen[None]):
         Binding("ctrl+s", "send", "Send"),
         Binding("enter", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
+        Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
         Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
         Binding("ctrl+t", "toggle_keep_tag", "Keep tag", show=False),
@@ -71,6 +74,8 @@ class SendScreen(Screen[None]):
         # Plants submitted before the connection is made: they join its queue when it is.
         self._early: list[QueuedPlant] = []
         self._quiet = asyncio.Event()
+        # The history of the current target's sends, opened in the connect thread.
+        self._journal: Journal | None = None
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -226,7 +231,7 @@ class SendScreen(Screen[None]):
             return None
         return parsed
 
-    def _queue_plant(self, texts: FormTexts, *, confirmed: bool) -> None:
+    def _queue_plant(self, texts: FormTexts, *, confirmed: bool, from_form: bool = True) -> None:
         plant = self._parse(texts)
         if plant is None:
             return
@@ -239,7 +244,8 @@ class SendScreen(Screen[None]):
             queued_at=self._clock(),
             confirmed=confirmed,
         )
-        self.form.hand_over(texts)
+        if from_form:
+            self.form.hand_over(texts)
         if self._queue is not None:
             queued.base_url = self._queue_base_url()
             self._queue.put(queued)
@@ -266,7 +272,7 @@ class SendScreen(Screen[None]):
             return
         # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
         self.run_worker(
-            self._connect,
+            self._connect_and_open_history,
             thread=True,
             name="connect",
             group="connect",
@@ -323,6 +329,26 @@ class SendScreen(Screen[None]):
         self._show_state("connecting…", "busy")
         self._start_connecting()
 
+    def _connect_and_open_history(self) -> Connection:
+        from plantstore_tui.core.journal import Journal
+
+        assert self._connect is not None
+        connection = self._connect()
+        # Opened here, off the UI thread: SQLite and the file cost nothing before the first frame.
+        self._journal = Journal.open("tui", connection.target.profile, warn=self._history_off)
+        return connection
+
+    def _history_off(self, message: str) -> None:
+        # Called from whichever thread found the history unusable, once per connection.
+        def tell() -> None:
+            self.log_panel.add_note(message, self._clock())
+            self.notify(message, title="History off", severity="warning", timeout=15)
+
+        try:
+            self.app.call_from_thread(tell)
+        except RuntimeError:
+            tell()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker's end comes through here: the connection, and queues that broke."""
         worker, state = event.worker, event.state
@@ -355,7 +381,9 @@ class SendScreen(Screen[None]):
         self.status.show_target(
             TargetLabel.of(target).describe(target.token_hint()), protected=target.protected
         )
-        queue = SendQueue(connection.client, self.plant_changed)
+        journal = self._journal
+        recorded = journal.for_target(target) if journal is not None and journal.active else None
+        queue = SendQueue(connection.client, self.plant_changed, recorded)
         self._queue = queue
         early, self._early = self._early, []
         for plant in early:
@@ -498,6 +526,62 @@ class SendScreen(Screen[None]):
         self.ledger.release(plant.number)
         self.log_panel.show_plant(plant, after)
         self._show_state()
+
+    # History ----------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#id-input")
+    def _id_changed(self, event: Input.Changed) -> None:
+        journal, target = self._journal, self.target
+        if journal is not None and journal.active and target is not None:
+            self._check_history(journal, target.base_url, event.value)
+
+    @work(thread=True, exclusive=True, group="duplicate", exit_on_error=False)
+    def _check_history(self, journal: Journal, base_url: str, id_text: str) -> None:
+        from plantstore_tui.core.form import parse_id
+        from plantstore_tui.core.journal import duplicate_warning
+
+        plant_id = parse_id(id_text)
+        if not isinstance(plant_id, int):
+            return
+        warning = duplicate_warning(journal.earlier_sends(base_url, plant_id))
+        if warning is not None:
+            self.app.call_from_thread(self.form.show_warning, "id", id_text, warning)
+
+    def action_history(self) -> None:
+        """Open the history: every send kept, to look at, load, resend or copy as curl."""
+        from plantstore_tui.ui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.load_from_history, self.resend_from_history))
+
+    def load_from_history(self, entry: HistoryEntry) -> str | None:
+        """Put a send from the history in the form; why not, if the form holds a plant."""
+        # The ID the form moved on to by itself is not work in progress; a name typed is.
+        if self.form.texts().name.strip():
+            return "The form holds a plant being typed: send it or clear its name first."
+        self.form.load(FormTexts(name=entry.name, id=str(entry.plant_id), tag=entry.tag or ""))
+        return None
+
+    def resend_from_history(self, entry: HistoryEntry) -> str | None:
+        """Queue a send from the history again, to the current target (protected: asked first)."""
+        if self._connect is None or self._connect_problem is not None:
+            return self._connect_problem or "No target yet: press F2 to choose a profile."
+        texts = FormTexts(name=entry.name, id=str(entry.plant_id), tag=entry.tag or "")
+        target = self.target
+        if target is not None and self._protected.needs_asking(target):
+            plant = self._parse(texts)
+            if plant is None:
+                return "That send no longer makes a valid plant."
+
+            def answered(answer: Answer) -> None:
+                if self._protected.record(target, answer):
+                    self._queue_plant(texts, confirmed=True, from_form=False)
+
+            # Asked once the history screen, which closes on this answer, is gone.
+            question = self._protected.question(target, plant, answered)
+            self.call_after_refresh(self.app.push_screen, question)
+            return None
+        self._queue_plant(texts, confirmed=target is not None, from_form=False)
+        return None
 
     # Switches and the log ---------------------------------------------------------------------
 

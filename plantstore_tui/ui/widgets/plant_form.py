@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -206,7 +207,17 @@ class PlantForm(Vertical):
         widget = self.query_one(f"#{field}-message", Static)
         widget.update(message or "")
         widget.set_class(message is not None, "-error")
+        widget.remove_class("-warning")
         self.field_input(field).set_class(message is not None, "-invalid")
+
+    def show_warning(self, field: FormField, text: str, warning: str) -> None:
+        """A warning under a field that still holds `text` and shows no error: it stops no send."""
+        if self.field_input(field).value != text or self._messages[field] is not None:
+            return
+        self._messages[field] = warning
+        widget = self.query_one(f"#{field}-message", Static)
+        widget.update(Text(warning))
+        widget.add_class("-warning")
 
     def show_errors(self, errors: Mapping[FormField, str]) -> None:
         """Show these messages (and clear the others), and put the cursor on the first bad field."""

@@ -220,6 +220,9 @@ def render_plant(
         rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
         if plant.note:
             rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
+    if plant.history_entry is not None:
+        # The history row names this entry back ("log #N"): F3 finds it by this number.
+        rows.append((Text(""), Text(f"history #{plant.history_entry}", _style(styles, "label"))))
     if after is not None:
         rows.append(
             (Text("⚑", _style(styles, "label")), Text(visible(after), _style(styles, "label")))

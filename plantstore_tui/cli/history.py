@@ -1,0 +1,276 @@
+"""`plantstore-tui history`: list, show, export and clear the sends kept in the history."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+
+import click
+
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.history import (
+    OUTCOMES,
+    History,
+    HistoryEntry,
+    HistoryError,
+    HistoryFilter,
+    history_path,
+    open_for_reading,
+    utc_now,
+)
+from plantstore_tui.core.text import shorten, visible
+
+_DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
+_DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_DEFAULT_LIMIT = 50
+
+
+def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
+    """A date (`2026-11-20`, local midnight), a local or zoned ISO time, or a duration back
+    from now (`90s`, `30m`, `2h`, `7d`, `1w`, `1h30m`); `ValueError` with words if neither."""
+    stripped = text.strip()
+    if _DURATION.fullmatch(stripped):
+        span = timedelta()
+        for amount, unit in _DURATION_PART.findall(stripped):
+            span += timedelta(**{_UNITS[unit]: int(amount)})
+        try:
+            return (now or utc_now()) - span
+        except OverflowError:
+            raise ValueError(f"{text!r} reaches back before the year 1") from None
+    try:
+        moment = datetime.fromisoformat(stripped)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a date (2026-11-20, 2026-11-20T09:30) nor a duration "
+            "(90s, 30m, 2h, 7d, 1w)"
+        ) from None
+    # A time without a zone is the operator's local time, as the list shows it.
+    return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+def _moment_option(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return parse_moment(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+@contextmanager
+def _reading() -> Iterator[History | None]:
+    try:
+        history = open_for_reading()
+    except HistoryError as exc:
+        raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
+    try:
+        yield history
+    except HistoryError as exc:
+        raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
+    finally:
+        if history is not None:
+            history.close()
+
+
+def _filter(
+    options: TargetOptions,
+    profile: str | None,
+    base_url: str | None,
+    *,
+    entry: int | None,
+    outcome: str | None,
+    since: datetime | None,
+) -> HistoryFilter:
+    chosen = options.merged(profile, base_url)
+    if chosen.profile and chosen.base_url:
+        raise InvalidInput("Give --profile or --base-url, not both.")
+    normalized = None
+    if chosen.base_url:
+        from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
+
+        try:
+            normalized = normalize_base_url(chosen.base_url)
+        except InvalidBaseURL as exc:
+            raise InvalidInput(str(exc)) from None
+    return HistoryFilter(
+        profile=chosen.profile, base_url=normalized, entry=entry, outcome=outcome, since=since
+    )
+
+
+def _local(moment: datetime) -> str:
+    return f"{moment.astimezone():%Y-%m-%d %H:%M:%S}"
+
+
+def _outcome_words(entry: HistoryEntry) -> str:
+    if entry.outcome is None:
+        return "unknown (no outcome)"
+    if entry.outcome == "failed":
+        return f"failed: {entry.kind} ({entry.fate})"
+    return entry.outcome
+
+
+def _table(entries: list[HistoryEntry]) -> str:
+    rows = [("#", "time", "source", "profile", "id", "name", "outcome", "status", "ms")]
+    for entry in entries:
+        rows.append(
+            (
+                str(entry.entry),
+                _local(entry.time),
+                entry.source,
+                visible(entry.profile or "-"),
+                str(entry.plant_id),
+                visible(shorten(entry.name, 24)),
+                _outcome_words(entry),
+                "-" if entry.status is None else str(entry.status),
+                "-" if entry.elapsed_ms is None else f"{entry.elapsed_ms:.1f}",
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
+
+
+@click.group(invoke_without_command=True)
+@click.option("--profile", metavar="NAME", help="Only sends to this profile.")
+@click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
+@click.option("--id", "entry", type=int, metavar="N", help="Only the send with this entry number.")
+@click.option("--outcome", type=click.Choice(OUTCOMES), help="Only sends with this outcome.")
+@click.option(
+    "--since",
+    metavar="DATE|DURATION",
+    callback=_moment_option,
+    help="Only sends since a date or for a duration (2h, 7d).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    metavar="N",
+    default=_DEFAULT_LIMIT,
+    show_default=True,
+    help="At most this many sends.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array and nothing else.")
+@click.pass_context
+def history(
+    ctx: click.Context,
+    profile: str | None,
+    base_url: str | None,
+    entry: int | None,
+    outcome: str | None,
+    since: datetime | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """List the sends kept in the history, newest first.
+
+    Every send (TUI, add) is kept in history.sqlite3 in the data directory, never with the token.
+    Turn it off with PLANTSTORE_NO_HISTORY=1, or `history = false` in a profile.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    options = ctx.obj if isinstance(ctx.obj, TargetOptions) else TargetOptions()
+    where = _filter(options, profile, base_url, entry=entry, outcome=outcome, since=since)
+    with _reading() as store:
+        entries = [] if store is None else store.query(where, limit=limit)
+        total = 0 if store is None else store.count(where)
+    if as_json:
+        click.echo(json.dumps([found.to_json() for found in entries], ensure_ascii=True))
+        return
+    if not entries:
+        click.echo("No sends in the history match." if store is not None else "No history yet.")
+        return
+    click.echo(_table(entries))
+    if total > len(entries):
+        click.echo(f"({len(entries)} of {total:,}; --limit N to see more)")
+
+
+def _get(store: History | None, entry: int) -> HistoryEntry:
+    found = None if store is None else store.get(entry)
+    if found is None:
+        raise InvalidInput(f"No send #{entry} in the history.")
+    return found
+
+
+@history.command()
+@click.argument("entry", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+def show(entry: int, as_json: bool) -> None:
+    """Show one send whole, with the body received."""
+    with _reading() as store:
+        found = _get(store, entry)
+    if as_json:
+        answer = found.to_json() | {"response": found.response, "log_ref": found.log_ref}
+        click.echo(json.dumps(answer, ensure_ascii=True))
+        return
+    timing = "" if found.elapsed_ms is None else f" in {found.elapsed_ms:.1f} ms"
+    status = "no answer" if found.status is None else str(found.status)
+    lines = [
+        f"History #{found.entry}: {_local(found.time)} from {found.source}"
+        + (f" (profile {visible(found.profile)})" if found.profile else ""),
+        f"  POST {visible(found.url)}: {status}{timing}",
+        f"  sent: {visible(found.body.decode('utf-8'))}",
+        f"  outcome: {_outcome_words(found)}; the plant: {found.fate}",
+        f"  message: {visible(found.message)}",
+    ]
+    if found.response:
+        lines.append(f"  received: {visible(found.response)}")
+    if found.log_ref:
+        lines.append(f"  in the {found.source} session: {visible(found.log_ref)}")
+    click.echo("\n".join(lines))
+
+
+@history.command()
+@click.argument("entry", type=int)
+@click.option(
+    "--as",
+    "as_",
+    type=click.Choice(["curl", "httpie"]),
+    required=True,
+    help="The command to print.",
+)
+def export(entry: int, as_: str) -> None:
+    """Print a curl or HTTPie command that sends it again.
+
+    Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it.
+    """
+    from plantstore_tui.core.export import ExportFormat, export_command
+
+    with _reading() as store:
+        found = _get(store, entry)
+    click.echo(export_command(found.url, found.body, ExportFormat(as_)))
+
+
+@history.command()
+@click.option("--profile", metavar="NAME", help="Only sends to this profile.")
+@click.option(
+    "--before",
+    metavar="DATE|DURATION",
+    callback=_moment_option,
+    help="Only sends before a date, or older than a duration.",
+)
+def clear(profile: str | None, before: datetime | None) -> None:
+    """Delete sends from the history (all of them without options)."""
+    path = history_path()
+    if not path.exists():
+        click.echo("The history is empty.")
+        return
+    try:
+        store = History(path)
+    except HistoryError as exc:
+        raise ConfigProblem(visible(f"The history cannot be changed: {exc}")) from None
+    try:
+        deleted = store.clear(profile=profile, before=before)
+    except HistoryError as exc:
+        raise ConfigProblem(visible(f"The history cannot be changed: {exc}")) from None
+    finally:
+        store.close()
+    click.echo(f"Deleted {deleted:,} send(s) from {visible(str(path))}.")

@@ -1,0 +1,262 @@
+"""History (F3): every send kept in the history, newest first, a page at a time.
+
+The history may hold 100,000 sends: the table holds one page of them, read in a worker thread, so
+the screen opens at once and never loads the whole history into widgets. For the highlighted send:
+the whole of it below the table, load it into the form, resend it, or copy it as curl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from plantstore_tui.core.text import shorten, visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.history import History, HistoryEntry, HistoryFilter
+
+PAGE_SIZE = 100
+OUTCOME_CHOICES = (
+    ("created", "created"),
+    ("rejected", "rejected"),
+    ("failed", "failed"),
+)
+# What the send screen does with a send chosen here; the words say why not, if it did not.
+Act = Callable[["HistoryEntry"], str | None]
+
+
+def _outcome_words(entry: HistoryEntry) -> str:
+    if entry.outcome is None:
+        return "unknown"
+    if entry.outcome == "failed":
+        return f"failed: {entry.kind}"
+    return entry.outcome
+
+
+def describe(entry: HistoryEntry) -> Text:
+    """The whole of one send, as literal text (nothing a server sent is interpreted)."""
+    timing = "" if entry.elapsed_ms is None else f" in {entry.elapsed_ms:.1f} ms"
+    status = "no answer" if entry.status is None else str(entry.status)
+    text = Text()
+    text.append(f"History #{entry.entry}", style="bold")
+    text.append(f"  {entry.time.astimezone():%Y-%m-%d %H:%M:%S} from {entry.source}")
+    if entry.profile:
+        text.append(f" (profile {visible(entry.profile)})")
+    if entry.log_ref:
+        text.append(f" · {visible(entry.log_ref)}")
+    text.append(f"\nPOST {visible(entry.url)}: {status}{timing}")
+    text.append(f"\nsent      {visible(entry.body.decode('utf-8'))}")
+    text.append(f"\noutcome   {_outcome_words(entry)}; the plant: {entry.fate}")
+    text.append(f"\nmessage   {visible(entry.message)}")
+    if entry.response:
+        text.append(f"\nreceived  {visible(shorten(entry.response, 4000))}")
+    return text
+
+
+class HistoryTable(DataTable[Text]):
+    """The page of sends; its keys act on the highlighted one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("l", "screen.load", "Load into form"),
+        Binding("r", "screen.resend", "Resend"),
+        Binding("c", "screen.copy_curl", "Copy as curl"),
+        Binding("n", "screen.page(1)", "Next page"),
+        Binding("p", "screen.page(-1)", "Previous page"),
+    ]
+
+
+class HistoryScreen(Screen[None]):
+    """The sends kept in the history, filtered by text, outcome and profile."""
+
+    CSS_PATH = "../history.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f3", "close", "Close"),
+        Binding("ctrl+f", "search", "Search"),
+    ]
+
+    def __init__(self, load: Act, resend: Act) -> None:
+        super().__init__()
+        self._load_into_form = load
+        self._resend = resend
+        self._store: History | None = None
+        self._offset = 0
+        self._total = 0
+        self._entries: dict[str, HistoryEntry] = {}
+
+    def compose(self) -> ComposeResult:
+        """Filters, the page of sends, where the page is, the highlighted send, footer."""
+        with Horizontal(id="history-filters"):
+            yield Input(placeholder="Search name, tag, id or message", id="history-search")
+            yield Select(OUTCOME_CHOICES, prompt="Any outcome", id="history-outcome")
+            yield Select([], prompt="Any profile", id="history-profile")
+        table = HistoryTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        for label in ("#", "time", "source", "profile", "id", "name", "tag", "outcome", "status"):
+            table.add_column(label, key=label)
+        yield table
+        yield Static("Reading the history…", id="history-page")
+        with VerticalScroll(id="history-detail-box"):
+            yield Static("", id="history-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Read the first page off the UI thread."""
+        self.query_one(HistoryTable).focus()
+        self._read()
+
+    def on_unmount(self) -> None:
+        """Close the file."""
+        if self._store is not None:
+            self._store.close()
+
+    @property
+    def _table(self) -> HistoryTable:
+        return self.query_one(HistoryTable)
+
+    def _filter(self) -> HistoryFilter:
+        from plantstore_tui.core.history import HistoryFilter
+
+        outcome = self.query_one("#history-outcome", Select).value
+        profile = self.query_one("#history-profile", Select).value
+        return HistoryFilter(
+            text=self.query_one("#history-search", Input).value.strip() or None,
+            outcome=outcome if isinstance(outcome, str) else None,
+            profile=profile if isinstance(profile, str) else None,
+        )
+
+    def _read(self) -> None:
+        self._read_page(self._filter(), self._offset)
+
+    @work(thread=True, exclusive=True, group="history-read", exit_on_error=False)
+    def _read_page(self, where: HistoryFilter, offset: int) -> None:
+        from plantstore_tui.core.history import HistoryError, open_for_reading
+
+        try:
+            if self._store is None:
+                self._store = open_for_reading()
+            if self._store is None:
+                self.app.call_from_thread(self._show_problem, "No sends in the history yet.")
+                return
+            entries = self._store.query(where, limit=PAGE_SIZE, offset=offset)
+            total = self._store.count(where)
+            profiles = self._store.profiles() if offset == 0 else None
+        except HistoryError as exc:
+            self.app.call_from_thread(self._show_problem, f"The history cannot be read: {exc}")
+            return
+        self.app.call_from_thread(self._show_page, entries, total, offset, profiles)
+
+    def _show_problem(self, words: str) -> None:
+        self.query_one("#history-page", Static).update(Text(visible(words)))
+
+    def _show_page(
+        self,
+        entries: list[HistoryEntry],
+        total: int,
+        offset: int,
+        profiles: list[str] | None,
+    ) -> None:
+        table = self._table
+        table.clear()
+        self._entries = {str(entry.entry): entry for entry in entries}
+        self._total, self._offset = total, offset
+        for entry in entries:
+            table.add_row(
+                Text(str(entry.entry)),
+                Text(f"{entry.time.astimezone():%m-%d %H:%M:%S}"),
+                Text(entry.source),
+                Text(visible(entry.profile or "-")),
+                Text(str(entry.plant_id)),
+                Text(visible(shorten(entry.name, 30))),
+                Text(visible(shorten(entry.tag or "", 16))),
+                Text(_outcome_words(entry)),
+                Text("-" if entry.status is None else str(entry.status)),
+                key=str(entry.entry),
+            )
+        if profiles is not None:
+            select = self.query_one("#history-profile", Select)
+            chosen = select.value
+            with select.prevent(Select.Changed):
+                select.set_options([(visible(name), name) for name in profiles])
+                if isinstance(chosen, str) and chosen in profiles:
+                    select.value = chosen
+        if entries:
+            last = offset + len(entries)
+            where = f"{offset + 1:,} to {last:,} of {total:,}"
+            more = " · n/p: next/previous page" if total > PAGE_SIZE else ""
+            self._show_problem(f"{where}{more} · l: load into form · r: resend · c: copy as curl")
+        else:
+            self._show_problem("No sends match." if total == 0 else "No more sends.")
+            self.query_one("#history-detail", Static).update("")
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        entry = self._entries.get(str(event.row_key.value))
+        self.query_one("#history-detail", Static).update(describe(entry) if entry else "")
+
+    @on(Input.Changed, "#history-search")
+    @on(Select.Changed)
+    def _filter_changed(self) -> None:
+        self._offset = 0
+        self._read()
+
+    def _current(self) -> HistoryEntry | None:
+        table = self._table
+        if not self._entries or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._entries.get(str(key))
+
+    def action_page(self, step: int) -> None:
+        """Show the next (1) or previous (-1) page."""
+        offset = self._offset + step * PAGE_SIZE
+        if 0 <= offset < self._total:
+            self._offset = offset
+            self._read()
+
+    def action_search(self) -> None:
+        """Put the cursor in the search field."""
+        self.query_one("#history-search", Input).focus()
+
+    def action_load(self) -> None:
+        """Load the highlighted send into the form, and go back to it."""
+        self._act(self._load_into_form)
+
+    def action_resend(self) -> None:
+        """Send the highlighted send again to the current target, through the queue."""
+        self._act(self._resend)
+
+    def _act(self, act: Act) -> None:
+        entry = self._current()
+        if entry is None:
+            return
+        problem = act(entry)
+        if problem is not None:
+            self.notify(problem, title="Not done", severity="warning")
+            return
+        self.dismiss()
+
+    def action_copy_curl(self) -> None:
+        """Copy the highlighted send as a curl command, and show it below to select."""
+        from plantstore_tui.core.export import ExportFormat, export_command
+
+        entry = self._current()
+        if entry is None:
+            return
+        command = export_command(entry.url, entry.body, ExportFormat.CURL)
+        self.app.copy_to_clipboard(command)
+        shown = describe(entry)
+        shown.append("\n\ncurl (copied; run it with PLANTSTORE_TOKEN set):\n", style="bold")
+        shown.append(command)
+        self.query_one("#history-detail", Static).update(shown)
+        self.notify("Copied as curl; the command is also shown below.", title="Copied")
+
+    def action_close(self) -> None:
+        """Back to the form."""
+        self.dismiss()

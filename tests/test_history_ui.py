@@ -1,0 +1,252 @@
+"""The TUI's history: sends journalled from the queue, the F3 screen (a page of 100,000 sends,
+filters, load, resend, copy as curl), the duplicate warning under ID, and history off said once."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Static
+
+from plantstore_tui.core.history import History, body_bytes, format_time, utc_now
+from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.profiles import Profile, ProfileStore
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.screens.confirm import ConfirmScreen
+from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
+from tests.snapshot_apps.support import (
+    SIZE,
+    app_for,
+    app_with,
+    fill,
+    log_text,
+    ready,
+    send_and_wait,
+)
+
+CANARY = "CANARY-history-ui-93be04f1d7c25a68"
+
+
+def history_file() -> Path:
+    return Path(os.environ["PLANTSTORE_DATA_DIR"]) / "history.sqlite3"
+
+
+def rows() -> list[tuple[int, str | None, str]]:
+    store = History()
+    try:
+        return [(row.plant_id, row.outcome, row.fate) for row in store.query()]
+    finally:
+        store.close()
+
+
+async def open_history(app: App[None], pilot: Pilot[None]) -> HistoryScreen:
+    await pilot.press("f3")
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    await done(app, pilot)
+    return screen
+
+
+async def done(app: App[None], pilot: Pilot[None], group: str = "history-read") -> None:
+    """Wait for the screen's workers of `group` (an empty list would wait for the send queue,
+    which runs as long as the app)."""
+    pending = [worker for worker in app.workers if worker.group == group]
+    if pending:
+        await app.workers.wait_for_complete(pending)
+    await pilot.pause()
+
+
+def detail(screen: HistoryScreen) -> str:
+    return str(screen.query_one("#history-detail", Static).render())
+
+
+async def test_sends_from_the_tui_are_journalled_and_named_both_ways(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Monstera", id="41", tag="indoor")
+        await send_and_wait(pilot, app, "enter")
+        assert rows() == [(41, "created", "created")]
+        assert "history #1" in log_text(screen)
+        history = await open_history(app, pilot)
+        table = history.query_one(DataTable)
+        assert table.row_count == 1
+        assert "log #1" in detail(history)
+        assert "Created plant 41 (Monstera)" in detail(history)
+
+
+async def test_load_resend_and_copy_as_curl(reference_server: BackgroundServer) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="7", tag="shade")
+        await send_and_wait(pilot, app, "enter")
+
+        history = await open_history(app, pilot)
+        await pilot.press("c")
+        assert app.clipboard.startswith("curl ")
+        assert '"$PLANTSTORE_TOKEN"' in app.clipboard
+        assert reference_server.token.get_secret_value() not in app.clipboard
+        assert app.clipboard in detail(history).replace("\n", "")
+
+        await pilot.press("l")
+        assert app.screen is screen
+        texts = screen.form.texts()
+        assert (texts.name, texts.id, texts.tag) == ("Fern", "7", "shade")
+
+        await open_history(app, pilot)
+        await pilot.press("l")
+        assert isinstance(app.screen, HistoryScreen), "a form being typed is not overwritten"
+        await pilot.press("r")
+        assert app.screen is screen
+        await send_and_wait(pilot, app)
+        assert rows() == [(7, "rejected", "not created"), (7, "created", "created")]
+        # The resend went from the history, not the form: what was typed is still there.
+        assert screen.form.texts().name == "Fern"
+
+
+async def test_the_id_field_warns_of_an_id_created_here(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="42")
+        await send_and_wait(pilot, app, "enter")
+        id_input = screen.form.field_input("id")
+        id_input.focus()
+        id_input.value = "42"
+        await done(app, pilot, "duplicate")
+        message = screen.query_one("#id-message", Static)
+        assert "plant 42 was created here at" in str(message.render())
+        assert message.has_class("-warning")
+        assert not message.has_class("-error")
+        id_input.value = "43"
+        await pilot.pause()
+        assert "created here" not in str(message.render())
+
+
+def fill_history(count: int) -> None:
+    History().close()
+    body = body_bytes(NewPlant(id=1, name="Bulk"))
+    at = format_time(utc_now())
+    with sqlite3.connect(history_file()) as connection:
+        connection.executemany(
+            "INSERT INTO sends (time, source, base_url, plant_id, name, body, state, outcome, "
+            "status, fate, message) VALUES (?, 'add', 'http://h', ?, ?, ?, 'settled', ?, 200, "
+            "'created', 'Created')",
+            (
+                (at, number, f"plant {number}", body, "created" if number % 7 else "failed")
+                for number in range(count)
+            ),
+        )
+    connection.close()
+
+
+async def test_a_history_of_100000_sends_opens_a_page_at_a_time_and_filters(
+    reference_server: BackgroundServer,
+) -> None:
+    fill_history(100_000)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        started = time.perf_counter()
+        history = await open_history(app, pilot)
+        opened = time.perf_counter() - started
+        table = history.query_one(DataTable)
+        assert table.row_count == PAGE_SIZE
+        page = str(history.query_one("#history-page", Static).render())
+        assert "1 to 100 of 100,000" in page
+        assert opened < 5, f"took {opened:.2f} s to open"
+        await pilot.press("n")
+        await done(app, pilot)
+        assert "101 to 200 of 100,000" in str(history.query_one("#history-page", Static).render())
+
+        search = history.query_one("#history-search", Input)
+        search.value = "plant 9999"
+        await pilot.pause()
+        await done(app, pilot)
+        # plant 9999 and plant 99990..99999
+        assert table.row_count == 11
+
+
+async def test_a_corrupt_history_is_said_once_and_sends_go_on(
+    reference_server: BackgroundServer,
+) -> None:
+    history_file().parent.mkdir(parents=True)
+    history_file().write_bytes(b"not a database" * 50)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="5")
+        await send_and_wait(pilot, app, "enter")
+        await fill(pilot, screen, name="Fern", id="6")
+        await send_and_wait(pilot, app, "enter")
+        text = log_text(screen)
+        assert text.count("History is off for this run") == 1
+        assert str(history_file()) in text
+        assert text.count("Created plant") == 2
+    assert history_file().read_bytes() == b"not a database" * 50
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail("the app never got there")
+
+
+def asking(app: App[None]) -> bool:
+    """A protected send's question is up, its answers ready for keys."""
+    return isinstance(app.screen, ConfirmScreen) and bool(app.screen.query("#confirm-yes"))
+
+
+async def test_a_resend_to_a_protected_profile_is_asked_first(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HISTORY_TOKEN", reference_server.token.get_secret_value())
+    ProfileStore().add(
+        Profile(
+            name="prod",
+            base_url=reference_server.base_url,
+            token_env="HISTORY_TOKEN",
+            protected=True,
+        )
+    )
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="prod")
+    app = app_with(lambda: connect_to_profile("prod"), label)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="9")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: len(rows()) == 1 and rows()[0][1] is not None)
+
+        await open_history(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await done(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: asking(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: len(rows()) == 2 and rows()[0][1] is not None)
+    assert rows() == [(9, "rejected", "not created"), (9, "created", "created")]
+    store = History()
+    assert {row.profile for row in store.query()} == {"prod"}
+    store.close()
