@@ -111,6 +111,15 @@ def test_create_sends_valid_plants_and_measures_latency(reference_server: Backgr
     assert figures["samples"] == 4
     assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["max_ms"]
     assert [plant_id for plant_id, _ in _stored(reference_server)] == [9000, 9001, 9002, 9003]
+    # Each plant created is in the history, with source check (the probes create nothing).
+    listed = subprocess.run(
+        [sys.executable, "-m", "plantstore_tui", "history", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    kept = [(row["source"], row["sent"]["id"]) for row in json.loads(listed.stdout)]
+    assert sorted(kept) == [("check", 9000), ("check", 9001), ("check", 9002), ("check", 9003)]
 
 
 def test_create_again_on_the_same_ids_fails_saying_so(reference_server: BackgroundServer) -> None:

@@ -432,3 +432,20 @@ def test_on_a_terminal_a_progress_bar_shows_the_counts(
     assert "200/200" in screen
     assert "✔ 200  ✖ 0  ⚠ 0  ? 0" in screen
     assert "200 created, 0 rejected" in screen
+
+
+def test_every_row_sent_is_in_the_history_with_source_import(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    path = write_csv(tmp_path / "plants.csv", plants(3))
+    token = token_of(reference_server)
+    assert run_import(str(path), token=token, base_url=reference_server.base_url).exit_code == 0
+    listed = CliRunner().invoke(main, ["history", "--json"], env={"PLANTSTORE_TOKEN": None})
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.stdout)
+    assert sorted((row["source"], row["sent"]["id"], row["outcome"]) for row in rows) == [
+        ("import", 1, "created"),
+        ("import", 2, "created"),
+        ("import", 3, "created"),
+    ]
+    assert token not in listed.stdout

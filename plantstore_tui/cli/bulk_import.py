@@ -407,13 +407,16 @@ async def _send_all(
     on_result: Callable[[Any], None],
     display: Any,
 ) -> tuple[Any, bool]:
-    from plantstore_tui.core.bulk import BatchSender
+    from plantstore_tui.core.bulk import BatchSender, HistorySender
     from plantstore_tui.core.client import PlantStoreClient
+    from plantstore_tui.core.journal import Journal
 
     async with PlantStoreClient(
         target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
     ) as client:
-        sender = BatchSender(client, plan.journal, plan.batch, settings, on_result)
+        history = Journal.open("import", target.profile, warn=display.note)
+        sent_through = HistorySender(client, history.for_target(target))
+        sender = BatchSender(sent_through, plan.journal, plan.batch, settings, on_result)
         task = asyncio.ensure_future(sender.run(_rows_to_send(source, form, columns, plan.skip)))
         loop = asyncio.get_running_loop()
         interrupts = 0

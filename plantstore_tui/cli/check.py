@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import textwrap
+from collections.abc import Callable
 
 import click
 
@@ -19,6 +20,8 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
 from plantstore_tui.core.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.outcome import Outcome
+from plantstore_tui.core.target import Target
 from plantstore_tui.core.text import visible
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
@@ -90,7 +93,8 @@ def check(
         confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
-    report = asyncio.run(run_check(target, create=plan))
+    on_sent = None if plan is None else _kept_in_history(target)
+    report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True))
     else:
@@ -110,6 +114,19 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
     if len(ids) < samples:
         raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
     return CreatePlan(ids=ids, samples=samples)
+
+
+def _kept_in_history(target: Target) -> Callable[[Outcome], None]:
+    """Record each plant --create sends in the history, with source check."""
+    from plantstore_tui.core.journal import Journal
+
+    history = Journal.open("check", target.profile, warn=lambda text: click.echo(text, err=True))
+
+    def sent(outcome: Outcome) -> None:
+        # The check reports a send once it has ended: begun and settled in one go.
+        history.settle(history.begin(target, outcome.sent), outcome, target.token)
+
+    return sent
 
 
 def exit_code_of(report: CheckReport) -> ExitCode:

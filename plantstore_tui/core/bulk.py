@@ -25,6 +25,7 @@ from plantstore_tui.core.import_journal import Batch, ImportJournal, RowState
 from plantstore_tui.core.send_queue import PlantSender
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.journal import TargetJournal
     from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.outcome import Outcome
 
@@ -279,3 +280,31 @@ class BatchSender:
     def _settle(self, result: RowResult) -> None:
         self._journal.settle(self._batch, result.line, result.state, result.status, result.message)
         self._on_result(result)
+
+
+class HistorySender:
+    """A sender whose every request is also kept in the history (begun before it goes out)."""
+
+    def __init__(self, sender: PlantSender, history: TargetJournal) -> None:
+        self._sender = sender
+        self._history = history
+        self.url = sender.url
+
+    async def create_plant(self, plant: NewPlant) -> Outcome:
+        """Send through the wrapped sender, recording the send and how it ended."""
+        from plantstore_tui.core.outcome import cancelled
+
+        entry = self._history.begin(plant)
+        started = time.perf_counter()
+        try:
+            outcome = await self._sender.create_plant(plant)
+        except asyncio.CancelledError:
+            elapsed = (time.perf_counter() - started) * 1000
+            self._history.settle(entry, cancelled(self.url, plant, elapsed))
+            raise
+        self._history.settle(entry, outcome)
+        return outcome
+
+    async def aclose(self) -> None:
+        """Close the wrapped sender."""
+        await self._sender.aclose()
