@@ -157,6 +157,8 @@ class HistoryEntry:
             "kind": self.kind,
             "message": self.message,
             "fate": self.fate,
+            # Not kept: judging an answer needs its Content-Type, which the history does not hold.
+            "off_spec": None,
         }
 
 
