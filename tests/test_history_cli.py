@@ -23,7 +23,18 @@ from plantstore_tui.server.runner import BackgroundServer
 from tests.misbehaving import Hang, MisbehavingServer
 
 CANARY = "CANARY-history-cli-0b7d2e94c1a35f86"
-ADD_JSON_KEYS = {"outcome", "status", "elapsed_ms", "sent", "plant", "error", "kind", "message"}
+# The keys of add --json (design.md), off_spec included since the check work.
+ADD_JSON_KEYS = {
+    "outcome",
+    "status",
+    "elapsed_ms",
+    "sent",
+    "plant",
+    "error",
+    "kind",
+    "message",
+    "off_spec",
+}
 HISTORY_KEYS = ADD_JSON_KEYS | {"fate", "entry", "time", "source", "profile", "base_url"}
 
 
