@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from plantstore_tui.cli import main
 from plantstore_tui.cli.history import parse_moment
@@ -298,3 +300,23 @@ def test_two_processes_of_500_sends_each_lose_no_row(reference_server: Backgroun
     assert len(rows) == 1000
     assert {row.plant_id for row in rows} == {*range(1, 501), *range(10_001, 10_501)}
     assert all(row.settled and row.outcome == "created" for row in rows)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from("smhdw")), min_size=1, max_size=5)
+)
+def test_any_duration_reaches_back_by_the_sum_of_its_parts(parts: list[tuple[int, str]]) -> None:
+    now = datetime(2026, 11, 23, 12, tzinfo=UTC)
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+    text = "".join(f"{amount}{unit}" for amount, unit in parts)
+    seconds = sum(amount * units[unit] for amount, unit in parts)
+    assert parse_moment(text, now=now) == now - timedelta(seconds=seconds)
+
+
+@given(st.text(max_size=30))
+def test_any_text_is_a_moment_or_a_value_error(text: str) -> None:
+    try:
+        moment = parse_moment(text)
+    except ValueError:
+        return
+    assert moment.tzinfo is not None

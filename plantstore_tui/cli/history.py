@@ -49,8 +49,13 @@ def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
             f"{text!r} is neither a date (2026-11-20, 2026-11-20T09:30) nor a duration "
             "(90s, 30m, 2h, 7d, 1w)"
         ) from None
-    # A time without a zone is the operator's local time, as the list shows it.
-    return moment if moment.tzinfo is not None else moment.astimezone()
+    if moment.tzinfo is not None:
+        return moment
+    try:
+        # A time without a zone is the operator's local time, as the list shows it.
+        return moment.astimezone()
+    except (OverflowError, OSError):
+        raise ValueError(f"{text!r} is too far in the past or the future") from None
 
 
 def _moment_option(

@@ -16,14 +16,39 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.config_files import data_dir
+from plantstore_tui.core.history_records import (
+    COLUMNS,
+    OUTCOMES,
+    HistoryEntry,
+    HistoryFilter,
+    body_bytes,
+    entry_from_row,
+    format_time,
+    utc_now,
+)
+
+__all__ = [
+    "BUSY_TIMEOUT_SECONDS",
+    "DEFAULT_LIMIT",
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "History",
+    "HistoryEntry",
+    "HistoryError",
+    "HistoryFilter",
+    "body_bytes",
+    "format_time",
+    "history_path",
+    "open_for_reading",
+    "utc_now",
+]
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
@@ -33,8 +58,6 @@ HISTORY_FILE = "history.sqlite3"
 DEFAULT_LIMIT = 100_000
 # How long a write waits for another instance's write before history is turned off for the run.
 BUSY_TIMEOUT_SECONDS = 5.0
-OUTCOMES = ("created", "rejected", "failed")
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _PRIVATE_MODE = 0o600
 
 # Each migration takes the schema from its index to the next version; never edit a released one.
@@ -68,12 +91,6 @@ _MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
-_COLUMNS = (
-    "entry, time, source, profile, base_url, plant_id, name, tag, body, log_ref, state, outcome, "
-    "status, response, elapsed_ms, kind, fate, message, plant, error"
-)
-_INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended during the send"
-
 
 class HistoryError(Exception):
     """The history file cannot be opened, read or written; the message names the file and why."""
@@ -87,147 +104,6 @@ class HistoryError(Exception):
 def history_path() -> Path:
     """`history.sqlite3` in the user data directory (`PLANTSTORE_DATA_DIR` if set)."""
     return data_dir() / HISTORY_FILE
-
-
-def body_bytes(plant: NewPlant) -> bytes:
-    """The exact JSON body the client sends for `plant` (httpx's own encoding of `json=`)."""
-    return json.dumps(
-        plant.to_body(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
-
-
-def utc_now() -> datetime:
-    """Now, in UTC (the history's clock; shown in local time)."""
-    return datetime.now(UTC)
-
-
-def format_time(moment: datetime) -> str:
-    """A fixed-width UTC timestamp that sorts as text."""
-    return moment.astimezone(UTC).strftime(_TIME_FORMAT)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HistoryEntry:
-    """One send as the history keeps it; `outcome` is None while unsettled (or interrupted)."""
-
-    entry: int
-    time: datetime
-    source: str
-    profile: str | None
-    base_url: str
-    plant_id: int
-    name: str
-    tag: str | None
-    body: bytes
-    log_ref: str | None
-    settled: bool
-    outcome: str | None
-    status: int | None
-    response: str | None
-    elapsed_ms: float | None
-    kind: str | None
-    fate: str
-    message: str
-    plant: Any
-    error: Any
-
-    @property
-    def url(self) -> str:
-        """Where it was posted."""
-        return f"{self.base_url}/plants"
-
-    def sent(self) -> Any:
-        """The body sent, parsed."""
-        return json.loads(self.body)
-
-    def to_json(self) -> dict[str, Any]:
-        """The keys of `add --json`, plus entry, time, source, profile and base_url."""
-        return {
-            "entry": self.entry,
-            "time": format_time(self.time),
-            "source": self.source,
-            "profile": self.profile,
-            "base_url": self.base_url,
-            "outcome": self.outcome,
-            "status": self.status,
-            "elapsed_ms": self.elapsed_ms,
-            "sent": self.sent(),
-            "plant": self.plant,
-            "error": self.error,
-            "kind": self.kind,
-            "message": self.message,
-            "fate": self.fate,
-            # Not kept: judging an answer needs its Content-Type, which the history does not hold.
-            "off_spec": None,
-        }
-
-
-def _entry(row: Sequence[Any]) -> HistoryEntry:
-    (entry, time, source, profile, base_url, plant_id, name, tag, body, log_ref, state) = row[:11]
-    outcome, status, response, elapsed_ms, kind, fate, message, plant, error = row[11:]
-    return HistoryEntry(
-        entry=entry,
-        time=datetime.strptime(time, _TIME_FORMAT).replace(tzinfo=UTC),
-        source=source,
-        profile=profile,
-        base_url=base_url,
-        plant_id=plant_id,
-        name=name,
-        tag=tag,
-        body=bytes(body),
-        log_ref=log_ref,
-        settled=state == "settled",
-        outcome=outcome,
-        status=status,
-        response=response,
-        elapsed_ms=elapsed_ms,
-        kind=kind,
-        fate=fate,
-        message=message if message is not None else _INTERRUPTED,
-        plant=None if plant is None else json.loads(plant),
-        error=None if error is None else json.loads(error),
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HistoryFilter:
-    """Which sends to list: every field left None matches all."""
-
-    profile: str | None = None
-    base_url: str | None = None
-    entry: int | None = None
-    plant_id: int | None = None
-    outcome: str | None = None
-    since: datetime | None = None
-    text: str | None = None
-
-    def where(self) -> tuple[str, list[Any]]:
-        """The SQL condition and its parameters."""
-        clauses: list[str] = []
-        values: list[Any] = []
-        for column, value in (
-            ("profile", self.profile),
-            ("base_url", self.base_url),
-            ("entry", self.entry),
-            ("plant_id", self.plant_id),
-            ("outcome", self.outcome),
-        ):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                values.append(value)
-        if self.since is not None:
-            clauses.append("time >= ?")
-            values.append(format_time(self.since))
-        if self.text:
-            # Plain substring search: % and _ typed by the operator match themselves.
-            pattern = "%" + self.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            pattern += "%"
-            clauses.append(
-                "(name LIKE ? ESCAPE '\\' OR tag LIKE ? ESCAPE '\\' OR CAST(plant_id AS TEXT) "
-                "LIKE ? ESCAPE '\\' OR message LIKE ? ESCAPE '\\')"
-            )
-            values.extend([pattern] * 4)
-        return (" AND ".join(clauses) or "1"), values
 
 
 class History:
@@ -305,7 +181,7 @@ class History:
                 self._migrate(connection, version)
             elif version < SCHEMA_VERSION:
                 raise HistoryError(self.path, "has an older schema; open it once writable")
-            connection.execute(f"SELECT {_COLUMNS} FROM sends LIMIT 0")  # noqa: S608 (constants)
+            connection.execute(f"SELECT {COLUMNS} FROM sends LIMIT 0")  # noqa: S608 (constants)
         except sqlite3.Error as exc:
             connection.close()
             raise HistoryError(self.path, _reason(exc)) from None
@@ -420,12 +296,12 @@ class History:
         """Matching sends, newest first."""
         condition, values = (where or HistoryFilter()).where()
         # Built from constant fragments only: every value the operator gave is a bound parameter.
-        sql = f"SELECT {_COLUMNS} FROM sends WHERE {condition} ORDER BY entry DESC"  # noqa: S608
+        sql = f"SELECT {COLUMNS} FROM sends WHERE {condition} ORDER BY entry DESC"  # noqa: S608
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             values = [*values, limit, offset]
         with self._transaction() as connection:
-            return [_entry(row) for row in connection.execute(sql, values)]
+            return [entry_from_row(row) for row in connection.execute(sql, values)]
 
     def count(self, where: HistoryFilter | None = None) -> int:
         """How many sends match."""
@@ -468,11 +344,11 @@ class History:
         """Earlier sends of this id to this base URL that created it or may have, newest first."""
         with self._transaction() as connection:
             rows = connection.execute(
-                f"SELECT {_COLUMNS} FROM sends WHERE base_url = ? AND plant_id = ? "  # noqa: S608
+                f"SELECT {COLUMNS} FROM sends WHERE base_url = ? AND plant_id = ? "  # noqa: S608
                 "AND fate IN ('created', 'unknown') ORDER BY entry DESC LIMIT 5",
                 (base_url, plant_id),
             )
-            return [_entry(row) for row in rows]
+            return [entry_from_row(row) for row in rows]
 
 
 def _reason(exc: sqlite3.Error) -> str:
