@@ -24,6 +24,7 @@ KEYS = (
     ("Ctrl+P", "command palette: every action by name"),
     ("F1", "this help (Esc closes it)"),
     ("F2", "profiles: list, add, edit, delete, test, use (or click the target above)"),
+    ("F3", "history: every send kept, to show, load into the form, resend or copy as curl"),
     ("Ctrl+Q", "quit"),
 )
 
