@@ -1,0 +1,614 @@
+"""Import (F5): plants from a CSV, TSV or JSON Lines file, checked whole, confirmed, then sent.
+
+The same core as `plantstore-tui import`: the file is validated in a thread (nothing is sent
+while any row is bad), the journal says whether this file went to this target before (resume or
+restart, never a row twice), and `BatchSender` sends in an async worker while a progress bar
+counts. The rows that did not go through can each be loaded into the form to fix and send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import (
+    Button,
+    ContentSwitcher,
+    DirectoryTree,
+    Footer,
+    Input,
+    OptionList,
+    ProgressBar,
+    Select,
+    Static,
+)
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from plantstore_tui.core.bulk_file import (
+    FileProblem,
+    ImportFormat,
+    SourceRow,
+    Validation,
+    format_for,
+    validate,
+)
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.text import shorten, visible
+from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.bulk import BatchSender, ImportProgress, RowResult, StopReason
+    from plantstore_tui.core.import_plan import EarlierImport
+    from plantstore_tui.core.target import Target
+
+LoadPlant = Callable[[FormTexts, bool], bool]
+"""(a row's texts, may it exist already?) -> whether it was loaded into the form."""
+
+_AUTO = "auto"
+_FORMATS = [("From the extension", _AUTO), ("CSV", "csv"), ("TSV", "tsv"), ("JSON Lines", "jsonl")]
+# Rows that did not go through, listed to load back; the rest are counted.
+_SHOWN_RESULTS = 1000
+# How long rows in flight may settle after Esc before they are abandoned as unknown (as the CLI).
+_GRACE_SECONDS = 5.0
+# Counts are drawn a few times a second, not once a row: thousands of rows a second would
+# otherwise spend the UI's time on repaints.
+_REDRAW_SECONDS = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """A file read whole: what validation found, and what the journal knows of it."""
+
+    number: int
+    name: str
+    path: Path
+    fmt: ImportFormat | None = None
+    validation: Validation | None = None
+    problem: str | None = None
+    earlier: EarlierImport | None = None
+    journal_problem: str | None = None
+    stamp: tuple[int, int] = (0, 0)
+
+    @property
+    def sendable(self) -> bool:
+        """Every row valid and the journal usable."""
+        return self.validation is not None and self.validation.ok and self.journal_problem is None
+
+    def open(self) -> IO[bytes]:
+        """The file, opened afresh for each pass over it."""
+        return self.path.open("rb")
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def check_file(number: int, name: str, base: Path, choice: str, base_url: str) -> CheckedFile:
+    """Validate the file and look it up in the journal; may block (run it in a thread)."""
+    from plantstore_tui.core.import_journal import ImportJournal, JournalError
+    from plantstore_tui.core.import_plan import earlier_import
+
+    shown = visible(name)
+    path = base / Path(name).expanduser()
+    if choice == _AUTO:
+        try:
+            fmt = format_for(name)
+        except FileProblem:
+            problem = (
+                f"{shown}: cannot tell the format from the name: choose CSV, TSV or JSON Lines"
+            )
+            return CheckedFile(number, name, path, problem=problem)
+    else:
+        fmt = ImportFormat(choice)
+    checked = CheckedFile(number, name, path, fmt)
+    try:
+        if not path.is_file():
+            words = "no such file" if not path.exists() else "not a regular file"
+            return CheckedFile(number, name, path, fmt, problem=f"{shown}: {words}")
+        stamp = _stamp(path)
+        validation = validate(checked.open, fmt)
+    except FileProblem as exc:
+        return CheckedFile(number, name, path, fmt, problem=exc.where(shown))
+    except OSError as exc:
+        return CheckedFile(number, name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
+    if not validation.ok:
+        return CheckedFile(number, name, path, fmt, validation, stamp=stamp)
+    try:
+        with ImportJournal() as journal:
+            earlier = earlier_import(journal, validation.sha256, base_url)
+    except JournalError as exc:
+        return CheckedFile(
+            number, name, path, fmt, validation, journal_problem=str(exc), stamp=stamp
+        )
+    return CheckedFile(number, name, path, fmt, validation, earlier=earlier, stamp=stamp)
+
+
+def _problems_text(checked: CheckedFile, validation: Validation) -> Text:
+    shown = visible(checked.name)
+    lines = [visible(problem.where(shown)) for problem in validation.problems]
+    hidden = validation.problem_count - len(validation.problems)
+    if hidden:
+        lines.append(f"… and {hidden:,} more bad row(s) not listed")
+    return Text("\n".join(lines))
+
+
+class ImportScreen(Screen[None]):
+    """Choose a file, check it, confirm, watch it sent, then deal with the rows that failed."""
+
+    CSS_PATH = "../import.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop_or_close", "Stop / close"),
+        Binding("ctrl+s", "send", "Send"),
+    ]
+
+    def __init__(self, target: Target, load: LoadPlant, *, directory: Path | None = None) -> None:
+        super().__init__()
+        self._target = target
+        self._load = load
+        self._directory = directory or Path()
+        self._checks = 0
+        self._checked: CheckedFile | None = None
+        self._sender: BatchSender | None = None
+        self._run: asyncio.Future[StopReason] | None = None
+        self._abandoned = False
+        self._started = False
+        self.progress: ImportProgress | None = None
+        """The counts of the import being (or last) sent."""
+        self.results: list[tuple[RowResult, FormTexts]] = []
+        """Rows that did not go through (the first ones), each with its texts to load back."""
+        self._unlisted = 0
+
+    def compose(self) -> ComposeResult:
+        """The target; the chooser and the check's verdict; then the progress and summary."""
+        target = self._target
+        title = Static(
+            Text("Import plants to " + TargetLabel.of(target).describe(target.token_hint())),
+            id="import-title",
+        )
+        title.set_class(target.protected, "-protected")
+        yield title
+        with ContentSwitcher(initial="import-choose", id="import-stages"):
+            with Horizontal(id="import-choose"):
+                yield ImportFileTree(self._directory, id="import-tree")
+                with Vertical(id="import-side"):
+                    with Horizontal(id="import-file-row"):
+                        yield Input(
+                            placeholder="Path of the file (→ completes), or pick one on the left",
+                            suggester=PathSuggester(self._directory),
+                            id="import-path",
+                        )
+                        yield Select(_FORMATS, value=_AUTO, allow_blank=False, id="import-format")
+                    with Horizontal(id="import-buttons"):
+                        yield Button("Check file", id="import-check")
+                        yield Button("Send…", id="import-send", variant="primary", disabled=True)
+                    yield Static(id="import-verdict")
+                    with VerticalScroll(id="import-problems-scroll"):
+                        yield Static(id="import-problems")
+            with Vertical(id="import-sending"):
+                yield Static(id="import-heading")
+                yield ProgressBar(total=1, show_eta=False, id="import-bar")
+                yield Static(id="import-counts")
+                yield Static(id="import-summary")
+                yield OptionList(id="import-results")
+                yield Static(id="import-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """The cursor in the path."""
+        self.query_one("#import-path", Input).focus()
+
+    # Choosing and checking the file -----------------------------------------------------------
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        path = event.path
+        if path.is_relative_to(self._directory):
+            path = path.relative_to(self._directory)
+        self.query_one("#import-path", Input).value = str(path)
+        self.action_check()
+
+    @on(Input.Submitted, "#import-path")
+    @on(Button.Pressed, "#import-check")
+    def _check_asked(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        self.action_check()
+
+    @on(Select.Changed, "#import-format")
+    def _format_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if self.query_one("#import-path", Input).value.strip():
+            self.action_check()
+
+    @on(Input.Changed, "#import-path")
+    def _path_changed(self, event: Input.Changed) -> None:
+        # What was checked is no longer what the path says: it must be checked again.
+        if self._checked is not None and event.value.strip() != self._checked.name:
+            self._show_checked(None)
+
+    def action_check(self) -> None:
+        """Validate the file the path names, in a thread; a newer check replaces an older one."""
+        name = self.query_one("#import-path", Input).value.strip()
+        if not name:
+            self._verdict(Text("Choose a file: type its path, or pick one on the left."))
+            return
+        self._checks += 1
+        self._show_checked(None)
+        self._verdict(Text(f"Checking {visible(name)}…"))
+        choice = self.query_one("#import-format", Select).value
+        self.run_worker(
+            partial(
+                check_file,
+                self._checks,
+                name,
+                self._directory,
+                str(choice),
+                self._target.base_url,
+            ),
+            thread=True,
+            name="check-file",
+            group="check-file",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _verdict(self, text: Text, kind: str = "") -> None:
+        verdict = self.query_one("#import-verdict", Static)
+        verdict.update(text)
+        for name in ("-ok", "-bad"):
+            verdict.set_class(kind == name, name)
+
+    def _show_checked(self, checked: CheckedFile | None) -> None:
+        self._checked = checked if checked is not None and checked.sendable else None
+        send = self.query_one("#import-send", Button)
+        send.disabled = self._checked is None
+        problems = self.query_one("#import-problems", Static)
+        problems.update("")
+        listed = (
+            checked is not None and checked.validation is not None and not checked.validation.ok
+        )
+        self.query_one("#import-problems-scroll").set_class(listed, "-shown")
+        if checked is None:
+            self._verdict(Text())
+            return
+        shown = visible(checked.name)
+        validation = checked.validation
+        if validation is None:
+            self._verdict(
+                Text(f"This file cannot be read as plants; nothing was sent.\n{checked.problem}"),
+                "-bad",
+            )
+        elif not validation.ok:
+            self._verdict(
+                Text(
+                    f"{shown}: {validation.problem_count:,} bad row(s) of {validation.rows:,}; "
+                    "nothing will be sent. Fix the file, then check it again (Enter in the path)."
+                ),
+                "-bad",
+            )
+            problems.update(_problems_text(checked, validation))
+        else:
+            assert checked.fmt is not None
+            words = (
+                f"{shown}: {validation.valid:,} plant(s), every row valid "
+                f"({checked.fmt.value}, {validation.size:,} bytes)."
+            )
+            if checked.journal_problem is not None:
+                words += f"\nCannot send: {visible(checked.journal_problem)}"
+            elif checked.earlier is not None:
+                words += "\nImported to this target before: Send offers to resume or restart."
+            self._verdict(Text(words), "-ok" if checked.sendable else "-bad")
+            if checked.sendable:
+                send.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A check's result (the latest only), the end of sending, or the bug that stopped one."""
+        worker, state = event.worker, event.state
+        if worker.name == "check-file" and state == WorkerState.SUCCESS:
+            checked = worker.result
+            assert isinstance(checked, CheckedFile)
+            if checked.number == self._checks:
+                self._show_checked(checked)
+        elif worker.name == "check-file" and state == WorkerState.ERROR:
+            name = type(worker.error).__name__
+            self._verdict(Text(f"The check stopped on an unexpected error: {name}"), "-bad")
+        elif worker.name == "import-send" and state == WorkerState.SUCCESS:
+            self._finished(worker.result)
+        elif worker.name == "import-send" and state == WorkerState.ERROR:
+            error = worker.error
+            self._finished(f"an unexpected error: {type(error).__name__}: {error}")
+
+    # Confirming -------------------------------------------------------------------------------
+
+    def action_send(self) -> None:
+        """Ask first: the target, the count, and resume or restart if it was sent there before."""
+        checked = self._checked
+        if checked is None or checked.validation is None or self._started:
+            return
+        target, valid = self._target, checked.validation.valid
+        subject = Text()
+        subject.append(visible(target.profile or "(no profile)"), style="bold")
+        subject.append(f"\n{visible(target.base_url)}\n\n")
+        protected = (
+            " This profile is marked protected: every send to it is confirmed first."
+            if target.protected
+            else ""
+        )
+        earlier = checked.earlier
+        if earlier is None:
+            subject.append(f"{valid:,} plant(s) from {visible(checked.name)}")
+            question = "Send to a protected profile?" if target.protected else "Import the file?"
+            detail = (
+                "Each row is written to the import journal before it is sent, so none is ever "
+                "sent twice." + protected
+            )
+            choices = [
+                Choice(f"Send {valid:,}", "Enter", "new", "import-go", "primary"),
+                Choice("Cancel", "Esc", "cancel", "import-cancel"),
+            ]
+        else:
+            counts = earlier.counts
+            when = earlier.batch.started_at.astimezone()
+            subject.append(
+                f"{visible(checked.name)} was imported here on {when:%Y-%m-%d %H:%M}: "
+                f"{counts.created:,} created, {counts.rejected:,} rejected, "
+                f"{counts.failed:,} not sent after a failure, {counts.unknown:,} unknown, "
+                f"{earlier.never_sent:,} never sent"
+            )
+            question = "Imported here before"
+            unknown = (
+                f"; the {counts.unknown:,} whose fate is unknown are left out (they may exist)"
+                if counts.unknown
+                else ""
+            )
+            detail = (
+                f"Resume sends the {earlier.to_resume:,} row(s) not yet sent{unknown}. Restart "
+                f"sends all {valid:,} again as a new import: plants created before are refused "
+                "as duplicates." + protected
+            )
+            choices = [
+                Choice(f"Resume: send {earlier.to_resume:,}", "r", "resume", "import-resume"),
+                Choice(f"Restart: send all {valid:,}", "a", "restart", "import-restart"),
+                Choice("Cancel", "Esc", "cancel", "import-cancel"),
+            ]
+        self.app.push_screen(
+            ChoiceScreen(
+                question,
+                subject,
+                detail,
+                choices,
+                cancel="cancel",
+                danger=target.protected,
+                answered=self._answered,
+            )
+        )
+
+    def _answered(self, choice: str) -> None:
+        checked = self._checked
+        if choice == "cancel" or checked is None:
+            return
+        try:
+            changed = _stamp(checked.path) != checked.stamp
+        except OSError:
+            changed = True
+        if changed:
+            self._show_checked(None)
+            self._verdict(
+                Text(f"{visible(checked.name)} changed since it was checked: check it again."),
+                "-bad",
+            )
+            return
+        self._started = True
+        verb = "Resuming" if choice == "resume" else "Sending"
+        self.query_one("#import-heading", Static).update(
+            Text(f"{verb} {visible(checked.name)} to {visible(self._target.base_url)}")
+        )
+        self.query_one("#import-hint", Static).update(
+            Text("Esc: stop (rows in flight settle; Esc again gives up on them)")
+        )
+        self.query_one(ContentSwitcher).current = "import-sending"
+        self._send_rows(checked, resume=choice == "resume")
+
+    # Sending ----------------------------------------------------------------------------------
+
+    @work(name="import-send", group="import-send", exclusive=True, exit_on_error=False)
+    async def _send_rows(self, checked: CheckedFile, *, resume: bool) -> StopReason | str:
+        from plantstore_tui.core.bulk import BatchSender, ImportProgress, ImportSettings
+        from plantstore_tui.core.client import PlantStoreClient
+        from plantstore_tui.core.import_journal import ImportJournal, JournalError
+        from plantstore_tui.core.import_plan import new_batch, resume_batch, rows_to_send
+
+        assert checked.validation is not None
+        assert checked.fmt is not None
+        target, fmt = self._target, checked.fmt
+        try:
+            journal = ImportJournal()
+        except JournalError as exc:
+            return f"{exc}; nothing was sent"
+        with journal:
+            if resume and checked.earlier is not None:
+                plan = resume_batch(journal, checked.earlier.batch, checked.validation)
+            else:
+                plan = new_batch(
+                    journal,
+                    checked.validation,
+                    base_url=target.base_url,
+                    profile=target.profile,
+                    file_name=checked.name,
+                )
+            progress = ImportProgress(to_send=plan.to_send)
+            self.progress = progress
+            # A row's texts are kept while it is in flight, to be loaded back if it fails.
+            taken: dict[int, FormTexts] = {}
+
+            def rows() -> Iterator[SourceRow]:
+                for row in rows_to_send(checked.open, fmt, None, plan.skip):
+                    taken[row.line] = row.texts
+                    yield row
+
+            async with PlantStoreClient(
+                target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+            ) as client:
+                sender = BatchSender(
+                    client, journal, plan.batch, ImportSettings(), partial(self._settled, taken)
+                )
+                self._sender = sender
+                self._run = asyncio.ensure_future(sender.run(rows()))
+                redraw = self.set_interval(_REDRAW_SECONDS, self._show_progress)
+                try:
+                    return await self._run
+                except asyncio.CancelledError:
+                    if not self._abandoned:
+                        raise  # the screen is going away: the worker itself was cancelled
+                    return sender.reason
+                except (FileProblem, JournalError) as exc:
+                    shown = visible(checked.name)
+                    return exc.where(shown) if isinstance(exc, FileProblem) else str(exc)
+                finally:
+                    progress.ended = time.monotonic()
+                    redraw.stop()
+
+    def _settled(self, taken: dict[int, FormTexts], result: RowResult) -> None:
+        from plantstore_tui.core.import_journal import RowState
+
+        assert self.progress is not None
+        self.progress.count(result)
+        texts = taken.pop(result.line, None)
+        if result.state is RowState.CREATED or texts is None:
+            return
+        if len(self.results) < _SHOWN_RESULTS:
+            self.results.append((result, texts))
+        else:
+            self._unlisted += 1
+
+    def _show_progress(self) -> None:
+        progress = self.progress
+        if progress is None:
+            return
+        self.query_one("#import-bar", ProgressBar).update(
+            total=max(1, progress.to_send), progress=progress.settled
+        )
+        left = progress.to_send - progress.settled
+        rate = progress.rate
+        eta = f" · about {left / rate:,.0f} s left" if rate and left and self._run else ""
+        self.query_one("#import-counts", Static).update(
+            Text(
+                f"{progress.settled:,} of {progress.to_send:,} · {progress.created:,} created · "
+                f"{progress.rejected:,} rejected · {progress.failed:,} failed · "
+                f"{progress.unknown:,} unknown · {rate:,.0f} rows/s{eta}"
+            )
+        )
+
+    def action_stop_or_close(self) -> None:
+        """While sending: take no more rows (Esc again gives up on those in flight); else close."""
+        sender, task = self._sender, self._run
+        if sender is None or task is None or task.done():
+            self.dismiss()
+            return
+        if sender.stop.is_set():
+            self._give_up()
+            return
+        sender.stop.set()
+        self.query_one("#import-summary", Static).update(
+            Text(
+                f"Stopping: no more rows are sent; {len(sender.in_flight)} in flight may settle "
+                f"for up to {_GRACE_SECONDS:g} s (Esc again to give up on them)."
+            )
+        )
+        self.set_timer(_GRACE_SECONDS, self._give_up)
+
+    def _give_up(self) -> None:
+        # The rows still in flight are journaled as unknown: a resume leaves them out.
+        if self._run is not None and not self._run.done():
+            self._abandoned = True
+            self._run.cancel()
+
+    # Afterwards -------------------------------------------------------------------------------
+
+    def _finished(self, ended: object) -> None:
+        from plantstore_tui.core.bulk import StopReason
+
+        self._show_progress()
+        checked, progress, sender = self._checked, self.progress, self._sender
+        name = visible(checked.name) if checked is not None else "the file"
+        # StopReason is a str too: anything else is a problem in words.
+        problem = None if isinstance(ended, StopReason) else str(ended)
+        lines: list[str] = []
+        if progress is not None:
+            not_sent = progress.to_send - progress.settled
+            lines.append(
+                f"{name} → {visible(self._target.base_url)}: {progress.created:,} created, "
+                f"{progress.rejected:,} rejected, {progress.failed:,} not sent after a failure, "
+                f"{progress.unknown:,} unknown"
+                + (f", {not_sent:,} not sent" if not_sent else "")
+                + f" in {progress.seconds:.1f} s."
+            )
+            stopped = sender is not None and sender.stop.is_set()
+            if problem is not None:
+                lines.append(f"Stopped on {visible(problem)}.")
+            elif ended is StopReason.TRANSPORT:
+                lines.append(
+                    "Stopped: the deployment stopped answering (transport failures in a row). "
+                    "Once it answers again, import the file again and choose Resume."
+                )
+            elif stopped or not_sent:
+                lines.append(
+                    "Stopped before the end: import the file again and choose Resume to send "
+                    "the rows not yet sent."
+                )
+            if progress.unknown:
+                lines.append(
+                    f"{progress.unknown:,} row(s) may or may not have been created: a resume "
+                    "leaves them out; check the store before sending them again."
+                )
+        elif problem is not None:
+            lines.append(f"Nothing was sent: {visible(problem)}.")
+        self.query_one("#import-summary", Static).update(Text("\n".join(lines)))
+        self._list_results()
+
+    def _list_results(self) -> None:
+        from plantstore_tui.core.import_journal import RowState
+
+        listing = self.query_one("#import-results", OptionList)
+        listing.clear_options()
+        for index, (result, texts) in enumerate(self.results):
+            line = Text()
+            line.append(f"line {result.line}  ", style="dim")
+            line.append("fate unknown" if result.state is RowState.UNKNOWN else result.state.value)
+            line.append(f"  {result.plant_id}  {visible(shorten(texts.name, 40))}")
+            line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
+            listing.add_option(Option(line, id=str(index)))
+        if self._unlisted:
+            listing.add_option(Option(Text(f"… and {self._unlisted:,} more"), disabled=True))
+        hint = "Esc: close"
+        if self.results:
+            hint = "Enter: load the row into the form to fix and send · " + hint
+            listing.highlighted = 0
+            listing.focus()
+        self.query_one("#import-hint", Static).update(Text(hint))
+
+    @on(OptionList.OptionSelected, "#import-results")
+    def _load_row(self, event: OptionList.OptionSelected) -> None:
+        from plantstore_tui.core.import_journal import RowState
+
+        event.stop()
+        if event.option.id is None:
+            return
+        result, texts = self.results[int(event.option.id)]
+        if self._load(texts, result.state is RowState.UNKNOWN):
+            self.dismiss()
