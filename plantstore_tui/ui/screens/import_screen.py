@@ -184,7 +184,9 @@ class ImportScreen(Screen[None]):
         yield title
         with ContentSwitcher(initial="import-choose", id="import-stages"):
             with Horizontal(id="import-choose"):
-                yield ImportFileTree(self._directory, id="import-tree")
+                tree = ImportFileTree(self._directory, id="import-tree")
+                tree.border_title = "CSV, TSV, JSON Lines here"
+                yield tree
                 with Vertical(id="import-side"):
                     with Horizontal(id="import-file-row"):
                         yield Input(
