@@ -347,7 +347,7 @@ class ImportScreen(Screen[None]):
         subject.append(visible(target.profile or "(no profile)"), style="bold")
         subject.append(f"\n{visible(target.base_url)}\n\n")
         protected = (
-            " This profile is marked protected: every send to it is confirmed first."
+            "\nThis profile is marked protected: every send to it is confirmed first."
             if target.protected
             else ""
         )
@@ -356,18 +356,24 @@ class ImportScreen(Screen[None]):
             subject.append(f"{valid:,} plant(s) from {visible(checked.name)}")
             question = "Send to a protected profile?" if target.protected else "Import the file?"
             detail = (
-                "Each row is written to the import journal before it is sent, so none is ever "
-                "sent twice." + protected
+                "Each row is written to the import journal before it is sent: a stopped import "
+                "resumes without sending any row twice." + protected
             )
             choices = [
-                Choice(f"Send {valid:,}", "Enter", "new", "import-go", "primary"),
+                Choice(
+                    f"Send {valid:,}",
+                    "Enter",
+                    "new",
+                    "import-go",
+                    "error" if target.protected else "primary",
+                ),
                 Choice("Cancel", "Esc", "cancel", "import-cancel"),
             ]
         else:
             counts = earlier.counts
             when = earlier.batch.started_at.astimezone()
             subject.append(
-                f"{visible(checked.name)} was imported here on {when:%Y-%m-%d %H:%M}: "
+                f"{visible(checked.name)} was imported here on {when:%Y-%m-%d %H:%M}:\n"
                 f"{counts.created:,} created, {counts.rejected:,} rejected, "
                 f"{counts.failed:,} not sent after a failure, {counts.unknown:,} unknown, "
                 f"{earlier.never_sent:,} never sent"
@@ -388,17 +394,18 @@ class ImportScreen(Screen[None]):
                 Choice(f"Restart: send all {valid:,}", "a", "restart", "import-restart"),
                 Choice("Cancel", "Esc", "cancel", "import-cancel"),
             ]
-        self.app.push_screen(
-            ChoiceScreen(
-                question,
-                subject,
-                detail,
-                choices,
-                cancel="cancel",
-                danger=target.protected,
-                answered=self._answered,
-            )
+        asking = ChoiceScreen(
+            question,
+            subject,
+            detail,
+            choices,
+            cancel="cancel",
+            danger=target.protected,
+            answered=self._answered,
         )
+        # Wider than the other questions, its words wrapped (import.tcss).
+        asking.add_class("-import")
+        self.app.push_screen(asking)
 
     def _answered(self, choice: str) -> None:
         checked = self._checked
@@ -507,7 +514,8 @@ class ImportScreen(Screen[None]):
         )
         left = progress.to_send - progress.settled
         rate = progress.rate
-        eta = f" · about {left / rate:,.0f} s left" if rate and left and self._run else ""
+        going = self._run is not None and not self._run.done()
+        eta = f" · about {left / rate:,.0f} s left" if rate and left and going else ""
         self.query_one("#import-counts", Static).update(
             Text(
                 f"{progress.settled:,} of {progress.to_send:,} · {progress.created:,} created · "
@@ -588,6 +596,7 @@ class ImportScreen(Screen[None]):
 
         listing = self.query_one("#import-results", OptionList)
         listing.clear_options()
+        listing.set_class(bool(self.results), "-shown")
         for index, (result, texts) in enumerate(self.results):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
