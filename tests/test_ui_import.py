@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -18,17 +18,21 @@ from burst_support import stored_plants
 from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, fill, ready, settled
 from test_import import expected, plants, write_csv
+from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 
 from plantstore_tui.core.bulk_file import ImportFormat, validate
 from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.import_journal import ImportJournal, RowState
+from plantstore_tui.core.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.import_file import PathSuggester
 
 DEADLINE = 30
 
@@ -249,3 +253,87 @@ async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
     arrived = stored(slow_server)
     assert len(arrived) == progress.created
     assert set(arrived) <= set(expected(rows))
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail("the app never got there")
+
+
+async def test_the_palette_opens_the_import_and_a_file_picked_in_the_tree_is_checked(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a file of plants\n", encoding="utf-8")
+    (tmp_path / "spring.jsonl").write_text(
+        '{"name": "Fern", "id": 1}\n{"name": "Ivy", "id": 2, "tag": "climber"}\n',
+        encoding="utf-8",
+    )
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"import plants")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen))
+        screen = app.screen
+        assert isinstance(screen, ImportScreen)
+        tree = screen.query_one(DirectoryTree)
+        await until(pilot, lambda: bool(tree.root.children))
+        # Only what import reads is offered.
+        assert [str(node.label) for node in tree.root.children] == ["spring.jsonl"]
+        tree.focus()
+        await pilot.press("down", "enter")
+        await finished(pilot, "check-file")
+        assert screen.query_one("#import-path", Input).value == "spring.jsonl"
+        assert "2 plant(s), every row valid (jsonl" in text_of(screen, "#import-verdict")
+        await confirm(pilot)
+    assert stored(reference_server) == [(1, "Fern", None), (2, "Ivy", "climber")]
+
+
+async def test_a_protected_profile_is_named_in_the_question_and_cancel_sends_nothing(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    write_csv(tmp_path / "plants.csv", plants(3))
+    target = Target(
+        base_url=reference_server.base_url,
+        token=reference_server.token,
+        token_source="the test",
+        profile="prod",
+        protected=True,
+    )
+    app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        question = app.screen
+        assert isinstance(question, ChoiceScreen)
+        assert question.has_class("-danger")
+        assert "protected" in str(question.query_one("#confirm-detail", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.progress is None
+    assert stored(reference_server) == []
+
+
+async def test_the_path_is_completed_from_its_folder(tmp_path: Path) -> None:
+    (tmp_path / "orders").mkdir()
+    (tmp_path / "orders" / "spring.csv").write_text("name,id\n", encoding="utf-8")
+    (tmp_path / "orders" / "spring.txt").write_text("", encoding="utf-8")
+    (tmp_path / ".hidden.csv").write_text("name,id\n", encoding="utf-8")
+    suggester = PathSuggester(tmp_path)
+    assert await suggester.get_suggestion("or") == "orders/"
+    assert await suggester.get_suggestion("orders") == "orders/"
+    assert await suggester.get_suggestion("orders/s") == "orders/spring.csv"
+    assert await suggester.get_suggestion("orders/spring.csv") is None
+    assert await suggester.get_suggestion(".h") == ".hidden.csv"
+    assert await suggester.get_suggestion(str(tmp_path / "ord")) == f"{tmp_path}/orders/"
+    assert await suggester.get_suggestion("nowhere/x") is None

@@ -219,9 +219,10 @@ class ImportScreen(Screen[None]):
     @on(DirectoryTree.FileSelected)
     def _picked(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()
-        path = event.path
-        if path.is_relative_to(self._directory):
-            path = path.relative_to(self._directory)
+        # Shown as typed would be: relative to the folder listed, which the tree resolves.
+        path, base = event.path, self._directory.resolve()
+        if path.is_relative_to(base):
+            path = path.relative_to(base)
         self.query_one("#import-path", Input).value = str(path)
         self.action_check()
 
