@@ -1,4 +1,5 @@
-"""Planning an import against the journal: a new batch, or the rest of an earlier one.
+"""Checking a file for import and planning it against the journal: a new batch, or the rest
+of an earlier one.
 
 Headless, so that every front end decides "resume or restart" from the same counts and sends
 exactly the rows the journal says were never settled.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from plantstore_tui.core.bulk_file import (
@@ -16,9 +18,12 @@ from plantstore_tui.core.bulk_file import (
     SourceRow,
     Validation,
     check_row,
+    format_for,
     read_rows,
+    validate,
 )
-from plantstore_tui.core.import_journal import Batch, BatchCounts, ImportJournal
+from plantstore_tui.core.import_journal import Batch, BatchCounts, ImportJournal, JournalError
+from plantstore_tui.core.text import visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,69 @@ class EarlierImport:
     def to_resume(self) -> int:
         """Rows a resume sends: never sent, or not sent after a failure (never the unknown)."""
         return self.never_sent + self.counts.failed
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """A file read whole: what validation found, and what the journal knows of it."""
+
+    name: str
+    path: Path
+    fmt: ImportFormat | None = None
+    validation: Validation | None = None
+    problem: str | None = None
+    earlier: EarlierImport | None = None
+    journal_problem: str | None = None
+    stamp: tuple[int, int] = (0, 0)
+
+    @property
+    def sendable(self) -> bool:
+        """Every row valid and the journal usable."""
+        return self.validation is not None and self.validation.ok and self.journal_problem is None
+
+    def open(self) -> IO[bytes]:
+        """The file, opened afresh for each pass over it."""
+        return self.path.open("rb")
+
+
+def file_stamp(path: Path) -> tuple[int, int]:
+    """Size and modification time: whether the file changed since it was checked."""
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str) -> CheckedFile:
+    """Validate the file `name` (relative to `base`; its format `given`, else from its name) and
+    look it up in the journal; it may block."""
+    shown = visible(name)
+    path = base / Path(name).expanduser()
+    if given is None:
+        try:
+            fmt = format_for(name)
+        except FileProblem:
+            problem = f"{shown}: cannot tell the format from the name: choose CSV, TSV or JSONL"
+            return CheckedFile(name, path, problem=problem)
+    else:
+        fmt = given
+    checked = CheckedFile(name, path, fmt)
+    try:
+        if not path.is_file():
+            words = "no such file" if not path.exists() else "not a regular file"
+            return CheckedFile(name, path, fmt, problem=f"{shown}: {words}")
+        stamp = file_stamp(path)
+        validation = validate(checked.open, fmt)
+    except FileProblem as exc:
+        return CheckedFile(name, path, fmt, problem=exc.where(shown))
+    except OSError as exc:
+        return CheckedFile(name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
+    if not validation.ok:
+        return CheckedFile(name, path, fmt, validation, stamp=stamp)
+    try:
+        with ImportJournal() as journal:
+            earlier = earlier_import(journal, validation.sha256, base_url)
+    except JournalError as exc:
+        return CheckedFile(name, path, fmt, validation, journal_problem=str(exc), stamp=stamp)
+    return CheckedFile(name, path, fmt, validation, earlier=earlier, stamp=stamp)
 
 
 @dataclass(frozen=True, slots=True)

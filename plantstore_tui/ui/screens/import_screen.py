@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -36,23 +35,35 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.bulk import (
+    BatchSender,
+    ImportProgress,
+    ImportSettings,
+    RowResult,
+    StopReason,
+)
 from plantstore_tui.core.bulk_file import (
     FileProblem,
     ImportFormat,
     SourceRow,
     Validation,
-    format_for,
-    validate,
 )
 from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.import_journal import ImportJournal, JournalError, RowState
+from plantstore_tui.core.import_plan import (
+    CheckedFile,
+    check_file,
+    file_stamp,
+    new_batch,
+    resume_batch,
+    rows_to_send,
+)
 from plantstore_tui.core.text import shorten, visible
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.bulk import BatchSender, ImportProgress, RowResult, StopReason
-    from plantstore_tui.core.import_plan import EarlierImport
     from plantstore_tui.core.target import Target
 
 LoadPlant = Callable[[FormTexts, bool], bool]
@@ -67,75 +78,6 @@ _GRACE_SECONDS = 5.0
 # Counts are drawn a few times a second, not once a row: thousands of rows a second would
 # otherwise spend the UI's time on repaints.
 _REDRAW_SECONDS = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class CheckedFile:
-    """A file read whole: what validation found, and what the journal knows of it."""
-
-    number: int
-    name: str
-    path: Path
-    fmt: ImportFormat | None = None
-    validation: Validation | None = None
-    problem: str | None = None
-    earlier: EarlierImport | None = None
-    journal_problem: str | None = None
-    stamp: tuple[int, int] = (0, 0)
-
-    @property
-    def sendable(self) -> bool:
-        """Every row valid and the journal usable."""
-        return self.validation is not None and self.validation.ok and self.journal_problem is None
-
-    def open(self) -> IO[bytes]:
-        """The file, opened afresh for each pass over it."""
-        return self.path.open("rb")
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return (stat.st_size, stat.st_mtime_ns)
-
-
-def check_file(number: int, name: str, base: Path, choice: str, base_url: str) -> CheckedFile:
-    """Validate the file and look it up in the journal; may block (run it in a thread)."""
-    from plantstore_tui.core.import_journal import ImportJournal, JournalError
-    from plantstore_tui.core.import_plan import earlier_import
-
-    shown = visible(name)
-    path = base / Path(name).expanduser()
-    if choice == _AUTO:
-        try:
-            fmt = format_for(name)
-        except FileProblem:
-            problem = (
-                f"{shown}: cannot tell the format from the name: choose CSV, TSV or JSON Lines"
-            )
-            return CheckedFile(number, name, path, problem=problem)
-    else:
-        fmt = ImportFormat(choice)
-    checked = CheckedFile(number, name, path, fmt)
-    try:
-        if not path.is_file():
-            words = "no such file" if not path.exists() else "not a regular file"
-            return CheckedFile(number, name, path, fmt, problem=f"{shown}: {words}")
-        stamp = _stamp(path)
-        validation = validate(checked.open, fmt)
-    except FileProblem as exc:
-        return CheckedFile(number, name, path, fmt, problem=exc.where(shown))
-    except OSError as exc:
-        return CheckedFile(number, name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
-    if not validation.ok:
-        return CheckedFile(number, name, path, fmt, validation, stamp=stamp)
-    try:
-        with ImportJournal() as journal:
-            earlier = earlier_import(journal, validation.sha256, base_url)
-    except JournalError as exc:
-        return CheckedFile(
-            number, name, path, fmt, validation, journal_problem=str(exc), stamp=stamp
-        )
-    return CheckedFile(number, name, path, fmt, validation, earlier=earlier, stamp=stamp)
 
 
 def _problems_text(checked: CheckedFile, validation: Validation) -> Text:
@@ -254,21 +196,21 @@ class ImportScreen(Screen[None]):
         self._show_checked(None)
         self._verdict(Text(f"Checking {visible(name)}…"))
         choice = self.query_one("#import-format", Select).value
+        given = None if choice == _AUTO else ImportFormat(str(choice))
         self.run_worker(
-            partial(
-                check_file,
-                self._checks,
-                name,
-                self._directory,
-                str(choice),
-                self._target.base_url,
-            ),
+            partial(self._check_file, self._checks, name, given),
             thread=True,
             name="check-file",
             group="check-file",
             exclusive=True,
             exit_on_error=False,
         )
+
+    def _check_file(
+        self, number: int, name: str, given: ImportFormat | None
+    ) -> tuple[int, CheckedFile]:
+        # In a thread: the number tells the latest check from one it replaced.
+        return number, check_file(name, self._directory, given, self._target.base_url)
 
     def _verdict(self, text: Text, kind: str = "") -> None:
         verdict = self.query_one("#import-verdict", Static)
@@ -323,9 +265,9 @@ class ImportScreen(Screen[None]):
         """A check's result (the latest only), the end of sending, or the bug that stopped one."""
         worker, state = event.worker, event.state
         if worker.name == "check-file" and state == WorkerState.SUCCESS:
-            checked = worker.result
-            assert isinstance(checked, CheckedFile)
-            if checked.number == self._checks:
+            assert isinstance(worker.result, tuple)
+            number, checked = worker.result
+            if number == self._checks:
                 self._show_checked(checked)
         elif worker.name == "check-file" and state == WorkerState.ERROR:
             name = type(worker.error).__name__
@@ -413,7 +355,7 @@ class ImportScreen(Screen[None]):
         if choice == "cancel" or checked is None:
             return
         try:
-            changed = _stamp(checked.path) != checked.stamp
+            changed = file_stamp(checked.path) != checked.stamp
         except OSError:
             changed = True
         if changed:
@@ -438,10 +380,7 @@ class ImportScreen(Screen[None]):
 
     @work(name="import-send", group="import-send", exclusive=True, exit_on_error=False)
     async def _send_rows(self, checked: CheckedFile, *, resume: bool) -> StopReason | str:
-        from plantstore_tui.core.bulk import BatchSender, ImportProgress, ImportSettings
         from plantstore_tui.core.client import PlantStoreClient
-        from plantstore_tui.core.import_journal import ImportJournal, JournalError
-        from plantstore_tui.core.import_plan import new_batch, resume_batch, rows_to_send
 
         assert checked.validation is not None
         assert checked.fmt is not None
@@ -494,8 +433,6 @@ class ImportScreen(Screen[None]):
                     redraw.stop()
 
     def _settled(self, taken: dict[int, FormTexts], result: RowResult) -> None:
-        from plantstore_tui.core.import_journal import RowState
-
         assert self.progress is not None
         self.progress.count(result)
         texts = taken.pop(result.line, None)
@@ -552,8 +489,6 @@ class ImportScreen(Screen[None]):
     # Afterwards -------------------------------------------------------------------------------
 
     def _finished(self, ended: object) -> None:
-        from plantstore_tui.core.bulk import StopReason
-
         self._show_progress()
         checked, progress, sender = self._checked, self.progress, self._sender
         name = visible(checked.name) if checked is not None else "the file"
@@ -593,8 +528,6 @@ class ImportScreen(Screen[None]):
         self._list_results()
 
     def _list_results(self) -> None:
-        from plantstore_tui.core.import_journal import RowState
-
         listing = self.query_one("#import-results", OptionList)
         listing.clear_options()
         listing.set_class(bool(self.results), "-shown")
@@ -616,8 +549,6 @@ class ImportScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#import-results")
     def _load_row(self, event: OptionList.OptionSelected) -> None:
-        from plantstore_tui.core.import_journal import RowState
-
         event.stop()
         if event.option.id is None:
             return
