@@ -337,3 +337,20 @@ async def test_the_path_is_completed_from_its_folder(tmp_path: Path) -> None:
     assert await suggester.get_suggestion(".h") == ".hidden.csv"
     assert await suggester.get_suggestion(str(tmp_path / "ord")) == f"{tmp_path}/orders/"
     assert await suggester.get_suggestion("nowhere/x") is None
+
+
+async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    lines = "".join(f"Plant {i},{i}x\n" for i in range(1500))
+    (tmp_path / "bad.csv").write_text(f"name,id\n{lines}", encoding="utf-8")
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "bad.csv")
+        assert "1,500 bad row(s) of 1,500" in text_of(screen, "#import-verdict")
+        problems = text_of(screen, "#import-problems").splitlines()
+        assert len(problems) == 1001
+        assert problems[999].startswith("bad.csv:1001: id: ")
+        assert problems[-1] == "… and 500 more bad row(s) not listed"
+    assert stored(reference_server) == []
