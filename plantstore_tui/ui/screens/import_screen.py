@@ -28,11 +28,9 @@ from textual.widgets import (
     Footer,
     Input,
     OptionList,
-    ProgressBar,
     Select,
     Static,
 )
-from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.bulk import (
@@ -58,10 +56,11 @@ from plantstore_tui.core.import_plan import (
     resume_batch,
     rows_to_send,
 )
-from plantstore_tui.core.text import shorten, visible
+from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
+from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
 
 if TYPE_CHECKING:
     from plantstore_tui.core.target import Target
@@ -108,6 +107,7 @@ class ImportScreen(Screen[None]):
         self._sender: BatchSender | None = None
         self._run: asyncio.Future[StopReason] | None = None
         self._abandoned = False
+        self._sending: CheckedFile | None = None
         self._started = False
         self.progress: ImportProgress | None = None
         """The counts of the import being (or last) sent."""
@@ -143,13 +143,7 @@ class ImportScreen(Screen[None]):
                     yield Static(id="import-verdict")
                     with VerticalScroll(id="import-problems-scroll"):
                         yield Static(id="import-problems")
-            with Vertical(id="import-sending"):
-                yield Static(id="import-heading")
-                yield ProgressBar(total=1, show_eta=False, id="import-bar")
-                yield Static(id="import-counts")
-                yield Static(id="import-summary")
-                yield OptionList(id="import-results")
-                yield Static(id="import-hint")
+            yield ImportRun(id="import-sending")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -273,7 +267,9 @@ class ImportScreen(Screen[None]):
             name = type(worker.error).__name__
             self._verdict(Text(f"The check stopped on an unexpected error: {name}"), "-bad")
         elif worker.name == "import-send" and state == WorkerState.SUCCESS:
-            self._finished(worker.result)
+            ended = worker.result
+            assert isinstance(ended, StopReason | str)
+            self._finished(ended)
         elif worker.name == "import-send" and state == WorkerState.ERROR:
             error = worker.error
             self._finished(f"an unexpected error: {type(error).__name__}: {error}")
@@ -367,12 +363,8 @@ class ImportScreen(Screen[None]):
             return
         self._started = True
         verb = "Resuming" if choice == "resume" else "Sending"
-        self.query_one("#import-heading", Static).update(
-            Text(f"{verb} {visible(checked.name)} to {visible(self._target.base_url)}")
-        )
-        self.query_one("#import-hint", Static).update(
-            Text("Esc: stop (rows in flight settle; Esc again gives up on them)")
-        )
+        self._sending = checked
+        self._stage.start(f"{verb} {visible(checked.name)} to {visible(self._target.base_url)}")
         self.query_one(ContentSwitcher).current = "import-sending"
         self._send_rows(checked, resume=choice == "resume")
 
@@ -443,24 +435,14 @@ class ImportScreen(Screen[None]):
         else:
             self._unlisted += 1
 
+    @property
+    def _stage(self) -> ImportRun:
+        return self.query_one(ImportRun)
+
     def _show_progress(self) -> None:
-        progress = self.progress
-        if progress is None:
-            return
-        self.query_one("#import-bar", ProgressBar).update(
-            total=max(1, progress.to_send), progress=progress.settled
-        )
-        left = progress.to_send - progress.settled
-        rate = progress.rate
-        going = self._run is not None and not self._run.done()
-        eta = f" · about {left / rate:,.0f} s left" if rate and left and going else ""
-        self.query_one("#import-counts", Static).update(
-            Text(
-                f"{progress.settled:,} of {progress.to_send:,} · {progress.created:,} created · "
-                f"{progress.rejected:,} rejected · {progress.failed:,} failed · "
-                f"{progress.unknown:,} unknown · {rate:,.0f} rows/s{eta}"
-            )
-        )
+        if self.progress is not None:
+            going = self._run is not None and not self._run.done()
+            self._stage.show_progress(self.progress, going=going)
 
     def action_stop_or_close(self) -> None:
         """While sending: take no more rows (Esc again gives up on those in flight); else close."""
@@ -472,11 +454,11 @@ class ImportScreen(Screen[None]):
             self._give_up()
             return
         sender.stop.set()
-        self.query_one("#import-summary", Static).update(
-            Text(
+        self._stage.show_summary(
+            [
                 f"Stopping: no more rows are sent; {len(sender.in_flight)} in flight may settle "
                 f"for up to {_GRACE_SECONDS:g} s (Esc again to give up on them)."
-            )
+            ]
         )
         self.set_timer(_GRACE_SECONDS, self._give_up)
 
@@ -488,64 +470,16 @@ class ImportScreen(Screen[None]):
 
     # Afterwards -------------------------------------------------------------------------------
 
-    def _finished(self, ended: object) -> None:
+    def _finished(self, ended: StopReason | str) -> None:
         self._show_progress()
-        checked, progress, sender = self._checked, self.progress, self._sender
-        name = visible(checked.name) if checked is not None else "the file"
-        # StopReason is a str too: anything else is a problem in words.
-        problem = None if isinstance(ended, StopReason) else str(ended)
-        lines: list[str] = []
-        if progress is not None:
-            not_sent = progress.to_send - progress.settled
-            lines.append(
-                f"{name} → {visible(self._target.base_url)}: {progress.created:,} created, "
-                f"{progress.rejected:,} rejected, {progress.failed:,} not sent after a failure, "
-                f"{progress.unknown:,} unknown"
-                + (f", {not_sent:,} not sent" if not_sent else "")
-                + f" in {progress.seconds:.1f} s."
-            )
+        checked, progress, sender = self._sending, self.progress, self._sender
+        if checked is not None and progress is not None:
             stopped = sender is not None and sender.stop.is_set()
-            if problem is not None:
-                lines.append(f"Stopped on {visible(problem)}.")
-            elif ended is StopReason.TRANSPORT:
-                lines.append(
-                    "Stopped: the deployment stopped answering (transport failures in a row). "
-                    "Once it answers again, import the file again and choose Resume."
-                )
-            elif stopped or not_sent:
-                lines.append(
-                    "Stopped before the end: import the file again and choose Resume to send "
-                    "the rows not yet sent."
-                )
-            if progress.unknown:
-                lines.append(
-                    f"{progress.unknown:,} row(s) may or may not have been created: a resume "
-                    "leaves them out; check the store before sending them again."
-                )
-        elif problem is not None:
-            lines.append(f"Nothing was sent: {visible(problem)}.")
-        self.query_one("#import-summary", Static).update(Text("\n".join(lines)))
-        self._list_results()
-
-    def _list_results(self) -> None:
-        listing = self.query_one("#import-results", OptionList)
-        listing.clear_options()
-        listing.set_class(bool(self.results), "-shown")
-        for index, (result, texts) in enumerate(self.results):
-            line = Text()
-            line.append(f"line {result.line}  ", style="dim")
-            line.append("fate unknown" if result.state is RowState.UNKNOWN else result.state.value)
-            line.append(f"  {result.plant_id}  {visible(shorten(texts.name, 40))}")
-            line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
-            listing.add_option(Option(line, id=str(index)))
-        if self._unlisted:
-            listing.add_option(Option(Text(f"… and {self._unlisted:,} more"), disabled=True))
-        hint = "Esc: close"
-        if self.results:
-            hint = "Enter: load the row into the form to fix and send · " + hint
-            listing.highlighted = 0
-            listing.focus()
-        self.query_one("#import-hint", Static).update(Text(hint))
+            lines = summary_lines(checked.name, self._target.base_url, progress, ended, stopped)
+        else:
+            lines = [f"Nothing was sent: {visible(str(ended))}."]
+        self._stage.show_summary(lines)
+        self._stage.list_results(self.results, self._unlisted)
 
     @on(OptionList.OptionSelected, "#import-results")
     def _load_row(self, event: OptionList.OptionSelected) -> None:
