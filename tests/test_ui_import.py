@@ -100,6 +100,9 @@ async def test_a_valid_csv_is_checked_confirmed_and_sent(
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_import(app, pilot)
+        await pilot.press("f5")  # opens from the send screen only: never a second one
+        await pilot.pause()
+        assert app.screen_stack[1:] == [screen]
         await check(pilot, screen, "plants.csv")
         assert "40 plant(s), every row valid (csv" in text_of(screen, "#import-verdict")
         question = await confirm(pilot)

@@ -269,13 +269,16 @@ class PlantStoreApp(App[None]):
             self.push_screen(CheckScreen(target))
 
     def action_import(self) -> None:
-        """Open the import screen for the deployment plants go to now."""
+        """Open the import screen for the deployment plants go to now (from the send screen:
+        not over a question, nor over another screen)."""
         from plantstore_tui.ui.screens.import_screen import ImportScreen
 
+        if self.screen is not self._send_screen:
+            return
         target = self._send_screen.target
         if target is None:
             self.notify("There is no deployment to import to yet.", title="Import")
-        elif not isinstance(self.screen, ImportScreen):
+        else:
             self.push_screen(ImportScreen(target, self._load_into_form))
 
     def _load_into_form(self, texts: FormTexts, may_exist: bool) -> bool:
@@ -331,13 +334,13 @@ class PlantStoreApp(App[None]):
                 "The plants that did not go through: load one into the form or dismiss it",
                 screen.action_attention,
             )
+            yield SystemCommand(
+                "Import plants from a file",
+                "CSV, TSV or JSON Lines: checked whole first, resumable, never a row twice",
+                self.action_import,
+            )
         yield SystemCommand(
             "Profiles", "List, add, edit, test and switch profiles", self.action_profiles
-        )
-        yield SystemCommand(
-            "Import plants from a file",
-            "CSV, TSV or JSON Lines: checked whole first, resumable, never a row twice",
-            self.action_import,
         )
         yield SystemCommand(
             "Check this deployment",
