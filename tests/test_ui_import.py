@@ -357,3 +357,27 @@ async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
         assert problems[999].startswith("bad.csv:1001: id: ")
         assert problems[-1] == "… and 500 more bad row(s) not listed"
     assert stored(reference_server) == []
+
+
+async def test_restart_is_asked_for_and_sends_every_row_as_a_new_import(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(5)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await confirm(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        question = await confirm(pilot, "a")
+        assert "5 created, 0 rejected" in question
+        assert "Restart: send all 5  [a]" in question
+        progress = screen.progress
+        assert progress is not None
+        # Every row went again, and the store refused each as a duplicate: nothing twice there.
+        assert (progress.to_send, progress.created, progress.rejected) == (5, 0, 5)
+    assert stored(reference_server) == expected(rows)
