@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 from textual.pilot import Pilot
+from textual.widgets import DirectoryTree, Input
 
 from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.core.target import Target
@@ -27,6 +28,7 @@ from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
+from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
 HERE = Path(__file__).resolve().parent
@@ -161,6 +163,36 @@ async def protected_send(app: PlantStoreApp, screen: SendScreen) -> None:
     raise RuntimeError("the confirmation never showed")
 
 
+def _files_to_import() -> None:
+    # In the working directory (a temporary one), which the import screen lists.
+    Path("archive").mkdir(exist_ok=True)
+    Path("spring.jsonl").write_text('{"name": "Fern", "id": 101}\n', encoding="utf-8")
+    Path("greenhouse.csv").write_text(
+        "name,id,tag\nMonstera deliciosa,41,indoor\n,42,\nFicus lyrata,4x2,\n"
+        "Aloe vera,41,succulent\nHoya carnosa,45,\x1b[31mred\nPilea,46,\n",
+        encoding="utf-8",
+    )
+
+
+async def import_file(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F5: a file is checked whole before anything is sent; every bad row is named by its line."""
+    _files_to_import()
+    app.action_import()
+    pilot = _pilot(app)
+    await pilot.pause()
+    chooser = app.screen
+    assert isinstance(chooser, ImportScreen)
+    tree = chooser.query_one(DirectoryTree)
+    for _ in range(500):
+        if tree.root.children:
+            break
+        await pilot.pause()
+    chooser.query_one("#import-path", Input).value = "greenhouse.csv"
+    chooser.action_check()
+    await asyncio.gather(*(w.wait() for w in app.workers if w.name == "check-file"))
+    await pilot.pause()
+
+
 # name -> (scene, target): "server" the reference server, "slow" one that answers after a
 # second, "closed" a port nothing listens on, or the name of a saved profile.
 SCENES: dict[str, tuple[Scene, str]] = {
@@ -175,6 +207,7 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "help": (help_screen, "server"),
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),
+    "import": (import_file, "server"),
 }
 
 

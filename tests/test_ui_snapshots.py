@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from snapshot_apps.canned import canned_app, duplicate_id, refused
 from snapshot_apps.support import SIZE, settled
 from textual.pilot import Pilot
+from textual.widgets import DirectoryTree, Input
 
+from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
 SnapCompare = Callable[..., bool]
@@ -82,3 +87,33 @@ def test_needs_attention(snap_compare: SnapCompare) -> None:
         await pilot.pause()
 
     assert snap_compare(canned_app(duplicate_id), terminal_size=SIZE, run_before=run_before)
+
+
+def test_import_lists_every_bad_row(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = tmp_path / "files"
+    (files / "archive").mkdir(parents=True)
+    (files / "spring.jsonl").write_text('{"name": "Fern", "id": 1}\n', encoding="utf-8")
+    (files / "notes.txt").write_text("not listed: import cannot read it\n", encoding="utf-8")
+    (files / "greenhouse.csv").write_text(
+        "name,id,tag\nMonstera,41,indoor\n,42,\nFicus,4x2,\nAloe,41,succulent\n"
+        "Hoya,44,\x1b[31mred\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(files)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _connected(pilot)
+        await pilot.press("f5")
+        screen = pilot.app.screen
+        assert isinstance(screen, ImportScreen)
+        tree = screen.query_one(DirectoryTree)
+        while len(tree.root.children) < 3:
+            await pilot.pause()
+        screen.query_one("#import-path", Input).value = "greenhouse.csv"
+        await pilot.press("enter")
+        await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))
+        await pilot.pause()
+
+    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)

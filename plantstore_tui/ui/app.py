@@ -16,6 +16,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from plantstore_tui.core.form import FormTexts
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
@@ -46,6 +47,9 @@ class PlantStoreApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("f2", "profiles", "Profiles"),
+        # Not in the footer (yet): the palette and the README name it, and every picture of the
+        # send screen stays as it is until the branches of issue 9 are merged.
+        Binding("f5", "import", "Import", show=False),
     ]
 
     def __init__(self, connect: Connect | None, label: TargetLabel, *, clock: Clock = _now) -> None:
@@ -264,6 +268,39 @@ class PlantStoreApp(App[None]):
         elif not isinstance(self.screen, CheckScreen):
             self.push_screen(CheckScreen(target))
 
+    def action_import(self) -> None:
+        """Open the import screen for the deployment plants go to now (from the send screen:
+        not over a question, nor over another screen)."""
+        from plantstore_tui.ui.screens.import_screen import ImportScreen
+
+        if self.screen is not self._send_screen:
+            return
+        target = self._send_screen.target
+        if target is None:
+            self.notify("There is no deployment to import to yet.", title="Import")
+        else:
+            self.push_screen(ImportScreen(target, self._load_into_form))
+
+    def _load_into_form(self, texts: FormTexts, may_exist: bool) -> bool:
+        form = self._send_screen.form
+        if form.holds_typing():
+            self.notify(
+                "The form holds a plant being typed: send it or empty the fields first.",
+                title="Not loaded",
+                severity="warning",
+            )
+            return False
+        form.load(texts)
+        if may_exist:
+            self.notify(
+                "This row may exist already: its send got no clear answer. Sending it again may "
+                "create it twice, or be refused as a duplicate id.",
+                title="Check before sending",
+                severity="warning",
+                timeout=10,
+            )
+        return True
+
     def action_help(self) -> None:
         """Show the help screen (once)."""
         from plantstore_tui.ui.screens.help import HelpScreen
@@ -301,6 +338,11 @@ class PlantStoreApp(App[None]):
                 "Needs attention",
                 "The plants that did not go through: load one into the form or dismiss it",
                 screen.action_attention,
+            )
+            yield SystemCommand(
+                "Import plants from a file",
+                "CSV, TSV or JSON Lines: checked whole first, resumable, never a row twice",
+                self.action_import,
             )
         yield SystemCommand(
             "Profiles", "List, add, edit, test and switch profiles", self.action_profiles

@@ -1,0 +1,491 @@
+"""Import (F5): plants from a CSV, TSV or JSON Lines file, checked whole, confirmed, then sent.
+
+The same core as `plantstore-tui import`: the file is validated in a thread (nothing is sent
+while any row is bad), the journal says whether this file went to this target before (resume or
+restart, never a row twice), and `BatchSender` sends in an async worker while a progress bar
+counts. The rows that did not go through can each be loaded into the form to fix and send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import (
+    Button,
+    ContentSwitcher,
+    DirectoryTree,
+    Footer,
+    Input,
+    OptionList,
+    Select,
+    Static,
+)
+from textual.worker import Worker, WorkerState
+
+from plantstore_tui.core.bulk import (
+    BatchSender,
+    ImportProgress,
+    ImportSettings,
+    RowResult,
+    StopReason,
+)
+from plantstore_tui.core.bulk_file import (
+    FileProblem,
+    ImportFormat,
+    SourceRow,
+    Validation,
+)
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.import_journal import ImportJournal, JournalError, RowState
+from plantstore_tui.core.import_plan import (
+    CheckedFile,
+    check_file,
+    file_stamp,
+    new_batch,
+    resume_batch,
+    rows_to_send,
+)
+from plantstore_tui.core.text import visible
+from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
+from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.target import Target
+
+LoadPlant = Callable[[FormTexts, bool], bool]
+"""(a row's texts, may it exist already?) -> whether it was loaded into the form."""
+
+_AUTO = "auto"
+_FORMATS = [("From the extension", _AUTO), ("CSV", "csv"), ("TSV", "tsv"), ("JSON Lines", "jsonl")]
+# Rows that did not go through, listed to load back; the rest are counted.
+_SHOWN_RESULTS = 1000
+# How long rows in flight may settle after Esc before they are abandoned as unknown (as the CLI).
+_GRACE_SECONDS = 5.0
+# Counts are drawn a few times a second, not once a row: thousands of rows a second would
+# otherwise spend the UI's time on repaints.
+_REDRAW_SECONDS = 0.2
+
+
+def _problems_text(checked: CheckedFile, validation: Validation) -> Text:
+    shown = visible(checked.name)
+    lines = [visible(problem.where(shown)) for problem in validation.problems]
+    hidden = validation.problem_count - len(validation.problems)
+    if hidden:
+        lines.append(f"… and {hidden:,} more bad row(s) not listed")
+    return Text("\n".join(lines))
+
+
+class ImportScreen(Screen[None]):
+    """Choose a file, check it, confirm, watch it sent, then deal with the rows that failed."""
+
+    CSS_PATH = "../import.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop_or_close", "Stop / close"),
+        Binding("ctrl+s", "send", "Send"),
+    ]
+
+    def __init__(self, target: Target, load: LoadPlant, *, directory: Path | None = None) -> None:
+        super().__init__()
+        self._target = target
+        self._load = load
+        self._directory = directory or Path()
+        self._checks = 0
+        self._checked: CheckedFile | None = None
+        self._sender: BatchSender | None = None
+        self._run: asyncio.Future[StopReason] | None = None
+        self._abandoned = False
+        self._sending: CheckedFile | None = None
+        self._started = False
+        self.progress: ImportProgress | None = None
+        """The counts of the import being (or last) sent."""
+        self.results: list[tuple[RowResult, FormTexts]] = []
+        """Rows that did not go through (the first ones), each with its texts to load back."""
+        self._unlisted = 0
+
+    def compose(self) -> ComposeResult:
+        """The target; the chooser and the check's verdict; then the progress and summary."""
+        target = self._target
+        title = Static(
+            Text("Import plants to " + TargetLabel.of(target).describe(target.token_hint())),
+            id="import-title",
+        )
+        title.set_class(target.protected, "-protected")
+        yield title
+        with ContentSwitcher(initial="import-choose", id="import-stages"):
+            with Horizontal(id="import-choose"):
+                tree = ImportFileTree(self._directory, id="import-tree")
+                tree.border_title = "CSV, TSV, JSON Lines here"
+                yield tree
+                with Vertical(id="import-side"):
+                    with Horizontal(id="import-file-row"):
+                        yield Input(
+                            placeholder="Path of the file (→ completes), or pick one on the left",
+                            suggester=PathSuggester(self._directory),
+                            id="import-path",
+                        )
+                        yield Select(_FORMATS, value=_AUTO, allow_blank=False, id="import-format")
+                    with Horizontal(id="import-buttons"):
+                        yield Button("Check file", id="import-check")
+                        yield Button("Send…", id="import-send", variant="primary", disabled=True)
+                    yield Static(id="import-verdict")
+                    with VerticalScroll(id="import-problems-scroll"):
+                        yield Static(id="import-problems")
+            yield ImportRun(id="import-sending")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """The cursor in the path."""
+        self.query_one("#import-path", Input).focus()
+
+    # Choosing and checking the file -----------------------------------------------------------
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        # Shown as typed would be: relative to the folder listed, which the tree resolves.
+        path, base = event.path, self._directory.resolve()
+        if path.is_relative_to(base):
+            path = path.relative_to(base)
+        self.query_one("#import-path", Input).value = str(path)
+        self.action_check()
+
+    @on(Input.Submitted, "#import-path")
+    @on(Button.Pressed, "#import-check")
+    def _check_asked(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        self.action_check()
+
+    @on(Select.Changed, "#import-format")
+    def _format_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if self.query_one("#import-path", Input).value.strip():
+            self.action_check()
+
+    @on(Input.Changed, "#import-path")
+    def _path_changed(self, event: Input.Changed) -> None:
+        # What was checked is no longer what the path says: it must be checked again.
+        if self._checked is not None and event.value.strip() != self._checked.name:
+            self._show_checked(None)
+
+    def action_check(self) -> None:
+        """Validate the file the path names, in a thread; a newer check replaces an older one."""
+        name = self.query_one("#import-path", Input).value.strip()
+        if not name:
+            self._verdict(Text("Choose a file: type its path, or pick one on the left."))
+            return
+        self._checks += 1
+        self._show_checked(None)
+        self._verdict(Text(f"Checking {visible(name)}…"))
+        choice = self.query_one("#import-format", Select).value
+        given = None if choice == _AUTO else ImportFormat(str(choice))
+        self.run_worker(
+            partial(self._check_file, self._checks, name, given),
+            thread=True,
+            name="check-file",
+            group="check-file",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _check_file(
+        self, number: int, name: str, given: ImportFormat | None
+    ) -> tuple[int, CheckedFile]:
+        # In a thread: the number tells the latest check from one it replaced.
+        return number, check_file(name, self._directory, given, self._target.base_url)
+
+    def _verdict(self, text: Text, kind: str = "") -> None:
+        verdict = self.query_one("#import-verdict", Static)
+        verdict.update(text)
+        for name in ("-ok", "-bad"):
+            verdict.set_class(kind == name, name)
+
+    def _show_checked(self, checked: CheckedFile | None) -> None:
+        self._checked = checked if checked is not None and checked.sendable else None
+        send = self.query_one("#import-send", Button)
+        send.disabled = self._checked is None
+        problems = self.query_one("#import-problems", Static)
+        problems.update("")
+        listed = (
+            checked is not None and checked.validation is not None and not checked.validation.ok
+        )
+        self.query_one("#import-problems-scroll").set_class(listed, "-shown")
+        if checked is None:
+            self._verdict(Text())
+            return
+        shown = visible(checked.name)
+        validation = checked.validation
+        if validation is None:
+            self._verdict(
+                Text(f"This file cannot be read as plants; nothing was sent.\n{checked.problem}"),
+                "-bad",
+            )
+        elif not validation.ok:
+            self._verdict(
+                Text(
+                    f"{shown}: {validation.problem_count:,} bad row(s) of {validation.rows:,}; "
+                    "nothing will be sent. Fix the file, then check it again (Enter in the path)."
+                ),
+                "-bad",
+            )
+            problems.update(_problems_text(checked, validation))
+        else:
+            assert checked.fmt is not None
+            words = (
+                f"{shown}: {validation.valid:,} plant(s), every row valid "
+                f"({checked.fmt.value}, {validation.size:,} bytes)."
+            )
+            if checked.journal_problem is not None:
+                words += f"\nCannot send: {visible(checked.journal_problem)}"
+            elif checked.earlier is not None:
+                words += "\nImported to this target before: Send offers to resume or restart."
+            self._verdict(Text(words), "-ok" if checked.sendable else "-bad")
+            if checked.sendable:
+                send.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A check's result (the latest only), the end of sending, or the bug that stopped one."""
+        worker, state = event.worker, event.state
+        if worker.name == "check-file" and state == WorkerState.SUCCESS:
+            assert isinstance(worker.result, tuple)
+            number, checked = worker.result
+            if number == self._checks:
+                self._show_checked(checked)
+        elif worker.name == "check-file" and state == WorkerState.ERROR:
+            name = type(worker.error).__name__
+            self._verdict(Text(f"The check stopped on an unexpected error: {name}"), "-bad")
+        elif worker.name == "import-send" and state == WorkerState.SUCCESS:
+            ended = worker.result
+            assert isinstance(ended, StopReason | str)
+            self._finished(ended)
+        elif worker.name == "import-send" and state == WorkerState.ERROR:
+            error = worker.error
+            self._finished(f"an unexpected error: {type(error).__name__}: {error}")
+
+    # Confirming -------------------------------------------------------------------------------
+
+    def action_send(self) -> None:
+        """Ask first: the target, the count, and resume or restart if it was sent there before."""
+        checked = self._checked
+        if checked is None or checked.validation is None or self._started:
+            return
+        target, valid = self._target, checked.validation.valid
+        subject = Text()
+        subject.append(visible(target.profile or "(no profile)"), style="bold")
+        subject.append(f"\n{visible(target.base_url)}\n\n")
+        protected = (
+            "\nThis profile is marked protected: every send to it is confirmed first."
+            if target.protected
+            else ""
+        )
+        earlier = checked.earlier
+        if earlier is None:
+            subject.append(f"{valid:,} plant(s) from {visible(checked.name)}")
+            question = "Send to a protected profile?" if target.protected else "Import the file?"
+            detail = (
+                "Each row is written to the import journal before it is sent: a stopped import "
+                "resumes without sending any row twice." + protected
+            )
+            choices = [
+                Choice(
+                    f"Send {valid:,}",
+                    "Enter",
+                    "new",
+                    "import-go",
+                    "error" if target.protected else "primary",
+                ),
+                Choice("Cancel", "Esc", "cancel", "import-cancel"),
+            ]
+        else:
+            counts = earlier.counts
+            when = earlier.batch.started_at.astimezone()
+            subject.append(
+                f"{visible(checked.name)} was imported here on {when:%Y-%m-%d %H:%M}:\n"
+                f"{counts.created:,} created, {counts.rejected:,} rejected, "
+                f"{counts.failed:,} not sent after a failure, {counts.unknown:,} unknown, "
+                f"{earlier.never_sent:,} never sent"
+            )
+            question = "Imported here before"
+            unknown = (
+                f"; the {counts.unknown:,} whose fate is unknown are left out (they may exist)"
+                if counts.unknown
+                else ""
+            )
+            detail = (
+                f"Resume sends the {earlier.to_resume:,} row(s) not yet sent{unknown}. Restart "
+                f"sends all {valid:,} again as a new import: plants created before are refused "
+                "as duplicates." + protected
+            )
+            choices = [
+                Choice(f"Resume: send {earlier.to_resume:,}", "r", "resume", "import-resume"),
+                Choice(f"Restart: send all {valid:,}", "a", "restart", "import-restart"),
+                Choice("Cancel", "Esc", "cancel", "import-cancel"),
+            ]
+        asking = ChoiceScreen(
+            question,
+            subject,
+            detail,
+            choices,
+            cancel="cancel",
+            danger=target.protected,
+            answered=self._answered,
+        )
+        # Wider than the other questions, its words wrapped (import.tcss).
+        asking.add_class("-import")
+        self.app.push_screen(asking)
+
+    def _answered(self, choice: str) -> None:
+        checked = self._checked
+        if choice == "cancel" or checked is None:
+            return
+        try:
+            changed = file_stamp(checked.path) != checked.stamp
+        except OSError:
+            changed = True
+        if changed:
+            self._show_checked(None)
+            self._verdict(
+                Text(f"{visible(checked.name)} changed since it was checked: check it again."),
+                "-bad",
+            )
+            return
+        self._started = True
+        verb = "Resuming" if choice == "resume" else "Sending"
+        self._sending = checked
+        self._stage.start(f"{verb} {visible(checked.name)} to {visible(self._target.base_url)}")
+        self.query_one(ContentSwitcher).current = "import-sending"
+        self._send_rows(checked, resume=choice == "resume")
+
+    # Sending ----------------------------------------------------------------------------------
+
+    @work(name="import-send", group="import-send", exclusive=True, exit_on_error=False)
+    async def _send_rows(self, checked: CheckedFile, *, resume: bool) -> StopReason | str:
+        from plantstore_tui.core.client import PlantStoreClient
+
+        assert checked.validation is not None
+        assert checked.fmt is not None
+        target, fmt = self._target, checked.fmt
+        try:
+            journal = ImportJournal()
+        except JournalError as exc:
+            return f"{exc}; nothing was sent"
+        with journal:
+            if resume and checked.earlier is not None:
+                plan = resume_batch(journal, checked.earlier.batch, checked.validation)
+            else:
+                plan = new_batch(
+                    journal,
+                    checked.validation,
+                    base_url=target.base_url,
+                    profile=target.profile,
+                    file_name=checked.name,
+                )
+            progress = ImportProgress(to_send=plan.to_send)
+            self.progress = progress
+            # A row's texts are kept while it is in flight, to be loaded back if it fails.
+            taken: dict[int, FormTexts] = {}
+
+            def rows() -> Iterator[SourceRow]:
+                for row in rows_to_send(checked.open, fmt, None, plan.skip):
+                    taken[row.line] = row.texts
+                    yield row
+
+            async with PlantStoreClient(
+                target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+            ) as client:
+                sender = BatchSender(
+                    client, journal, plan.batch, ImportSettings(), partial(self._settled, taken)
+                )
+                self._sender = sender
+                self._run = asyncio.ensure_future(sender.run(rows()))
+                redraw = self.set_interval(_REDRAW_SECONDS, self._show_progress)
+                try:
+                    return await self._run
+                except asyncio.CancelledError:
+                    if not self._abandoned:
+                        raise  # the screen is going away: the worker itself was cancelled
+                    return sender.reason
+                except (FileProblem, JournalError) as exc:
+                    shown = visible(checked.name)
+                    return exc.where(shown) if isinstance(exc, FileProblem) else str(exc)
+                finally:
+                    progress.ended = time.monotonic()
+                    redraw.stop()
+
+    def _settled(self, taken: dict[int, FormTexts], result: RowResult) -> None:
+        assert self.progress is not None
+        self.progress.count(result)
+        texts = taken.pop(result.line, None)
+        if result.state is RowState.CREATED or texts is None:
+            return
+        if len(self.results) < _SHOWN_RESULTS:
+            self.results.append((result, texts))
+        else:
+            self._unlisted += 1
+
+    @property
+    def _stage(self) -> ImportRun:
+        return self.query_one(ImportRun)
+
+    def _show_progress(self) -> None:
+        if self.progress is not None:
+            going = self._run is not None and not self._run.done()
+            self._stage.show_progress(self.progress, going=going)
+
+    def action_stop_or_close(self) -> None:
+        """While sending: take no more rows (Esc again gives up on those in flight); else close."""
+        sender, task = self._sender, self._run
+        if sender is None or task is None or task.done():
+            self.dismiss()
+            return
+        if sender.stop.is_set():
+            self._give_up()
+            return
+        sender.stop.set()
+        self._stage.show_summary(
+            [
+                f"Stopping: no more rows are sent; {len(sender.in_flight)} in flight may settle "
+                f"for up to {_GRACE_SECONDS:g} s (Esc again to give up on them)."
+            ]
+        )
+        self.set_timer(_GRACE_SECONDS, self._give_up)
+
+    def _give_up(self) -> None:
+        # The rows still in flight are journaled as unknown: a resume leaves them out.
+        if self._run is not None and not self._run.done():
+            self._abandoned = True
+            self._run.cancel()
+
+    # Afterwards -------------------------------------------------------------------------------
+
+    def _finished(self, ended: StopReason | str) -> None:
+        self._show_progress()
+        checked, progress, sender = self._sending, self.progress, self._sender
+        if checked is not None and progress is not None:
+            stopped = sender is not None and sender.stop.is_set()
+            lines = summary_lines(checked.name, self._target.base_url, progress, ended, stopped)
+        else:
+            lines = [f"Nothing was sent: {visible(str(ended))}."]
+        self._stage.show_summary(lines)
+        self._stage.list_results(self.results, self._unlisted)
+
+    @on(OptionList.OptionSelected, "#import-results")
+    def _load_row(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is None:
+            return
+        result, texts = self.results[int(event.option.id)]
+        if self._load(texts, result.state is RowState.UNKNOWN):
+            self.dismiss()
