@@ -25,6 +25,7 @@ KEYS = (
     ("F1", "this help (Esc closes it)"),
     ("F2", "profiles: list, add, edit, delete, test, use (or click the target above)"),
     ("F3", "history: every send kept, to show, load into the form, resend or copy as curl"),
+    ("F5", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
     ("Ctrl+Q", "quit"),
 )
 
