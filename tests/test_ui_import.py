@@ -39,7 +39,9 @@ DEADLINE = 30
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The screen lists the working directory: the test's own."""
+    """The screen lists the working directory: the test's own, where the history's data
+    directory (conftest puts it in tmp_path) is not."""
+    monkeypatch.setenv("PLANTSTORE_DATA_DIR", str(tmp_path.parent / f"{tmp_path.name}-data"))
     monkeypatch.chdir(tmp_path)
 
 
