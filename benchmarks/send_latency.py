@@ -132,6 +132,8 @@ def main() -> None:
     args = parser.parse_args()
     token = SecretStr(secrets.token_urlsafe(32))
     with tempfile.TemporaryDirectory() as directory, _server(token, Path(directory)) as base_url:
+        # The TUI's history goes to the throwaway directory, not the operator's.
+        os.environ["PLANTSTORE_DATA_DIR"] = str(Path(directory) / "data")
         tui = asyncio.run(_tui_sends(base_url, token, args.sends))
         bare = asyncio.run(_client_sends(base_url, token, args.sends))
     tui_median, bare_median = statistics.median(tui), statistics.median(bare)
