@@ -141,6 +141,23 @@ async def check(app: PlantStoreApp, screen: SendScreen) -> None:
     raise RuntimeError("the check never finished")
 
 
+async def history(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F3: the sends of the scenes before this one, newest first, the highlighted one whole."""
+    from textual.widgets import DataTable
+
+    from plantstore_tui.ui.screens.history import HistoryScreen
+
+    screen.action_history()
+    pilot = _pilot(app)
+    for _ in range(2000):
+        tables = app.screen.query(DataTable) if isinstance(app.screen, HistoryScreen) else []
+        if tables and tables[0].row_count:
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise RuntimeError("the history never showed its sends")
+
+
 async def help_screen(app: PlantStoreApp, screen: SendScreen) -> None:
     """F1."""
     app.action_help()
@@ -204,6 +221,7 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "queue": (queue, "slow"),
     "needs-attention": (needs_attention, "server"),
     "check": (check, "server"),
+    "history": (history, "server"),
     "help": (help_screen, "server"),
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),
@@ -260,6 +278,7 @@ def _save_profiles(directory: str, base_url: str, token: SecretStr) -> None:
     # named relative to the temporary working directory, so no path of this machine is pictured.
     os.chdir(directory)
     os.environ["PLANTSTORE_CONFIG_DIR"] = "plantstore-config"
+    os.environ["PLANTSTORE_DATA_DIR"] = "plantstore-data"
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     os.environ["PLANT_TOKEN"] = token.get_secret_value()
     store = ProfileStore()
