@@ -102,6 +102,7 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "timeout": 3.0,
                 "allow_insecure_http": False,
                 "ca_bundle": None,
+                "history": True,
                 "token_env": "L",
                 "token_command": None,
                 "token_source": "env L (not set)",
@@ -692,3 +693,36 @@ def test_a_canary_token_from_every_source_never_appears_in_output_or_profiles_to
         assert result.exception is None or isinstance(result.exception, SystemExit)
     assert CANARY not in (config / "profiles.toml").read_text()
     assert CANARY not in repr(ProfileStore().load())
+
+
+def test_history_can_be_turned_off_and_on_for_a_profile(
+    shared_reference_server: Any, plant_id: int
+) -> None:
+    token = shared_reference_server.token.get_secret_value()
+    url = shared_reference_server.base_url
+    env = {"QUIET_TOKEN": token}
+    added = run(
+        "profile",
+        "add",
+        "quiet",
+        "--base-url",
+        url,
+        "--token-env",
+        "QUIET_TOKEN",
+        "--no-history",
+        env=env,
+    )
+    assert added.exit_code == 0, added.output
+    assert "history:   off" in run("profile", "show", "quiet").output
+    listed = json.loads(run("profile", "list", "--json").stdout)["profiles"]
+    assert [p["history"] for p in listed if p["name"] == "quiet"] == [False]
+
+    sent = run("add", "--name", "Quiet", "--id", str(plant_id), "--profile", "quiet", env=env)
+    assert sent.exit_code == 0, sent.output
+    assert json.loads(run("history", "--json").stdout) == []
+
+    assert run("profile", "edit", "quiet", "--history").exit_code == 0
+    again = run("add", "--name", "Kept", "--id", str(plant_id + 1), "--profile", "quiet", env=env)
+    assert again.exit_code == 0, again.output
+    kept = json.loads(run("history", "--json").stdout)
+    assert [(row["profile"], row["sent"]["name"]) for row in kept] == [("quiet", "Kept")]

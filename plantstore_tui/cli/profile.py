@@ -93,6 +93,7 @@ def _profile_json(store: ProfileStore, profile: Profile, default: str | None) ->
         "timeout": profile.timeout,
         "allow_insecure_http": profile.allow_insecure_http,
         "ca_bundle": profile.ca_bundle,
+        "history": profile.history,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
@@ -167,6 +168,8 @@ def show(name: str) -> None:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
     if item.ca_bundle is not None:
         lines.append(f"  ca_bundle: {visible(item.ca_bundle)} (trusted instead of the OS store)")
+    if not item.history:
+        lines.append("  history:   off (sends to this profile are not kept)")
     lines.append(f"  file:      {visible(str(store.path))}")
     if os.environ.get(TOKEN_ENV, "").strip():
         lines.append(f"  ({TOKEN_ENV} is set: in this run it wins over the profile's token)")
@@ -246,6 +249,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
     help="Allow plain http:// beyond loopback (the token travels unencrypted).",
 )
 @click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
+@click.option("--no-history", is_flag=True, help="Keep sends to this profile out of the history.")
 def add(
     name: str,
     base_url: str,
@@ -256,6 +260,7 @@ def add(
     timeout: float | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    no_history: bool,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
@@ -276,6 +281,7 @@ def add(
                 timeout=timeout,
                 allow_insecure_http=allow_insecure_http,
                 ca_bundle=ca_bundle,
+                history=not no_history,
             ).fields(),
         )
         saved = store.load()
@@ -304,6 +310,11 @@ def add(
 )
 @click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
 @click.option("--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again.")
+@click.option(
+    "--history/--no-history",
+    default=None,
+    help="Keep (or stop keeping) sends to this profile in the history.",
+)
 def edit(
     name: str,
     base_url: str | None,
@@ -317,6 +328,7 @@ def edit(
     allow_insecure_http: bool | None,
     ca_bundle: str | None,
     os_trust_store: bool,
+    history: bool | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
     _one_token_option(token_stdin, token_prompt, token_env, token_command)
@@ -339,6 +351,8 @@ def edit(
         raise click.UsageError("Choose one of --ca-bundle and --os-trust-store.")
     if ca_bundle is not None or os_trust_store:
         changes["ca_bundle"] = ca_bundle
+    if history is not None:
+        changes["history"] = history
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = ProfileStore()
