@@ -148,9 +148,14 @@ def test_no_history_yet() -> None:
 def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None:
     add(shared_reference_server, plant_id)
     add(shared_reference_server, plant_id)
-    cleared = run("history", "clear", "--before", "2000-01-01")
+    # Without a terminal to ask on, nothing goes without --yes.
+    refused = run("history", "clear")
+    assert refused.exit_code == 2
+    assert "Nothing was deleted: without a terminal to ask on, clear needs --yes" in refused.output
+    assert len(history_json()) == 2
+    cleared = run("history", "clear", "--before", "2000-01-01", "--yes")
     assert "Deleted 0 send(s)" in cleared.stdout
-    assert "Deleted 2 send(s)" in run("history", "clear").stdout
+    assert "Deleted 2 send(s)" in run("history", "clear", "--yes").stdout
     assert history_json() == []
 
 

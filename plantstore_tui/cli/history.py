@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import click
 
@@ -254,6 +256,18 @@ def export(entry: int, as_: str) -> None:
     click.echo(export_command(found.url, found.body, ExportFormat(as_)))
 
 
+def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> None:
+    what = "every send" if profile is None and before is None else "the sends"
+    if profile is not None:
+        what += f" to profile {visible(profile)}"
+    if before is not None:
+        what += f" before {before.astimezone():%Y-%m-%d %H:%M}"
+    if not sys.stdin.isatty():
+        raise InvalidInput("Nothing was deleted: without a terminal to ask on, clear needs --yes.")
+    if not click.confirm(f"Delete {what} from {visible(str(path))}?"):
+        raise InvalidInput("Nothing was deleted.")
+
+
 @history.command()
 @click.option("--profile", metavar="NAME", help="Only sends to this profile.")
 @click.option(
@@ -262,12 +276,15 @@ def export(entry: int, as_: str) -> None:
     callback=_moment_option,
     help="Only sends before a date, or older than a duration.",
 )
-def clear(profile: str | None, before: datetime | None) -> None:
-    """Delete sends from the history (all of them without options)."""
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
+    """Delete sends from the history (all of them without options); asks first."""
     path = history_path()
     if not path.exists():
         click.echo("The history is empty.")
         return
+    if not yes:
+        _confirm_clear(path, profile, before)
     try:
         store = History(path)
     except HistoryError as exc:
