@@ -69,7 +69,12 @@ def _probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> li
             "--cwd",
             str(REPO),
         ]
-        for pair in program["env"]:
+        # The TUI's history and config go to the throwaway directory, not the operator's.
+        isolated = [
+            f"PLANTSTORE_DATA_DIR={Path(directory) / 'data'}",
+            f"PLANTSTORE_CONFIG_DIR={Path(directory) / 'config'}",
+        ]
+        for pair in [*program["env"], *isolated]:
             command += ["--env", pair]
         subprocess.run([*command, "--", *program["command"]], check=False, capture_output=True)
         results: list[dict[str, Any]] = json.loads(out.read_text())["results"]
