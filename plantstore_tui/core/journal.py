@@ -147,6 +147,13 @@ class Journal:
         except HistoryError as exc:
             self._turn_off(off_message(exc))
 
+    def close(self) -> None:
+        """Close the history file; sends after this are not recorded (and nothing is said)."""
+        with self._lock:
+            history, self._history = self._history, None
+        if history is not None:
+            history.close()
+
     def for_target(self, target: Target) -> TargetJournal:
         """This journal bound to one target, as a send queue uses it."""
         return TargetJournal(self, target)
@@ -177,6 +184,10 @@ class TargetJournal:
     def settle(self, entry: int | None, outcome: Outcome) -> None:
         """Record how it ended."""
         self.journal.settle(entry, outcome, self._target.token)
+
+    def close(self) -> None:
+        """Close the journal's history file."""
+        self.journal.close()
 
 
 def duplicate_warning(earlier: list[HistoryEntry], now: datetime | None = None) -> str | None:

@@ -49,6 +49,10 @@ class SendJournal(Protocol):
         """Record how it ended. Never raises."""
         ...
 
+    def close(self) -> None:
+        """Let go of the file once the queue is done with it. Never raises."""
+        ...
+
 
 class SendState(StrEnum):
     """Where a submitted plant is on its way to the store."""
@@ -154,6 +158,11 @@ class SendQueue:
         self._send_task: asyncio.Task[Outcome] | None = None
         self._closing = False
         self._paused = False
+
+    @property
+    def journal(self) -> SendJournal | None:
+        """Where this queue records its sends, if anywhere."""
+        return self._journal
 
     @property
     def current(self) -> QueuedPlant | None:

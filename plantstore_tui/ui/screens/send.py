@@ -397,7 +397,10 @@ class SendScreen(Screen[None]):
             await queue.run(self._confirm_queued)
         finally:
             if queue is not self._queue:
+                # A queue left behind by a profile switch: its client and its history go with it.
                 await queue.sender.aclose()
+                if queue.journal is not None:
+                    queue.journal.close()
 
     async def _confirm_queued(self, plant: QueuedPlant) -> bool:
         # Only for plants queued before the connection told whether the target is protected.
