@@ -42,6 +42,15 @@ def _isolated_from_the_operator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
 
 
+@pytest.fixture(autouse=True)
+def _steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text cursor stays drawn: a focused Input blinks every 0.5 s, so on a busy machine a
+    snapshot could be taken in either phase of the blink (a difference of style alone)."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+
+
 def start_reference_server(db_path: Path) -> BackgroundServer:
     """A started server on a random token; the caller stops it."""
     server = BackgroundServer(token=SecretStr(secrets.token_urlsafe(32)), db_path=db_path)

@@ -731,3 +731,30 @@ def test_profiles_screen_snapshot(
 
     app = Host(ProfilesScreen(store, active="local"))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
+    store: ProfileStore, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "company-ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\n")
+    store.add(Profile(name="quiet", base_url="https://q.example", token_env="Q", history=False))
+    app = Host(ProfilesScreen(store))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await highlight(pilot, app.screen, "quiet")
+        await pilot.press("e")
+        await settle(pilot)
+        editor = editor_of(app)
+        await type_into(pilot, field(editor, "ca_bundle"), str(tmp_path / "missing.pem"))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is editor  # not saved: the file does not exist
+        assert "no such file" in screen_text(app)
+        await type_into(pilot, field(editor, "ca_bundle"), str(bundle))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfilesScreen)
+    saved = ProfileStore().get("quiet")
+    assert saved is not None
+    assert (saved.ca_bundle, saved.history) == (str(bundle), False)

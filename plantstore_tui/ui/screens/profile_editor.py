@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import SecretStr
@@ -50,7 +51,7 @@ _CHOICE_LABELS = {
     TokenChoice.COMMAND: "Command",
 }
 # The order problems are looked for in, and the cursor goes to the first bad field.
-_CHECKED = ("name", "base_url", "token", "token_env", "token_command", "timeout")
+_CHECKED = ("name", "base_url", "token", "token_env", "token_command", "timeout", "ca_bundle")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +177,15 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                     id="editor-timeout",
                 ),
             )
+            yield from self._field(
+                "ca_bundle",
+                "CA bundle",
+                SafeInput(
+                    "" if profile is None or profile.ca_bundle is None else profile.ca_bundle,
+                    placeholder="empty: the OS trust store (else a PEM file's path)",
+                    id="editor-ca_bundle",
+                ),
+            )
             with Horizontal(classes="editor-row"):
                 yield Label("Plain http", classes="editor-label")
                 yield Switch(
@@ -296,6 +306,12 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         timeout = _timeout_value(self._input("timeout").value)
         if timeout is not None:
             table["timeout"] = timeout
+        ca_bundle = self._input("ca_bundle").value.strip()
+        if ca_bundle:
+            table["ca_bundle"] = ca_bundle
+        # Not shown here, so kept as it is (`profile edit --history/--no-history` changes it).
+        if self._profile is not None and not self._profile.history:
+            table["history"] = False
         return table
 
     def _profile_name(self) -> str:
@@ -325,6 +341,9 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                 problem = token_problem(token or SecretStr(""))
                 if problem is not None:
                     problems["token"] = problem
+        ca_bundle = self._input("ca_bundle").value.strip()
+        if ca_bundle and not Path(ca_bundle).expanduser().is_file():
+            problems["ca_bundle"] = "no such file: give the path of a PEM file of CA certificates"
         if problems:
             return problems, None
         # The rest (variable name, command, timeout) is the core's to judge, in its words.
