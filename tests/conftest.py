@@ -87,3 +87,9 @@ def closed_port() -> int:
 def plant_id() -> int:
     """An id no other test of this session uses."""
     return next(_plant_ids)
+
+
+@pytest.fixture
+def another_plant_id() -> int:
+    """A second id no other test of this session uses (plant_id + 1 may be another test's)."""
+    return next(_plant_ids)

@@ -696,7 +696,7 @@ def test_a_canary_token_from_every_source_never_appears_in_output_or_profiles_to
 
 
 def test_history_can_be_turned_off_and_on_for_a_profile(
-    shared_reference_server: Any, plant_id: int
+    shared_reference_server: Any, plant_id: int, another_plant_id: int
 ) -> None:
     token = shared_reference_server.token.get_secret_value()
     url = shared_reference_server.base_url
@@ -722,7 +722,9 @@ def test_history_can_be_turned_off_and_on_for_a_profile(
     assert json.loads(run("history", "--json").stdout) == []
 
     assert run("profile", "edit", "quiet", "--history").exit_code == 0
-    again = run("add", "--name", "Kept", "--id", str(plant_id + 1), "--profile", "quiet", env=env)
+    again = run(
+        "add", "--name", "Kept", "--id", str(another_plant_id), "--profile", "quiet", env=env
+    )
     assert again.exit_code == 0, again.output
     kept = json.loads(run("history", "--json").stdout)
     assert [(row["profile"], row["sent"]["name"]) for row in kept] == [("quiet", "Kept")]

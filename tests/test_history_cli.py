@@ -160,7 +160,7 @@ def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None
 
 
 def test_no_history_env_and_a_corrupt_file(
-    shared_reference_server: BackgroundServer, plant_id: int
+    shared_reference_server: BackgroundServer, plant_id: int, another_plant_id: int
 ) -> None:
     result = run(
         "add",
@@ -178,7 +178,7 @@ def test_no_history_env_and_a_corrupt_file(
     assert not history_file().exists()
     history_file().parent.mkdir(parents=True)
     history_file().write_bytes(b"garbage" * 10)
-    sent = add(shared_reference_server, plant_id + 1, "--json")
+    sent = add(shared_reference_server, another_plant_id, "--json")
     assert sent.exit_code == 0
     assert json.loads(sent.stdout)["outcome"] == "created"
     assert sent.stderr.count("History is off for this run") == 1
