@@ -54,7 +54,8 @@ def test_a_signal_saves_every_unsettled_plant_to_a_recovery_file(
         terminal.wait_for("ready", STARTUP_SECONDS)
         mark = terminal.mark()
         terminal.write(b"In flight\t41\tslow\rQueued 'one'\t\t\r")
-        terminal.wait_for("1 queued", STARTUP_SECONDS, since=mark)
+        # The first on its way, the second behind it (the status line says both at once).
+        terminal.wait_for("sending… · 1 queued", STARTUP_SECONDS, since=mark)
         terminal.send_signal(signum)
         assert terminal.wait_exit(EXIT_SECONDS) == 128 + signum
 
