@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -175,7 +176,7 @@ class History:
                     f"{SCHEMA_VERSION}); it is left as it is",
                 )
             if writable:
-                if connection.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                if _wal_mode(connection) != "wal":
                     raise HistoryError(self.path, "cannot be put in WAL mode")
                 connection.execute("PRAGMA synchronous=NORMAL")
                 self._migrate(connection, version)
@@ -349,6 +350,20 @@ class History:
                 (base_url, plant_id),
             )
             return [entry_from_row(row) for row in rows]
+
+
+def _wal_mode(connection: sqlite3.Connection) -> str:
+    """Put the file in WAL mode; its journal mode after."""
+    # Two instances opening a new file at once: the switch to WAL needs the file to itself, and
+    # SQLite says "locked" at once instead of waiting for the other to finish its own switch.
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            return str(connection.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _reason(exc: sqlite3.Error) -> str:
