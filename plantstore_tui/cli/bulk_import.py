@@ -34,6 +34,8 @@ from plantstore_tui.core.bulk_file import (
     read_rows,
     validate,
 )
+from plantstore_tui.core.import_journal import ImportJournal
+from plantstore_tui.core.import_plan import ImportPlan, new_batch, resume_batch
 from plantstore_tui.core.text import visible
 
 # Problems and rows listed in full on a terminal; the rest are summed up.
@@ -188,7 +190,7 @@ def bulk_import(
             options.merged(profile, base_url, allow_insecure_http, ca_bundle),
             interactive=not as_json,
         )
-        plan = _plan(
+        journal, plan = _plan(
             source,
             validation,
             target,
@@ -202,17 +204,8 @@ def bulk_import(
         from plantstore_tui.core.bulk import ImportSettings
 
         settings = ImportSettings(concurrency=concurrency, rate=rate)
-        outcome = _run(source, form, columns, target, plan, settings, report, as_json)
+        outcome = _run(source, form, columns, target, journal, plan, settings, report, as_json)
     raise SystemExit(outcome)
-
-
-@dataclass(slots=True)
-class _Plan:
-    journal: Any
-    batch: Any
-    skip: set[int]
-    to_send: int
-    earlier: str
 
 
 def _plan(
@@ -223,8 +216,8 @@ def _plan(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
-) -> _Plan:
-    from plantstore_tui.core.import_journal import ImportJournal, JournalError
+) -> tuple[ImportJournal, ImportPlan]:
+    from plantstore_tui.core.import_journal import JournalError
 
     try:
         journal = ImportJournal()
@@ -244,7 +237,6 @@ def _plan(
             "--restart sends every row again. Nothing was sent"
         )
     if resume and earlier is not None:
-        skip = journal.settled_lines(earlier, resend_unknown=resend_unknown)
         unknown = journal.unknown_rows(earlier)
         # On stderr even with --json: a script must not miss them either.
         if unknown:
@@ -260,15 +252,10 @@ def _plan(
                 )
             if len(unknown) > _SHOWN_RESULTS:
                 click.echo(f"  ... and {len(unknown) - _SHOWN_RESULTS} more", err=True)
-        return _Plan(journal, earlier, skip, validation.valid - len(skip), "resumed")
-    batch = journal.start_batch(
-        sha256=validation.sha256,
-        base_url=target.base_url,
-        profile=target.profile,
-        file_name=source.name,
-        rows=validation.valid,
+        return journal, resume_batch(journal, earlier, validation, resend_unknown=resend_unknown)
+    return journal, new_batch(
+        journal, validation, base_url=target.base_url, profile=target.profile, file_name=source.name
     )
-    return _Plan(journal, batch, set(), validation.valid, "new")
 
 
 def _print_problems(name: str, validation: Validation) -> None:
@@ -329,7 +316,7 @@ def _print_dry_run(
 
 
 def _rows_to_send(
-    source: _Source, form: ImportFormat, columns: dict[str, str], skip: set[int]
+    source: _Source, form: ImportFormat, columns: dict[str, str], skip: frozenset[int]
 ) -> Iterator[SourceRow]:
     with source.open() as stream:
         for item in read_rows(stream, form, columns):
@@ -342,7 +329,8 @@ def _run(
     form: ImportFormat,
     columns: dict[str, str],
     target: Any,
-    plan: _Plan,
+    journal: ImportJournal,
+    plan: ImportPlan,
     settings: Any,
     report: Path | None,
     as_json: bool,
@@ -373,13 +361,15 @@ def _run(
     try:
         with display:
             reason, interrupted = asyncio.run(
-                _send_all(source, form, columns, target, plan, settings, on_result, display)
+                _send_all(
+                    source, form, columns, target, journal, plan, settings, on_result, display
+                )
             )
     finally:
         progress.ended = time.monotonic()
         if report_file is not None:
             report_file.close()
-        plan.journal.close()
+        journal.close()
     not_sent = plan.to_send - progress.settled
     print_summary(
         source_name=source.name,
@@ -402,7 +392,8 @@ async def _send_all(
     form: ImportFormat,
     columns: dict[str, str],
     target: Any,
-    plan: _Plan,
+    journal: ImportJournal,
+    plan: ImportPlan,
     settings: Any,
     on_result: Callable[[Any], None],
     display: Any,
@@ -416,7 +407,7 @@ async def _send_all(
     ) as client:
         history = Journal.open("import", target.profile, warn=display.note)
         sent_through = HistorySender(client, history.for_target(target))
-        sender = BatchSender(sent_through, plan.journal, plan.batch, settings, on_result)
+        sender = BatchSender(sent_through, journal, plan.batch, settings, on_result)
         task = asyncio.ensure_future(sender.run(_rows_to_send(source, form, columns, plan.skip)))
         loop = asyncio.get_running_loop()
         interrupts = 0

@@ -142,9 +142,12 @@ def new_batch(
     return ImportPlan(batch, frozenset(), validation.valid, resumed=False)
 
 
-def resume_batch(journal: ImportJournal, batch: Batch, validation: Validation) -> ImportPlan:
-    """The rows of an earlier batch not yet settled; rows whose fate is unknown are left out."""
-    skip = frozenset(journal.settled_lines(batch, resend_unknown=False))
+def resume_batch(
+    journal: ImportJournal, batch: Batch, validation: Validation, *, resend_unknown: bool = False
+) -> ImportPlan:
+    """The rows of an earlier batch not yet settled; rows whose fate is unknown are left out
+    unless `resend_unknown`."""
+    skip = frozenset(journal.settled_lines(batch, resend_unknown=resend_unknown))
     return ImportPlan(batch, skip, max(0, validation.valid - len(skip)), resumed=True)
 
 
