@@ -16,8 +16,7 @@ from plantstore_tui.cli.targets import (
     target_options,
 )
 from plantstore_tui.core.client import PlantStoreClient
-from plantstore_tui.core.form import FormErrors
-from plantstore_tui.core.journal import Journal, duplicate_warning
+from plantstore_tui.core.form import FormErrors, FormTexts
 from plantstore_tui.core.models import NewPlant, parse_new_plant
 from plantstore_tui.core.outcome import (
     Created,
@@ -27,6 +26,8 @@ from plantstore_tui.core.outcome import (
     fate_sentence,
     outcome_to_json,
 )
+from plantstore_tui.core.store.recorder import Recorder
+from plantstore_tui.core.store.settings import duplicate_warning
 from plantstore_tui.core.target import Target
 from plantstore_tui.core.text import shorten, visible
 
@@ -80,14 +81,17 @@ def add(
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
         target = replace(target, limits=limits)
-    journal = Journal.open("add", target.profile, warn=_warn)
-    warning = duplicate_warning(journal.earlier_sends(target.base_url, parsed.id))
-    if warning is not None:
-        # Said, not refused: the store may have lost it, or the operator means to see it refused.
-        _warn(f"Warning: {warning}; sending it anyway.")
-    entry = journal.begin(target, parsed)
-    outcome = asyncio.run(_send(target, parsed))
-    journal.settle(entry, outcome, target.token)
+    recorder = Recorder.open("add", target.profile, warn=_warn)
+    try:
+        warning = duplicate_warning(recorder.earlier_sends(target.base_url, parsed.id))
+        if warning is not None:
+            # Said, not refused: the store may have lost it, or the operator means to see it.
+            _warn(f"Warning: {warning}; sending it anyway.")
+        entry = recorder.begin(target, parsed, FormTexts(name=name, id=id_text, tag=tag))
+        outcome = asyncio.run(_send(target, parsed))
+        recorder.settle(entry, outcome, target)
+    finally:
+        recorder.close()
     if as_json:
         click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
     else:

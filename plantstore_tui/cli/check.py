@@ -118,13 +118,13 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
 
 def _kept_in_history(target: Target) -> Callable[[Outcome], None]:
     """Record each plant --create sends in the history, with source check."""
-    from plantstore_tui.core.journal import Journal
+    from plantstore_tui.core.store.recorder import Recorder
 
-    history = Journal.open("check", target.profile, warn=lambda text: click.echo(text, err=True))
+    history = Recorder.open("check", target.profile, warn=lambda text: click.echo(text, err=True))
 
     def sent(outcome: Outcome) -> None:
         # The check reports a send once it has ended: begun and settled in one go.
-        history.settle(history.begin(target, outcome.sent), outcome, target.token)
+        history.settle(history.begin(target, outcome.sent), outcome, target)
 
     return sent
 

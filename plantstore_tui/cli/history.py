@@ -1,4 +1,4 @@
-"""`plantstore-tui history`: list, show, export and clear the sends kept in the history."""
+"""`plantstore-tui history`: list, show, export and clear the plants kept in the ledger."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions
-from plantstore_tui.core.history import (
-    OUTCOMES,
-    History,
+from plantstore_tui.core.store import (
     HistoryEntry,
-    HistoryError,
     HistoryFilter,
-    history_path,
+    Ledger,
+    PlantState,
+    StoreError,
+    ledger_path,
     open_for_reading,
-    utc_now,
 )
+from plantstore_tui.core.store.records import OUTCOMES, outcome_words, utc_now
 from plantstore_tui.core.text import shorten, visible
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
@@ -72,14 +72,14 @@ def _moment_option(
 
 
 @contextmanager
-def _reading() -> Iterator[History | None]:
+def _reading() -> Iterator[Ledger | None]:
     try:
         history = open_for_reading()
-    except HistoryError as exc:
+    except StoreError as exc:
         raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
     try:
         yield history
-    except HistoryError as exc:
+    except StoreError as exc:
         raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
     finally:
         if history is not None:
@@ -91,8 +91,9 @@ def _filter(
     profile: str | None,
     base_url: str | None,
     *,
-    entry: int | None,
+    plant_id: int | None,
     outcome: str | None,
+    state: str | None,
     since: datetime | None,
 ) -> HistoryFilter:
     chosen = options.merged(profile, base_url)
@@ -107,20 +108,17 @@ def _filter(
         except InvalidBaseURL as exc:
             raise InvalidInput(str(exc)) from None
     return HistoryFilter(
-        profile=chosen.profile, base_url=normalized, entry=entry, outcome=outcome, since=since
+        profile=chosen.profile,
+        base_url=normalized,
+        plant_id=plant_id,
+        outcome=outcome,
+        state=None if state is None else PlantState(state),
+        since=since,
     )
 
 
 def _local(moment: datetime) -> str:
     return f"{moment.astimezone():%Y-%m-%d %H:%M:%S}"
-
-
-def _outcome_words(entry: HistoryEntry) -> str:
-    if entry.outcome is None:
-        return "unknown (no outcome)"
-    if entry.outcome == "failed":
-        return f"failed: {entry.kind} ({entry.fate})"
-    return entry.outcome
 
 
 def _table(entries: list[HistoryEntry]) -> str:
@@ -134,7 +132,7 @@ def _table(entries: list[HistoryEntry]) -> str:
                 visible(entry.profile or "-"),
                 str(entry.plant_id),
                 visible(shorten(entry.name, 24)),
-                _outcome_words(entry),
+                outcome_words(entry),
                 "-" if entry.status is None else str(entry.status),
                 "-" if entry.elapsed_ms is None else f"{entry.elapsed_ms:.1f}",
             )
@@ -149,8 +147,16 @@ def _table(entries: list[HistoryEntry]) -> str:
 @click.group(invoke_without_command=True)
 @click.option("--profile", metavar="NAME", help="Only sends to this profile.")
 @click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
-@click.option("--id", "entry", type=int, metavar="N", help="Only the send with this entry number.")
+@click.option("--id", "plant_id", type=int, metavar="ID", help="Only plants with this id.")
 @click.option("--outcome", type=click.Choice(OUTCOMES), help="Only sends with this outcome.")
+@click.option(
+    "--state", type=click.Choice([state.value for state in PlantState]), help="Only this state."
+)
+@click.option(
+    "--pending",
+    is_flag=True,
+    help="Only the plants that wait for an operator (what the TUI's needs attention shows).",
+)
 @click.option(
     "--since",
     metavar="DATE|DURATION",
@@ -171,21 +177,29 @@ def history(
     ctx: click.Context,
     profile: str | None,
     base_url: str | None,
-    entry: int | None,
+    plant_id: int | None,
     outcome: str | None,
+    state: str | None,
+    pending: bool,
     since: datetime | None,
     limit: int,
     as_json: bool,
 ) -> None:
-    """List the sends kept in the history, newest first.
+    """List the plants kept in the ledger, newest first (`history show ENTRY` for one).
 
-    Every send (TUI, add) is kept in history.sqlite3 in the data directory, never with the token.
-    Turn it off with PLANTSTORE_NO_HISTORY=1, or `history = false` in a profile.
+    Every plant taken (TUI, add, import, check) is kept in plantstore.sqlite3 in the data
+    directory, never with the token. With PLANTSTORE_NO_HISTORY=1, or `history = false` in a
+    profile, a plant is kept only until it is settled and dealt with.
     """
     if ctx.invoked_subcommand is not None:
         return
     options = ctx.obj if isinstance(ctx.obj, TargetOptions) else TargetOptions()
-    where = _filter(options, profile, base_url, entry=entry, outcome=outcome, since=since)
+    where = _filter(
+        options, profile, base_url, plant_id=plant_id, outcome=outcome, state=state, since=since
+    )
+    if pending:
+        _list_pending(where, as_json)
+        return
     with _reading() as store:
         entries = [] if store is None else store.query(where, limit=limit)
         total = 0 if store is None else store.count(where)
@@ -200,7 +214,69 @@ def history(
         click.echo(f"({len(entries)} of {total:,}; --limit N to see more)")
 
 
-def _get(store: History | None, entry: int) -> HistoryEntry:
+def _matches(entry: HistoryEntry, where: HistoryFilter) -> bool:
+    return (
+        (where.profile is None or entry.profile == where.profile)
+        and (where.base_url is None or entry.base_url == where.base_url)
+        and (where.plant_id is None or entry.plant_id == where.plant_id)
+        and (where.outcome is None or entry.outcome == where.outcome)
+        and (where.state is None or entry.state is where.state)
+        and (where.since is None or entry.time >= where.since)
+    )
+
+
+def _pending_words(entry: HistoryEntry) -> str:
+    if entry.held:
+        return "held"
+    return {PlantState.FAILED: "not sent", PlantState.UNKNOWN: "fate unknown"}.get(
+        entry.state, entry.state.value
+    )
+
+
+def _list_pending(where: HistoryFilter, as_json: bool) -> None:
+    with _reading() as store:
+        found = [] if store is None else store.pending()
+    entries = [entry for entry in found if _matches(entry, where)]
+    if as_json:
+        shown = [
+            entry.to_json()
+            | {"typed": {"name": entry.typed.name, "id": entry.typed.id, "tag": entry.typed.tag}}
+            for entry in entries
+        ]
+        click.echo(json.dumps(shown, ensure_ascii=True))
+        return
+    if not entries:
+        click.echo("Nothing waits for an operator.")
+        return
+    rows = [("#", "queued", "state", "target", "id", "name", "tag", "why")]
+    for entry in entries:
+        typed = entry.typed
+        rows.append(
+            (
+                str(entry.entry),
+                _local(entry.time),
+                _pending_words(entry),
+                visible(shorten(entry.profile or entry.base_url, 24)),
+                visible(shorten(typed.id, 20)),
+                visible(shorten(typed.name, 24)),
+                visible(shorten(typed.tag, 12)),
+                visible(shorten(entry.note or entry.message, 60)),
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    click.echo(
+        "\n".join(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in rows
+        )
+    )
+    click.echo(
+        f"({len(entries)} plant(s): the TUI's needs attention (F4) loads each into the form or "
+        "dismisses it)"
+    )
+
+
+def _get(store: Ledger | None, entry: int) -> HistoryEntry:
     found = None if store is None else store.get(entry)
     if found is None:
         raise InvalidInput(f"No send #{entry} in the history.")
@@ -225,9 +301,22 @@ def show(entry: int, as_json: bool) -> None:
         + (f" (profile {visible(found.profile)})" if found.profile else ""),
         f"  POST {visible(found.url)}: {status}{timing}",
         f"  sent: {visible(found.body.decode('utf-8'))}",
-        f"  outcome: {_outcome_words(found)}; the plant: {found.fate}",
+        f"  state: {found.state.value}"
+        + (", held" if found.held else "")
+        + (", dismissed" if found.dismissed else ""),
+        f"  outcome: {outcome_words(found)}; the plant: {found.fate}",
         f"  message: {visible(found.message)}",
     ]
+    typed = found.typed
+    if (typed.name, typed.id, typed.tag) != (found.name, str(found.plant_id), found.tag or ""):
+        lines.append(
+            f"  typed: name {visible(repr(typed.name))}, id {visible(repr(typed.id))}, "
+            f"tag {visible(repr(typed.tag))}"
+        )
+    if found.note and found.note != found.message:
+        lines.append(f"  note: {visible(found.note)}")
+    if found.batch is not None:
+        lines.append(f"  import batch {found.batch}, line {found.line}")
     if found.response:
         lines.append(f"  received: {visible(found.response)}")
     if found.log_ref:
@@ -253,6 +342,11 @@ def export(entry: int, as_: str) -> None:
 
     with _reading() as store:
         found = _get(store, entry)
+    if found.sent() is None:
+        raise InvalidInput(
+            f"#{entry} came from the previous release's import journal, which kept only the "
+            "plant's id: there is no body to send again."
+        )
     click.echo(export_command(found.url, found.body, ExportFormat(as_)))
 
 
@@ -278,21 +372,27 @@ def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> 
 )
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
 def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
-    """Delete sends from the history (all of them without options); asks first."""
-    path = history_path()
-    if not path.exists():
-        click.echo("The history is empty.")
-        return
+    """Delete sends from the history (all of them without options); asks first.
+
+    A plant that still waits for an operator, or a row of an import not finished, is never
+    deleted.
+    """
+    path = ledger_path()
+    with _reading() as store:
+        if store is None:
+            click.echo("The history is empty.")
+            return
     if not yes:
         _confirm_clear(path, profile, before)
-    try:
-        store = History(path)
-    except HistoryError as exc:
-        raise ConfigProblem(visible(f"The history cannot be changed: {exc}")) from None
-    try:
+    with _reading() as store:
+        assert store is not None
+        if store.db.readonly:
+            raise ConfigProblem(
+                visible(f"The history cannot be changed: {path}: cannot be written (read-only)")
+            )
         deleted = store.clear(profile=profile, before=before)
-    except HistoryError as exc:
-        raise ConfigProblem(visible(f"The history cannot be changed: {exc}")) from None
-    finally:
-        store.close()
-    click.echo(f"Deleted {deleted:,} send(s) from {visible(str(path))}.")
+        kept = store.count(HistoryFilter(profile=profile))
+    words = f"Deleted {deleted:,} send(s) from {visible(str(path))}."
+    if kept and before is None:
+        words += f" Kept {kept:,}: pending, or of an import not finished."
+    click.echo(words)

@@ -1,8 +1,10 @@
-"""The send queue: plants handed over one after another, sent in that order, one at a time.
+"""The send queue: plants taken one after another, sent in that order, one at a time.
 
-An operator submits a plant and types the next one at once; the plant waits here until the
-client has sent the ones before it. A POST is not idempotent, so nothing is sent twice and nothing
-is retried: a plant that was not created waits in the `Ledger` until the operator deals with it.
+An operator submits a plant and types the next one at once; the plant is in the ledger as
+queued before the form clears, and waits here until the client has sent the ones before it.
+The queue writes `sending` to the ledger before each request goes out and settles the row
+after. A POST is not idempotent, so nothing is sent twice and nothing is retried: a plant that
+was not created waits in needs attention (a view of the ledger) until the operator deals with it.
 """
 
 from __future__ import annotations
@@ -10,22 +12,23 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, PlantState, state_of
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.outcome import Outcome
-    from plantstore_tui.core.recovery import UnsettledPlant
+    from plantstore_tui.core.store.records import HistoryEntry
 
 
 class PlantSender(Protocol):
-    """The part of `PlantStoreClient` the queue uses (tests substitute canned answers)."""
+    """The part of `PlantStoreClient` a front end sends through (tests substitute canned
+    answers)."""
 
     url: str
 
@@ -38,43 +41,25 @@ class PlantSender(Protocol):
         ...
 
 
-class SendJournal(Protocol):
-    """Where the queue records each send: before the request goes out, and once it ended."""
+class QueueLedger(Protocol):
+    """What the queue writes to the ledger around each send (each call commits)."""
 
-    def begin(self, plant: NewPlant, log_ref: str | None = None) -> int | None:
-        """Record a send about to go out; its history entry, or None. Never raises."""
+    def sending(self, entry: int) -> None:
+        """Its request is about to go out."""
         ...
 
-    def settle(self, entry: int | None, outcome: Outcome) -> None:
-        """Record how it ended. Never raises."""
+    def settle(self, entry: int, outcome: Outcome) -> object:
+        """How its send ended."""
         ...
 
-    def close(self) -> None:
-        """Let go of the file once the queue is done with it. Never raises."""
+    def hold(self, entries: list[int], note: str) -> None:
+        """Put queued plants aside."""
         ...
-
-
-class SendState(StrEnum):
-    """Where a submitted plant is on its way to the store."""
-
-    QUEUED = "queued"
-    SENDING = "sending"
-    CREATED = "created"
-    REJECTED = "rejected"
-    FAILED = "failed"
-    UNKNOWN = "unknown"
-    HELD = "held"
-
-
-# A plant in one of these states did not go through (or may not have): it needs the operator.
-ATTENTION_STATES = frozenset(
-    {SendState.REJECTED, SendState.FAILED, SendState.UNKNOWN, SendState.HELD}
-)
 
 
 @dataclass(eq=False, slots=True)
 class QueuedPlant:
-    """One submitted plant, from the moment it is queued until the operator is done with it."""
+    """One plant this screen took, as it stands; `number` is its entry in the ledger."""
 
     number: int
     texts: FormTexts
@@ -84,32 +69,27 @@ class QueuedPlant:
     queued_at: datetime
     # False when it was queued before its target was known to be protected or not.
     confirmed: bool = True
-    state: SendState = SendState.QUEUED
+    state: PlantState = PlantState.QUEUED
+    held: bool = False
     outcome: Outcome | None = None
     # Words for a state no outcome explains (held by the operator, a bug in the sender).
     note: str = ""
     started: float | None = field(default=None, repr=False)
-    # Its row in the history, once recorded there.
-    history_entry: int | None = None
 
     @property
     def needs_attention(self) -> bool:
-        """True when the plant did not go through, or may not have."""
-        return self.state in ATTENTION_STATES
+        """True when the plant did not go through (or may not have), or was held back."""
+        return self.held or self.state in ATTENTION_STATES
 
     @property
     def fate_unknown(self) -> bool:
         """True when the plant may or may not be in the store (it may exist already)."""
-        from plantstore_tui.core.outcome import PlantFate
-
-        if self.outcome is not None:
-            return self.outcome.fate is PlantFate.UNKNOWN
-        return self.state in (SendState.SENDING, SendState.UNKNOWN)
+        return self.state in (PlantState.SENDING, PlantState.UNKNOWN)
 
     @property
     def settled(self) -> bool:
         """True once it is neither waiting nor in flight."""
-        return self.state not in (SendState.QUEUED, SendState.SENDING)
+        return self.held or self.state not in OPEN_STATES
 
     @property
     def reason(self) -> str:
@@ -122,47 +102,45 @@ class QueuedPlant:
         """How long its send has taken so far, if it started."""
         return None if self.started is None else (time.perf_counter() - self.started) * 1000
 
-
-def state_of(outcome: Outcome) -> SendState:
-    """The state an outcome leaves a plant in."""
-    from plantstore_tui.core.outcome import Created, PlantFate, Rejected
-
-    if isinstance(outcome, Created):
-        return SendState.CREATED
-    if isinstance(outcome, Rejected):
-        return SendState.REJECTED
-    return SendState.UNKNOWN if outcome.fate is PlantFate.UNKNOWN else SendState.FAILED
+    @classmethod
+    def from_entry(cls, entry: HistoryEntry, plant: NewPlant) -> QueuedPlant:
+        """A plant the ledger holds (from an earlier session, or this one's after a restart)."""
+        return cls(
+            number=entry.entry,
+            texts=entry.typed,
+            plant=plant,
+            base_url=entry.base_url,
+            profile=entry.profile,
+            queued_at=entry.time.astimezone(),
+            state=entry.state,
+            held=entry.held,
+            note=entry.note or entry.message,
+        )
 
 
 Changed = Callable[[QueuedPlant], None]
 # Asked before sending a plant queued unconfirmed; False holds it instead of sending it.
 Confirm = Callable[[QueuedPlant], Awaitable[bool]]
+NOT_CONFIRMED = "Not sent: the send was not confirmed."
 
 
 class SendQueue:
     """Plants for one target, sent in the order put, one at a time, over one client.
 
-    `run()` is the only task that sends. Every change of a plant's state is reported to
-    `on_change` at once, so a front end can show each plant from queued to its outcome.
+    `run()` is the only task that sends. Every change of a plant's state is written to the
+    ledger first, then reported to `on_change`, so a front end shows only what is on disk.
     """
 
-    def __init__(
-        self, sender: PlantSender, on_change: Changed, journal: SendJournal | None = None
-    ) -> None:
+    def __init__(self, sender: PlantSender, on_change: Changed, ledger: QueueLedger) -> None:
         self.sender = sender
         self._on_change = on_change
-        self._journal = journal
+        self._ledger = ledger
         self._waiting: deque[QueuedPlant] = deque()
         self._wake = asyncio.Event()
         self._current: QueuedPlant | None = None
         self._send_task: asyncio.Task[Outcome] | None = None
         self._closing = False
         self._paused = False
-
-    @property
-    def journal(self) -> SendJournal | None:
-        """Where this queue records its sends, if anywhere."""
-        return self._journal
 
     @property
     def current(self) -> QueuedPlant | None:
@@ -180,10 +158,11 @@ class SendQueue:
         return self._current is None and not self._waiting
 
     def put(self, plant: QueuedPlant) -> None:
-        """Queue a plant behind the others; refused once the queue is closing."""
+        """Queue a plant (already in the ledger as queued) behind the others; refused once the
+        queue is closing."""
         if self._closing:
             raise RuntimeError("The queue is closing: it takes no more plants")
-        plant.state = SendState.QUEUED
+        plant.state, plant.held = PlantState.QUEUED, False
         self._waiting.append(plant)
         self._on_change(plant)
         self._wake.set()
@@ -192,15 +171,20 @@ class SendQueue:
         """Take every plant not yet sent off the queue; they are held, never sent."""
         held = list(self._waiting)
         self._waiting.clear()
-        for plant in held:
-            plant.state, plant.note = SendState.HELD, note
-            self._on_change(plant)
+        self._hold(held, note)
         return held
 
-    @property
-    def paused(self) -> bool:
-        """True while `pause` holds the next plants back."""
-        return self._paused
+    def _hold(self, plants: list[QueuedPlant], note: str) -> None:
+        if not plants:
+            return
+        # Even if the ledger cannot be written, these are not sent: the screen says why.
+        try:
+            self._ledger.hold([plant.number for plant in plants], note)
+        except Exception as exc:  # a StoreError: the words say which file and why
+            note = f"{note} (not recorded in the ledger: {exc})"
+        for plant in plants:
+            plant.held, plant.note = True, note
+            self._on_change(plant)
 
     def pause(self) -> None:
         """Send nothing more until `resume` (a send in flight goes on)."""
@@ -234,8 +218,7 @@ class SendQueue:
                 continue
             plant = self._waiting.popleft()
             if not plant.confirmed and confirm is not None and not await confirm(plant):
-                plant.state, plant.note = SendState.HELD, "Not sent: the send was not confirmed."
-                self._on_change(plant)
+                self._hold([plant], NOT_CONFIRMED)
                 continue
             await self._send(plant)
 
@@ -243,22 +226,25 @@ class SendQueue:
         from plantstore_tui.core.outcome import cancelled
 
         self._current = plant
-        journal = self._journal
-        if journal is not None:
-            # In a thread: a history file another program holds locked must not hold the screen.
-            plant.history_entry = await asyncio.to_thread(
-                journal.begin, plant.plant, f"log #{plant.number}"
-            )
-        plant.state, plant.started = SendState.SENDING, time.perf_counter()
+        try:
+            # In a thread: a ledger another program holds locked must not hold the screen.
+            await asyncio.to_thread(self._ledger.sending, plant.number)
+        except asyncio.CancelledError:
+            self._current = None
+            raise
+        except Exception as exc:  # a StoreError: unrecorded, the plant must not go out
+            self._current = None
+            self._hold([plant], f"Not sent: the ledger could not record the send ({exc}).")
+            return
+        plant.state, plant.started = PlantState.SENDING, time.perf_counter()
         self._on_change(plant)
         self._send_task = asyncio.ensure_future(self.sender.create_plant(plant.plant))
         try:
             outcome = await self._send_task
         except asyncio.CancelledError:
             outcome = cancelled(self.sender.url, plant.plant, plant.elapsed_ms())
-            if journal is not None:
-                # Not in a thread: the task may be ending, and this is the last word on the send.
-                journal.settle(plant.history_entry, outcome)
+            # Not in a thread: the task may be ending, and this is the last word on the send.
+            self._record(plant, outcome)
             self._settle(plant, outcome)
             # Only the one send was cancelled: the queue goes on. A cancel of run() itself
             # (the app is closing) ends the loop here, with this plant's fate said.
@@ -268,116 +254,23 @@ class SendQueue:
             return
         except Exception as exc:  # a bug in the sender: say so, and go on with the next plant
             plant.note = f"The send stopped on an unexpected error: {type(exc).__name__}: {exc}"
-            plant.state = SendState.UNKNOWN
+            plant.state = PlantState.UNKNOWN
             self._current = self._send_task = None
             self._on_change(plant)
             return
-        if journal is None:
-            self._settle(plant, outcome)
-            return
         try:
             # Recorded before it is shown, so a history opened at the sight of it already has it.
-            await asyncio.to_thread(journal.settle, plant.history_entry, outcome)
+            await asyncio.to_thread(self._record, plant, outcome)
         finally:
             self._settle(plant, outcome)
+
+    def _record(self, plant: QueuedPlant, outcome: Outcome) -> None:
+        try:
+            self._ledger.settle(plant.number, outcome)
+        except Exception as exc:  # a StoreError: the outcome is still shown, with why
+            plant.note = f"Its outcome could not be recorded in the ledger: {exc}"
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)
         self._current = self._send_task = None
         self._on_change(plant)
-
-
-class Ledger:
-    """Every plant submitted this session that is not yet done with, in submission order."""
-
-    def __init__(self) -> None:
-        self._plants: dict[int, QueuedPlant] = {}
-        self._numbers = iter(range(1, 2**63))
-
-    def next_number(self) -> int:
-        """A new number naming a plant in this session's log (1, 2, 3...)."""
-        return next(self._numbers)
-
-    def track(self, plant: QueuedPlant) -> None:
-        """Follow a plant's state from now on (call again on every change)."""
-        if plant.state is SendState.CREATED:
-            self._plants.pop(plant.number, None)
-        else:
-            self._plants[plant.number] = plant
-
-    def __iter__(self) -> Iterator[QueuedPlant]:
-        return iter(tuple(self._plants.values()))
-
-    def __len__(self) -> int:
-        return len(self._plants)
-
-    def get(self, number: int) -> QueuedPlant | None:
-        """The unsettled plant with this number, if it is still here."""
-        return self._plants.get(number)
-
-    def release(self, number: int) -> QueuedPlant | None:
-        """Stop following a plant: dismissed, or loaded back into the form."""
-        return self._plants.pop(number, None)
-
-    def attention(self) -> list[QueuedPlant]:
-        """The plants that did not go through, oldest first."""
-        return [plant for plant in self._plants.values() if plant.needs_attention]
-
-    def counts(self) -> tuple[int, int, int]:
-        """How many are queued, in flight, and need attention."""
-        queued = sending = attention = 0
-        for plant in self._plants.values():
-            if plant.state is SendState.QUEUED:
-                queued += 1
-            elif plant.state is SendState.SENDING:
-                sending += 1
-            else:
-                attention += 1
-        return queued, sending, attention
-
-
-def to_unsettled(plant: QueuedPlant) -> UnsettledPlant:
-    """What a recovery file keeps of a plant: its texts as typed, where it stood, and why."""
-    from plantstore_tui.core.recovery import PendingState, UnsettledPlant
-
-    return UnsettledPlant(
-        name=plant.texts.name,
-        id=plant.texts.id,
-        tag=plant.texts.tag,
-        state=PendingState(plant.state.value),
-        reason=plant.reason,
-        base_url=plant.base_url,
-        profile=plant.profile,
-        queued_at=plant.queued_at,
-    )
-
-
-def recovered(unsettled: UnsettledPlant, number: int) -> QueuedPlant | str:
-    """A plant from a recovery file, waiting for attention (never queued again by itself); or
-    why its texts no longer make a plant."""
-    from plantstore_tui.core.form import FormErrors
-    from plantstore_tui.core.models import parse_new_plant
-    from plantstore_tui.core.recovery import PendingState
-
-    texts = FormTexts(name=unsettled.name, id=unsettled.id, tag=unsettled.tag)
-    parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
-    if isinstance(parsed, FormErrors):
-        return "; ".join(parsed.errors.values())
-    match unsettled.state:
-        case PendingState.QUEUED:
-            state, note = SendState.HELD, "Not sent: it was queued when plantstore-tui ended."
-        case PendingState.SENDING:
-            state = SendState.UNKNOWN
-            note = "It was being sent when plantstore-tui ended: it may exist already."
-        case _:
-            state, note = SendState(unsettled.state.value), unsettled.reason
-    return QueuedPlant(
-        number=number,
-        texts=texts,
-        plant=parsed,
-        base_url=unsettled.base_url,
-        profile=unsettled.profile,
-        queued_at=unsettled.queued_at.astimezone(),
-        state=state,
-        note=note,
-    )

@@ -24,8 +24,6 @@ from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import Clock, SendScreen
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -62,8 +60,6 @@ class PlantStoreApp(App[None]):
         self._demo: ThrowawayServer | None = None
         self._signals: list[signal.Signals] = []
         self._slice_started = time.monotonic()
-        self.saved_recovery: Path | None = None
-        """The recovery file written as the app ended, if any."""
 
     def get_default_screen(self) -> Screen[None]:
         """The send screen."""
@@ -89,15 +85,13 @@ class PlantStoreApp(App[None]):
             self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
-        """Stop on SIGTERM and SIGHUP without losing work; on a first run, offer to create a
-        profile or to start the demo; else take in what an earlier session left unsettled."""
+        """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
+        run, offer to create a profile or to start the demo."""
         self._handle_signals(signal.SIGTERM, signal.SIGHUP)
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 
             self.push_screen(FirstRunScreen(), self._first_run_chosen)
-        else:
-            self.call_after_refresh(self._offer_recovery)
 
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
@@ -107,10 +101,8 @@ class PlantStoreApp(App[None]):
             self._send_screen.reconnect(self._start_demo, label)
         else:
             self.exit()
-            return
-        self._offer_recovery()
 
-    # Never losing work: quit, signals, recovery files ------------------------------------------
+    # Quitting: signals and the quit question -------------------------------------------------
 
     def _handle_signals(self, *signals: signal.Signals) -> None:
         loop = asyncio.get_running_loop()
@@ -129,41 +121,19 @@ class PlantStoreApp(App[None]):
         self._signals.clear()
 
     def _ended_by_signal(self, signum: signal.Signals) -> None:
-        # The terminal may be gone (SIGHUP): nobody can be asked, so the work goes to a file.
-        self._save_pending(announce=False)
+        # The terminal may be gone (SIGHUP): nobody can be asked, and nothing needs writing.
         self.exit(return_code=128 + signum)
-
-    def _save_pending(self, *, announce: bool) -> bool:
-        """Write every unsettled plant to a recovery file; False (and said) if it failed."""
-        from plantstore_tui.core.recovery import save_unsettled
-        from plantstore_tui.core.send_queue import to_unsettled
-
-        pending = self._send_screen.pending()
-        if not pending:
-            return True
-        try:
-            path = save_unsettled([to_unsettled(plant) for plant in pending])
-        except OSError as exc:
-            if announce:
-                self.notify(
-                    f"Could not write the recovery file: {exc.strerror or exc}. "
-                    "Nothing was lost: the plants are still here.",
-                    title="Not saved",
-                    severity="error",
-                )
-            return False
-        self.saved_recovery = path
-        return True
 
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
-        pending = self._send_screen.pending()
-        if not pending:
+        screen = self._send_screen
+        unsettled = screen.unsettled()
+        if not unsettled:
             self.exit()
             return
         if isinstance(self.screen, ChoiceScreen) and self.screen.id == "quit-question":
             return
-        queued, sending, attention = self._send_screen.ledger.counts()
+        queued, sending, attention = screen.counts()
         counts = [
             f"{count} {words}"
             for count, words in (
@@ -175,17 +145,18 @@ class PlantStoreApp(App[None]):
         ]
 
         def answered(choice: str) -> None:
-            saved = choice == "save" and self._save_pending(announce=True)
-            if saved or choice == "drop":
+            if choice == "drop":
+                screen.drop_unsettled()
+            if choice in ("keep", "drop"):
                 self.exit()
 
         question = ChoiceScreen(
             "Quit with plants not settled?",
-            Text(f"{len(pending)} plant(s): " + ", ".join(counts)),
-            "Saved plants are offered again the next time plantstore-tui starts (never "
-            "sent without you). A plant being sent may or may not arrive.",
+            Text(f"{len(unsettled)} plant(s): " + ", ".join(counts)),
+            "They are in the ledger: the next plantstore-tui offers them in needs attention "
+            "(never sends them without you). A plant being sent may or may not arrive.",
             [
-                Choice("Save them and quit", "s", "save", "quit-save", "primary"),
+                Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
                 Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
                 Choice("Keep working", "Esc", "stay", "quit-stay"),
             ],
@@ -194,28 +165,6 @@ class PlantStoreApp(App[None]):
         )
         question.id = "quit-question"
         self.push_screen(question)
-
-    def _offer_recovery(self) -> None:
-        # No question here: an operator who starts typing at once would answer it by accident.
-        # The plants wait in needs attention, where nothing is sent without the operator.
-        from plantstore_tui.core.recovery import find_recovery_files
-
-        files, problems = find_recovery_files()
-        for problem in problems:
-            self.notify(problem, title="Recovery file not read", severity="warning", timeout=15)
-        if not files:
-            return
-        plants = sum(len(found.plants) for found in files)
-        oldest = min(found.saved_at for found in files).astimezone()
-        self._send_screen.recover(files)
-        self.notify(
-            f"{plants} plant(s) were not settled when plantstore-tui ended "
-            f"({oldest:%Y-%m-%d %H:%M}). They wait in needs attention (F4): load one into the "
-            "form to send it, or dismiss it. Nothing is sent without you.",
-            title="Plants from an earlier session",
-            severity="warning",
-            timeout=20,
-        )
 
     def _start_demo(self) -> Connection:
         # Runs in the connect thread; the server stops when the app is done (stop_demo).

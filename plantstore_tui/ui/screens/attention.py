@@ -14,33 +14,34 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.send_queue import QueuedPlant, SendState
+from plantstore_tui.core.store.records import HistoryEntry, PlantState
 from plantstore_tui.core.text import shorten, visible
 
-# (plant number, load it into the form?) -> None
+# (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
 
 _STATE_WORDS = {
-    SendState.REJECTED: "rejected",
-    SendState.FAILED: "not sent",
-    SendState.UNKNOWN: "fate unknown",
-    SendState.HELD: "held",
+    PlantState.REJECTED: "rejected",
+    PlantState.FAILED: "not sent",
+    PlantState.UNKNOWN: "fate unknown",
 }
 
 
-def _option(plant: QueuedPlant) -> Option:
+def _option(plant: HistoryEntry) -> Option:
     line = Text()
-    line.append(f"#{plant.number}  ", style="dim")
-    line.append(_STATE_WORDS.get(plant.state, plant.state.value), style="bold")
-    line.append(f"  {plant.plant.id}  {visible(shorten(plant.plant.name, 40))}")
-    if plant.plant.tag:
-        line.append(f"  [{visible(shorten(plant.plant.tag, 20))}]", style="dim")
-    reason = plant.reason
-    if plant.fate_unknown:
+    line.append(f"#{plant.entry}  ", style="dim")
+    words = "held" if plant.held else _STATE_WORDS.get(plant.state, plant.state.value)
+    line.append(words, style="bold")
+    line.append(f"  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
+    if plant.tag:
+        line.append(f"  [{visible(shorten(plant.tag, 20))}]", style="dim")
+    reason = plant.note if plant.held or plant.outcome is None else plant.message
+    reason = reason or plant.message
+    if plant.state is PlantState.UNKNOWN and "may exist" not in reason:
         reason = f"{reason} It may exist already.".strip()
     if reason:
         line.append(f"\n    {visible(shorten(reason, 200))}", style="dim")
-    return Option(line, id=str(plant.number))
+    return Option(line, id=str(plant.entry))
 
 
 class AttentionScreen(ModalScreen[None]):
@@ -56,7 +57,7 @@ class AttentionScreen(ModalScreen[None]):
         Binding("escape,f4", "close", "Close"),
     ]
 
-    def __init__(self, plants: Sequence[QueuedPlant], attend: Attend) -> None:
+    def __init__(self, plants: Sequence[HistoryEntry], attend: Attend) -> None:
         super().__init__()
         self._plants = list(plants)
         self._attend = attend
@@ -102,7 +103,7 @@ class AttentionScreen(ModalScreen[None]):
         self._attend(number, False)
         index = self._list.highlighted
         self._list.remove_option(str(number))
-        self._plants = [plant for plant in self._plants if plant.number != number]
+        self._plants = [plant for plant in self._plants if plant.entry != number]
         if not self._plants:
             self.dismiss()
             return

@@ -18,10 +18,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from plantstore_tui.core.store.records import outcome_words
 from plantstore_tui.core.text import shorten, visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.history import History, HistoryEntry, HistoryFilter
+    from plantstore_tui.core.store import HistoryEntry, HistoryFilter, Ledger
 
 PAGE_SIZE = 100
 OUTCOME_CHOICES = (
@@ -31,14 +32,6 @@ OUTCOME_CHOICES = (
 )
 # What the send screen does with a send chosen here; the words say why not, if it did not.
 Act = Callable[["HistoryEntry"], str | None]
-
-
-def _outcome_words(entry: HistoryEntry) -> str:
-    if entry.outcome is None:
-        return "unknown"
-    if entry.outcome == "failed":
-        return f"failed: {entry.kind}"
-    return entry.outcome
 
 
 def describe(entry: HistoryEntry) -> Text:
@@ -54,7 +47,7 @@ def describe(entry: HistoryEntry) -> Text:
         text.append(f" · {visible(entry.log_ref)}")
     text.append(f"\nPOST {visible(entry.url)}: {status}{timing}")
     text.append(f"\nsent      {visible(entry.body.decode('utf-8'))}")
-    text.append(f"\noutcome   {_outcome_words(entry)}; the plant: {entry.fate}")
+    text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
     text.append(f"\nmessage   {visible(entry.message)}")
     if entry.response:
         text.append(f"\nreceived  {visible(shorten(entry.response, 4000))}")
@@ -86,7 +79,7 @@ class HistoryScreen(Screen[None]):
         super().__init__()
         self._load_into_form = load
         self._resend = resend
-        self._store: History | None = None
+        self._store: Ledger | None = None
         self._offset = 0
         self._total = 0
         self._entries: dict[str, HistoryEntry] = {}
@@ -121,7 +114,7 @@ class HistoryScreen(Screen[None]):
         return self.query_one(HistoryTable)
 
     def _filter(self) -> HistoryFilter:
-        from plantstore_tui.core.history import HistoryFilter
+        from plantstore_tui.core.store import HistoryFilter
 
         outcome = self.query_one("#history-outcome", Select).value
         profile = self.query_one("#history-profile", Select).value
@@ -136,7 +129,7 @@ class HistoryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="history-read", exit_on_error=False)
     def _read_page(self, where: HistoryFilter, offset: int) -> None:
-        from plantstore_tui.core.history import HistoryError, open_for_reading
+        from plantstore_tui.core.store import StoreError, open_for_reading
 
         try:
             if self._store is None:
@@ -147,7 +140,7 @@ class HistoryScreen(Screen[None]):
             entries = self._store.query(where, limit=PAGE_SIZE, offset=offset)
             total = self._store.count(where)
             profiles = self._store.profiles() if offset == 0 else None
-        except HistoryError as exc:
+        except StoreError as exc:
             self.app.call_from_thread(self._show_problem, f"The history cannot be read: {exc}")
             return
         self.app.call_from_thread(self._show_page, entries, total, offset, profiles)
@@ -175,7 +168,7 @@ class HistoryScreen(Screen[None]):
                 Text(str(entry.plant_id)),
                 Text(visible(shorten(entry.name, 30))),
                 Text(visible(shorten(entry.tag or "", 16))),
-                Text(_outcome_words(entry)),
+                Text(outcome_words(entry)),
                 Text("-" if entry.status is None else str(entry.status)),
                 key=str(entry.entry),
             )

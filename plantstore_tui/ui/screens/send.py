@@ -1,15 +1,17 @@
 """The main screen: the form on the left, the log on the right, plants sent from a queue.
 
-A valid submit hands the plant over at once: the form is ready for the next one while the queue
-sends, one at a time in the order submitted. Every plant has its log entry from the moment it is
-queued; one that did not go through waits in the ledger (needs attention) until the operator
-loads it back into the form or dismisses it.
+A valid submit is written to the ledger (core/store) as queued, then the form is ready for the
+next plant while the queue sends, one at a time in the order submitted. Every plant has its log
+entry from the moment it is on disk; one that did not go through waits in needs attention (a
+view of the ledger) until the operator loads it back into the form or dismisses it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextlib
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -25,7 +27,8 @@ from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.send_queue import Ledger, QueuedPlant, SendQueue, SendState
+from plantstore_tui.core.send_queue import QueuedPlant, SendQueue
+from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import apply_key
@@ -36,10 +39,9 @@ from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.history import HistoryEntry
-    from plantstore_tui.core.journal import Journal
     from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.recovery import RecoveryFile
+    from plantstore_tui.core.store import HistoryEntry, Ledger
+    from plantstore_tui.core.store.settings import HistorySettings
     from plantstore_tui.core.target import Target
 
 Clock = Callable[[], datetime]
@@ -69,13 +71,19 @@ class SendScreen(Screen[None]):
         self._connection: Connection | None = None
         self._connect_problem: str | None = None
         self._protected = ProtectedSends()
-        self.ledger = Ledger()
         self._queue: SendQueue | None = None
         # Plants submitted before the connection is made: they join its queue when it is.
         self._early: list[QueuedPlant] = []
         self._quiet = asyncio.Event()
-        # The history of the current target's sends, opened in the connect thread.
-        self._journal: Journal | None = None
+        # The ledger, opened in a thread after the first frame (or at once by a submit that
+        # comes first: a plant is on disk before the form lets go of it).
+        self._ledger: Ledger | None = None
+        self._ledger_lock = threading.Lock()
+        self._ledger_told = False
+        # The profile's history switch and the ledger's size, read in the connect thread.
+        self._settings: HistorySettings | None = None
+        # The log entries of this screen's plants that may still change, by ledger entry.
+        self._shown: dict[int, QueuedPlant] = {}
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -123,11 +131,81 @@ class SendScreen(Screen[None]):
         return None if self._connection is None else self._connection.target
 
     def on_mount(self) -> None:
-        """Focus Name; build the client only after the first frame is on screen."""
+        """Focus Name; open the ledger and build the client only after the first frame."""
         self.form.focus_field("name")
         self._show_state(*self._initial_state())
+        self.call_after_refresh(self._start_opening_ledger)
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
+
+    # The ledger -------------------------------------------------------------------------------
+
+    def _start_opening_ledger(self) -> None:
+        self.run_worker(
+            self._open_ledger_in_thread,
+            thread=True,
+            name="ledger",
+            group="ledger",
+            exit_on_error=False,
+        )
+
+    def _open_ledger_in_thread(self) -> None:
+        self.ledger()
+        self.app.call_from_thread(self._ledger_opened)
+
+    def ledger(self) -> Ledger:
+        """The ledger, opened now if it is not yet (a file that cannot be used gives one in
+        memory, and says so)."""
+        with self._ledger_lock:
+            if self._ledger is None:
+                from plantstore_tui.core.store import open_ledger
+
+                self._ledger = open_ledger("tui", memory_if_unusable=True)
+            return self._ledger
+
+    def _ledger_opened(self) -> None:
+        # Said once, whichever of the thread or a first submit opened it.
+        if self._ledger_told or self._ledger is None:
+            return
+        self._ledger_told = True
+        ledger = self._ledger
+        if ledger.problem is not None:
+            words = (
+                f"The ledger cannot be used: {ledger.problem}. Plants are kept in memory only "
+                "for this run: a crash would lose the ones not yet sent."
+            )
+            self.log_panel.add_note(words, self._clock())
+            self.notify(words, title="Ledger in memory", severity="error", timeout=20)
+        carried = ledger.carried
+        if carried is not None:
+            for problem in carried.problems:
+                self.notify(
+                    visible(problem), title="Earlier file not read", severity="warning", timeout=15
+                )
+        waiting = ledger.attention_count()
+        if waiting:
+            # No question: an operator who starts typing at once would answer it by accident.
+            self.notify(
+                f"{waiting} plant(s) from an earlier session need attention (F4): load one into "
+                "the form to send it, or dismiss it. Nothing is sent without you.",
+                title="Plants waiting",
+                severity="warning",
+                timeout=20,
+            )
+        self._offer_next_id()
+        self._show_state()
+
+    def _offer_next_id(self) -> None:
+        target, ledger = self.target, self._ledger
+        if target is None or ledger is None:
+            return
+        self._last_created(ledger, target.base_url)
+
+    @work(thread=True, exclusive=True, group="next-id", exit_on_error=False)
+    def _last_created(self, ledger: Ledger, base_url: str) -> None:
+        last = ledger.last_created_id(base_url)
+        if last is not None:
+            self.app.call_from_thread(self.form.offer_next_id, last + 1)
 
     # Keys, in order ---------------------------------------------------------------------------
 
@@ -232,36 +310,62 @@ class SendScreen(Screen[None]):
         return parsed
 
     def _queue_plant(self, texts: FormTexts, *, confirmed: bool, from_form: bool = True) -> None:
+        from plantstore_tui.core.store import StoreError
+        from plantstore_tui.core.store.rows import NewRow
+
         plant = self._parse(texts)
         if plant is None:
             return
+        target = self.target
+        base_url = self._label.base_url if target is None else target.base_url
+        profile = self._label.profile if target is None else target.profile
+        settings = self._settings
+        try:
+            # Committed (synchronous=FULL) before the form lets go of the plant or its log
+            # entry is drawn: what the screen shows as taken is on disk.
+            number = self.ledger().take(
+                NewRow(
+                    source="tui",
+                    texts=texts,
+                    plant=plant,
+                    base_url=base_url,
+                    profile=profile,
+                    keep=settings is None or settings.enabled,
+                )
+            )
+        except StoreError as exc:
+            self.notify(
+                f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
+                "The plant is still in the form.",
+                title="Not sent",
+                severity="error",
+            )
+            return
         queued = QueuedPlant(
-            number=self.ledger.next_number(),
+            number=number,
             texts=texts,
             plant=plant,
-            base_url=self._label.base_url,
-            profile=self._label.profile,
+            base_url=base_url,
+            profile=profile,
             queued_at=self._clock(),
             confirmed=confirmed,
         )
         if from_form:
             self.form.hand_over(texts)
         if self._queue is not None:
-            queued.base_url = self._queue_base_url()
             self._queue.put(queued)
         else:
             self._early.append(queued)
             self.plant_changed(queued)
 
-    def _queue_base_url(self) -> str:
-        target = self.target
-        return self._label.base_url if target is None else target.base_url
-
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome): its entry, the counts, the tags."""
-        self.ledger.track(plant)
+        if plant.state is PlantState.CREATED:
+            self._shown.pop(plant.number, None)
+        else:
+            self._shown[plant.number] = plant
         self.log_panel.show_plant(plant, after)
-        if plant.state is SendState.CREATED and plant.plant.tag:
+        if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
         self._show_state()
 
@@ -272,7 +376,7 @@ class SendScreen(Screen[None]):
             return
         # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
         self.run_worker(
-            self._connect_and_open_history,
+            self._connect_and_read_settings,
             thread=True,
             name="connect",
             group="connect",
@@ -329,25 +433,14 @@ class SendScreen(Screen[None]):
         self._show_state("connecting…", "busy")
         self._start_connecting()
 
-    def _connect_and_open_history(self) -> Connection:
-        from plantstore_tui.core.journal import Journal
+    def _connect_and_read_settings(self) -> Connection:
+        from plantstore_tui.core.store.settings import history_settings
 
         assert self._connect is not None
         connection = self._connect()
-        # Opened here, off the UI thread: SQLite and the file cost nothing before the first frame.
-        self._journal = Journal.open("tui", connection.target.profile, warn=self._history_off)
+        # Read here, off the UI thread: profiles.toml costs nothing before the first frame.
+        self._settings = history_settings(connection.target.profile)
         return connection
-
-    def _history_off(self, message: str) -> None:
-        # Called from whichever thread found the history unusable, once per connection.
-        def tell() -> None:
-            self.log_panel.add_note(message, self._clock())
-            self.notify(message, title="History off", severity="warning", timeout=15)
-
-        try:
-            self.app.call_from_thread(tell)
-        except RuntimeError:
-            tell()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker's end comes through here: the connection, and queues that broke."""
@@ -362,9 +455,11 @@ class SendScreen(Screen[None]):
                 f"Configuration problem: {self._connect_problem}", self._clock()
             )
             early, self._early = self._early, []
+            note = f"Not sent: {self._connect_problem}"
+            with contextlib.suppress(Exception):  # a StoreError: the entries still say why
+                self.ledger().hold([plant.number for plant in early], note)
             for plant in early:
-                plant.state = SendState.HELD
-                plant.note = f"Not sent: {self._connect_problem}"
+                plant.held, plant.note = True, note
                 self.plant_changed(plant)
             self._show_state()
         elif worker.name == "queue" and state == WorkerState.ERROR:
@@ -381,15 +476,23 @@ class SendScreen(Screen[None]):
         self.status.show_target(
             TargetLabel.of(target).describe(target.token_hint()), protected=target.protected
         )
-        journal = self._journal
-        recorded = journal.for_target(target) if journal is not None and journal.active else None
-        queue = SendQueue(connection.client, self.plant_changed, recorded)
+        ledger = self.ledger()
+        settings = self._settings
+        if settings is not None:
+            ledger.limit = settings.limit
+        queue = SendQueue(connection.client, self.plant_changed, ledger.for_target(target.token))
         self._queue = queue
         early, self._early = self._early, []
+        if early:
+            numbers = [plant.number for plant in early]
+            with contextlib.suppress(Exception):  # a StoreError: the queue's own writes say so
+                ledger.retarget(numbers, target.base_url, target.profile)
+                ledger.keep_settled(numbers, settings is None or settings.enabled)
         for plant in early:
             plant.base_url, plant.profile = target.base_url, target.profile
             queue.put(plant)
         self.run_worker(self._run_queue(queue), name="queue", group="queue", exit_on_error=False)
+        self._offer_next_id()
         self._show_state()
 
     async def _run_queue(self, queue: SendQueue) -> None:
@@ -397,10 +500,8 @@ class SendScreen(Screen[None]):
             await queue.run(self._confirm_queued)
         finally:
             if queue is not self._queue:
-                # A queue left behind by a profile switch: its client and its history go with it.
+                # A queue left behind by a profile switch: its client goes with it.
                 await queue.sender.aclose()
-                if queue.journal is not None:
-                    queue.journal.close()
 
     async def _confirm_queued(self, plant: QueuedPlant) -> bool:
         # Only for plants queued before the connection told whether the target is protected.
@@ -411,16 +512,36 @@ class SendScreen(Screen[None]):
         return self._protected.record(target, answer)
 
     async def on_unmount(self) -> None:
-        """Close the kept-alive connections."""
+        """Let the send in flight say its fate, close the connections, end the session."""
+        for worker in list(self.workers):
+            if worker.group == "queue":
+                worker.cancel()
+                with contextlib.suppress(Exception):
+                    await worker.wait()
         if self._connection is not None:
             await self._connection.client.aclose()
+        with self._ledger_lock:
+            ledger, self._ledger = self._ledger, None
+        if ledger is not None:
+            ledger.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""
         await self._quiet.wait()
 
+    def counts(self) -> tuple[int, int, int]:
+        """How many of this screen's plants are queued, in flight, and need attention."""
+        queue = self._queue
+        queued = len(self._early) + (0 if queue is None else len(queue.waiting))
+        sending = int(queue is not None and queue.current is not None)
+        attention = 0
+        if self._ledger is not None:
+            with contextlib.suppress(Exception):  # a StoreError: counted as none
+                attention = self._ledger.attention_count()
+        return queued, sending, attention
+
     def _show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        queued, sending, attention = self.ledger.counts()
+        queued, sending, attention = self.counts()
         connecting = self._connect is not None and (
             self._connection is None and self._connect_problem is None
         )
@@ -490,63 +611,83 @@ class SendScreen(Screen[None]):
 
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it."""
+        from plantstore_tui.core.store import StoreError
         from plantstore_tui.ui.screens.attention import AttentionScreen
 
-        attention = self.ledger.attention()
+        try:
+            attention = self.ledger().attention()
+        except StoreError as exc:
+            self.notify(visible(str(exc)), title="Ledger not read", severity="error")
+            return
         if not attention:
             self.notify("Every plant sent so far went through.", title="Nothing needs attention")
             return
         self.app.push_screen(AttentionScreen(attention, self._attended))
 
     def _attended(self, number: int, load: bool) -> None:
-        plant = self.ledger.get(number)
-        if plant is None:
+        from plantstore_tui.core.store import StoreError
+
+        ledger = self.ledger()
+        try:
+            found = ledger.get(number)
+        except StoreError as exc:
+            self.notify(visible(str(exc)), title="Ledger not read", severity="error")
+            return
+        if found is None:
             return
         at = self._clock().strftime("%H:%M:%S")
-        if not load:
-            self._release(plant, f"Dismissed at {at}.")
-            return
-        if self.form.holds_typing():
+        if load and self.form.holds_typing():
             self.notify(
                 "The form holds a plant being typed: send it or empty the fields first.",
                 title="Not loaded",
                 severity="warning",
             )
             return
-        self._release(plant, f"Loaded into the form at {at}.")
-        self.form.load(plant.texts)
-        if plant.fate_unknown:
+        after = f"Loaded into the form at {at}." if load else f"Dismissed at {at}."
+        try:
+            taken = ledger.release(number, after)
+        except StoreError as exc:
+            self.notify(visible(str(exc)), title="Ledger not written", severity="error")
+            return
+        if not taken:
             self.notify(
-                f"Plant {plant.plant.id} may exist already: its send got no clear answer. "
+                "Another plantstore-tui has already dealt with this plant.", title="Not loaded"
+            )
+            self._show_state()
+            return
+        shown = self._shown.pop(number, None)
+        if shown is not None:
+            self.log_panel.show_plant(shown, after)
+        self._show_state()
+        if not load:
+            return
+        self.form.load(found.typed)
+        if found.state in (PlantState.UNKNOWN, PlantState.SENDING):
+            self.notify(
+                f"Plant {found.plant_id} may exist already: its send got no clear answer. "
                 "Sending it again may create it twice, or be refused as a duplicate id.",
                 title="Check before sending",
                 severity="warning",
                 timeout=10,
             )
 
-    def _release(self, plant: QueuedPlant, after: str) -> None:
-        # Out of the ledger for good: its entry says what became of it, the counts drop.
-        self.ledger.release(plant.number)
-        self.log_panel.show_plant(plant, after)
-        self._show_state()
-
     # History ----------------------------------------------------------------------------------
 
     @on(Input.Changed, "#id-input")
     def _id_changed(self, event: Input.Changed) -> None:
-        journal, target = self._journal, self.target
-        if journal is not None and journal.active and target is not None:
-            self._check_history(journal, target.base_url, event.value)
+        ledger, target = self._ledger, self.target
+        if ledger is not None and target is not None:
+            self._check_history(ledger, target.base_url, event.value)
 
     @work(thread=True, exclusive=True, group="duplicate", exit_on_error=False)
-    def _check_history(self, journal: Journal, base_url: str, id_text: str) -> None:
+    def _check_history(self, ledger: Ledger, base_url: str, id_text: str) -> None:
         from plantstore_tui.core.form import parse_id
-        from plantstore_tui.core.journal import duplicate_warning
+        from plantstore_tui.core.store.settings import duplicate_warning
 
         plant_id = parse_id(id_text)
         if not isinstance(plant_id, int):
             return
-        warning = duplicate_warning(journal.earlier_sends(base_url, plant_id))
+        warning = duplicate_warning(ledger.sent_before(base_url, plant_id))
         if warning is not None:
             self.app.call_from_thread(self.form.show_warning, "id", id_text, warning)
 
@@ -561,14 +702,14 @@ class SendScreen(Screen[None]):
         # The ID the form moved on to by itself is not work in progress; a name typed is.
         if self.form.texts().name.strip():
             return "The form holds a plant being typed: send it or clear its name first."
-        self.form.load(FormTexts(name=entry.name, id=str(entry.plant_id), tag=entry.tag or ""))
+        self.form.load(entry.typed)
         return None
 
     def resend_from_history(self, entry: HistoryEntry) -> str | None:
         """Queue a send from the history again, to the current target (protected: asked first)."""
         if self._connect is None or self._connect_problem is not None:
             return self._connect_problem or "No target yet: press F2 to choose a profile."
-        texts = FormTexts(name=entry.name, id=str(entry.plant_id), tag=entry.tag or "")
+        texts = entry.typed
         target = self.target
         if target is not None and self._protected.needs_asking(target):
             plant = self._parse(texts)
@@ -599,7 +740,7 @@ class SendScreen(Screen[None]):
     def action_clear_log(self) -> None:
         """Empty the log (plants still pending keep their entries)."""
         self.log_panel.clear_entries()
-        for plant in self.ledger:
+        for plant in self._shown.values():
             self.log_panel.show_plant(plant)
         self.notify("The log is empty.", title="Log cleared")
 
@@ -624,26 +765,26 @@ class SendScreen(Screen[None]):
 
     # Quitting ---------------------------------------------------------------------------------
 
-    def pending(self) -> list[QueuedPlant]:
-        """Every plant not yet done with: queued, in flight, or needing attention."""
-        return list(self.ledger)
+    def unsettled(self) -> list[int]:
+        """The ledger entries of this screen's plants not yet done with: queued, in flight, or
+        needing attention."""
+        numbers = [plant.number for plant in self._early]
+        queue = self._queue
+        if queue is not None:
+            numbers += [plant.number for plant in queue.waiting]
+            if queue.current is not None:
+                numbers.append(queue.current.number)
+        if self._ledger is not None:
+            with contextlib.suppress(Exception):  # a StoreError: nothing more to count
+                numbers += [entry.entry for entry in self._ledger.attention()]
+        return numbers
 
-    def recover(self, files: Sequence[RecoveryFile]) -> None:
-        """Take the plants of recovery files into needs attention; a file is discarded once all
-        of its plants are here."""
-        from plantstore_tui.core.recovery import discard_recovery_file
-        from plantstore_tui.core.send_queue import recovered
-
-        for found in files:
-            kept = True
-            for unsettled in found.plants:
-                plant = recovered(unsettled, self.ledger.next_number())
-                if isinstance(plant, str):
-                    kept = False
-                    self.log_panel.add_note(
-                        f"Not recovered from {found.path}: {plant}", self._clock()
-                    )
-                    continue
-                self.plant_changed(plant)
-            if kept:
-                discard_recovery_file(found.path)
+    def drop_unsettled(self) -> None:
+        """The operator quits and gives up every plant not yet done with: none is offered again
+        (a plant in flight still goes, or is cancelled)."""
+        at = self._clock().strftime("%H:%M:%S")
+        queue = self._queue
+        if queue is not None:
+            queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
+        with contextlib.suppress(Exception):  # a StoreError: they are offered again, not lost
+            self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")

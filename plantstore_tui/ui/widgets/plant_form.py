@@ -23,6 +23,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 from plantstore_tui.core.form import (
     FORM_FIELDS,
     INT64_MAX,
+    INT64_MIN,
     FormField,
     FormTexts,
     field_error,
@@ -259,6 +260,14 @@ class PlantForm(Vertical):
             self._reset("id", str(sent_id + 1))
         self._fresh = self.texts()
         self.focus_field("name")
+
+    def offer_next_id(self, value: int) -> None:
+        """With next id on and nothing typed in ID yet, start the ID at `value`."""
+        id_input = self.field_input("id")
+        if not self.next_id_after_success or id_input.value or not INT64_MIN <= value <= INT64_MAX:
+            return
+        self._reset("id", str(value))
+        self._fresh = self.texts()
 
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the

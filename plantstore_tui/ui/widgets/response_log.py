@@ -203,7 +203,7 @@ def render_plant(
 ) -> Entry:
     """The entry of a submitted plant as it stands: queued, sending, its outcome, then what the
     operator did about it (`after`) if it needed attention."""
-    from plantstore_tui.core.send_queue import SendState
+    from plantstore_tui.core.store.records import PlantState
 
     styles = styles or {}
     if plant.outcome is not None:
@@ -212,17 +212,14 @@ def render_plant(
         header = entry.header
     else:
         header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
-        words = {
-            SendState.QUEUED: "queued",
-            SendState.SENDING: "sending…",
+        words = "held" if plant.held else {
+            PlantState.QUEUED: "queued",
+            PlantState.SENDING: "sending…",
         }.get(plant.state, plant.state.value)
         header.append(words, _style(styles, "pending"))
         rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
         if plant.note:
             rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
-    if plant.history_entry is not None:
-        # The history row names this entry back ("log #N"): F3 finds it by this number.
-        rows.append((Text(""), Text(f"history #{plant.history_entry}", _style(styles, "label"))))
     if after is not None:
         rows.append(
             (Text("⚑", _style(styles, "label")), Text(visible(after), _style(styles, "label")))

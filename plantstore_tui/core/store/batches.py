@@ -1,0 +1,157 @@
+"""Import batches in the ledger: one file (by its SHA-256) sent to one base URL, and its rows.
+
+A row of a file may be sent more than once (a resume sends again the rows that failed): each
+send is a row of the ledger, and the line's latest row says where the line stands. Rows are
+written a window at a time: one transaction settles the rows that came back and marks the next
+window `sending`, and it is committed before any of that window's requests goes out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from plantstore_tui.core.store import rows
+from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.store.ledger import Ledger
+
+# Never sent again by --resume.
+DONE_STATES = frozenset({PlantState.CREATED, PlantState.REJECTED})
+# The latest row of each line of a batch.
+_LATEST = (
+    "SELECT line, plant_id, state, message, note FROM plants WHERE entry IN "
+    "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One file sent to one target."""
+
+    id: int
+    sha256: str
+    base_url: str
+    profile: str | None
+    file_name: str
+    rows: int
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCounts:
+    """How many lines of a batch stand where (a line still `sending` counts as unknown)."""
+
+    created: int = 0
+    rejected: int = 0
+    failed: int = 0
+    unknown: int = 0
+
+    @property
+    def journaled(self) -> int:
+        """Lines the ledger has (every other line was never sent)."""
+        return self.created + self.rejected + self.failed + self.unknown
+
+
+class Batches:
+    """The import batches of one ledger."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._db = ledger.db
+
+    def start(
+        self, *, sha256: str, base_url: str, profile: str | None, file_name: str, rows: int
+    ) -> Batch:
+        """Record a new batch."""
+        started = utc_now()
+        with self._db.write() as connection:
+            cursor = connection.execute(
+                "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (sha256, base_url, profile, file_name, rows, format_time(started)),
+            )
+        assert cursor.lastrowid is not None
+        return Batch(cursor.lastrowid, sha256, base_url, profile, file_name, rows, started)
+
+    def latest(self, sha256: str, base_url: str) -> Batch | None:
+        """The newest batch of this file to this target, if any."""
+        with self._db.read() as connection:
+            row = connection.execute(
+                "SELECT id, sha256, base_url, profile, file_name, rows, started_at FROM batches "
+                "WHERE sha256 = ? AND base_url = ? ORDER BY id DESC LIMIT 1",
+                (sha256, base_url),
+            ).fetchone()
+        if row is None:
+            return None
+        batch_id, sha, url, profile, file_name, count, started = row
+        return Batch(batch_id, sha, url, profile, file_name, count, parse_time(started))
+
+    def _latest_rows(self, batch: Batch) -> list[tuple[int, int, PlantState, str]]:
+        with self._db.read() as connection:
+            found = connection.execute(_LATEST, (batch.id,)).fetchall()
+        return [
+            (line, plant_id, PlantState(state), message or note or "")
+            for line, plant_id, state, message, note in found
+        ]
+
+    def counts(self, batch: Batch) -> BatchCounts:
+        """Where the lines of the batch stand."""
+        tally = dict.fromkeys(PlantState, 0)
+        for _, _, state, _ in self._latest_rows(batch):
+            tally[state] += 1
+        return BatchCounts(
+            created=tally[PlantState.CREATED],
+            rejected=tally[PlantState.REJECTED],
+            failed=tally[PlantState.FAILED],
+            unknown=tally[PlantState.UNKNOWN]
+            + tally[PlantState.SENDING]
+            + tally[PlantState.QUEUED],
+        )
+
+    def settled_lines(self, batch: Batch, *, resend_unknown: bool) -> set[int]:
+        """Lines not to send again: done, and (unless `resend_unknown`) unknown or in flight."""
+        keep = set(DONE_STATES)
+        if not resend_unknown:
+            keep |= {PlantState.UNKNOWN, PlantState.SENDING, PlantState.QUEUED}
+        return {line for line, _, state, _ in self._latest_rows(batch) if state in keep}
+
+    def unknown_rows(self, batch: Batch) -> list[tuple[int, int, str]]:
+        """(line, id, words) of every line whose fate is unknown, in flight included."""
+        open_or_unknown = {PlantState.UNKNOWN, PlantState.SENDING, PlantState.QUEUED}
+        return sorted(
+            (line, plant_id, words)
+            for line, plant_id, state, words in self._latest_rows(batch)
+            if state in open_or_unknown
+        )
+
+    def advance(
+        self,
+        settled: Sequence[tuple[int, Outcome]],
+        to_send: Sequence[rows.NewRow],
+        redact: rows.Redact = str,
+    ) -> list[int]:
+        """One commit: the rows that came back settled, the next window marked sending; the
+        entries of the new rows, in order."""
+        if not settled and not to_send:
+            return []
+        session = self._ledger.session_id
+        with self._db.write() as connection:
+            for entry, outcome in settled:
+                rows.settle(connection, entry, outcome, redact)
+            return [rows.insert(connection, row, session) for row in to_send]
+
+    def finish(self, batch: Batch) -> bool:
+        """Mark the batch finished when every line is done; True if it is. The rows of a batch
+        whose history is off go then."""
+        latest = self._latest_rows(batch)
+        done = len(latest) >= batch.rows and all(state in DONE_STATES for _, _, state, _ in latest)
+        if done:
+            with self._db.write() as connection:
+                connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (batch.id,))
+                connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (batch.id,))
+        return done

@@ -1,0 +1,422 @@
+"""The previous release's files, taken into the ledger once: `history.sqlite3`,
+`import-journal.sqlite3` and `recovery/recovery-*.json` in the same data directory.
+
+They are read, never changed or deleted; each file taken is recorded in the ledger so a second
+start does not take it again. A file that cannot be read is named in words and skipped (and
+named again on the next start, until it is readable or removed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from plantstore_tui.core.store.database import Database
+from plantstore_tui.core.store.records import PlantState, format_time, utc_now
+from plantstore_tui.core.store.sessions import QUEUED_WHEN_ENDED, SENDING_WHEN_ENDED
+from plantstore_tui.core.text import shorten
+
+OLD_HISTORY = "history.sqlite3"
+OLD_JOURNAL = "import-journal.sqlite3"
+OLD_RECOVERY_DIR = "recovery"
+_RECOVERY_PREFIX, _RECOVERY_SUFFIX = "recovery-", ".json"
+_MAX_RECOVERY_BYTES = 16 * 1024 * 1024
+_UNSETTLED_NOTE = "No outcome recorded: plantstore-tui ended during the send; it may exist already."
+_JOURNAL_NOTE = "Carried over from the import journal, which kept the id only."
+_FILE_STATES = frozenset(("queued", "sending", "rejected", "failed", "unknown", "held"))
+
+
+@dataclass(slots=True)
+class CarryOver:
+    """What was taken in on this open, and the files that could not be read."""
+
+    plants: int = 0
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def previous_release_files(directory: Path) -> list[str]:
+    """The previous release's files in `directory`, by the names the ledger records them under."""
+    names = [name for name in (OLD_HISTORY, OLD_JOURNAL) if (directory / name).is_file()]
+    try:
+        with os.scandir(directory / OLD_RECOVERY_DIR) as entries:
+            names += sorted(
+                f"{OLD_RECOVERY_DIR}/{entry.name}"
+                for entry in entries
+                if entry.name.startswith(_RECOVERY_PREFIX) and entry.name.endswith(_RECOVERY_SUFFIX)
+            )
+    except OSError:
+        pass
+    return names
+
+
+def carry_over_previous_release(db: Database) -> CarryOver:
+    """Take in every file of the previous release not taken before (never changing them)."""
+    report = CarryOver()
+    if db.in_memory:
+        return report
+    directory = db.path.parent
+    found = previous_release_files(directory)
+    if not found:
+        return report
+    with db.read() as connection:
+        done = {row[0] for row in connection.execute("SELECT name FROM carried_over")}
+    waiting = [name for name in found if name not in done]
+    if not waiting:
+        return report
+    with db.write() as connection:
+        # Read again under the write lock: another instance may have taken them meanwhile.
+        done = {row[0] for row in connection.execute("SELECT name FROM carried_over")}
+        waiting = [name for name in waiting if name not in done]
+        for name in waiting:
+            if name.startswith(OLD_RECOVERY_DIR):
+                _take(connection, report, name, _reader(_recovery, connection, directory / name))
+        in_flight = _recovered_in_flight(connection)
+        if OLD_JOURNAL in waiting:
+            _take(
+                connection,
+                report,
+                OLD_JOURNAL,
+                lambda: _journal(connection, directory / OLD_JOURNAL, directory / OLD_HISTORY),
+            )
+        journal_carried = OLD_JOURNAL in waiting or OLD_JOURNAL in done
+        if OLD_HISTORY in waiting:
+            _take(
+                connection,
+                report,
+                OLD_HISTORY,
+                lambda: _history(connection, directory / OLD_HISTORY, journal_carried, in_flight),
+            )
+    return report
+
+
+class _Unreadable(Exception):
+    """Why a file of the previous release cannot be taken in."""
+
+
+def _reader(
+    read: Callable[[sqlite3.Connection, Path], int], connection: sqlite3.Connection, path: Path
+) -> Callable[[], int]:
+    return lambda: read(connection, path)
+
+
+def _take(
+    connection: sqlite3.Connection, report: CarryOver, name: str, read: Callable[[], int]
+) -> None:
+    connection.execute("SAVEPOINT carry")
+    try:
+        plants = read()
+    except (_Unreadable, sqlite3.Error, OSError, UnicodeDecodeError) as exc:
+        connection.execute("ROLLBACK TO carry")
+        connection.execute("RELEASE carry")
+        words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        report.problems.append(f"{name}: cannot be read ({words}); skipped, left as it is")
+        return
+    connection.execute(
+        "INSERT INTO carried_over (name, carried_at, plants) VALUES (?, ?, ?)",
+        (name, format_time(utc_now()), plants),
+    )
+    connection.execute("RELEASE carry")
+    report.plants += plants
+    report.files.append(name)
+
+
+def _open_old(path: Path) -> sqlite3.Connection:
+    # Read-only, so the old file is never changed; a WAL it left behind is still read.
+    uri = path.resolve().as_uri() + "?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=5.0)
+
+
+_INSERT = (
+    "INSERT INTO plants (source, profile, base_url, name_text, id_text, tag_text, plant_id, "
+    "name, tag, body, state, held, dismissed, note, log_ref, batch, line, queued_at, sent_at, "
+    "settled_at, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _settled_state(outcome: str | None, fate: str | None) -> PlantState:
+    if outcome == "created":
+        return PlantState.CREATED
+    if fate == "not created":
+        return PlantState.REJECTED if outcome == "rejected" else PlantState.FAILED
+    return PlantState.UNKNOWN
+
+
+def _history(
+    connection: sqlite3.Connection,
+    path: Path,
+    journal_carried: bool,
+    in_flight: set[tuple[str, int, str]],
+) -> int:
+    old = _open_old(path)
+    try:
+        found = old.execute(
+            "SELECT time, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
+            "outcome, status, response, elapsed_ms, kind, fate, message, plant, error "
+            "FROM sends ORDER BY entry"
+        ).fetchall()
+    finally:
+        old.close()
+    taken = 0
+    for row in found:
+        (time, source, profile, base_url, plant_id, name, tag, body, log_ref, state) = row[:10]
+        outcome, status, response, elapsed_ms, kind, fate, message, plant, error = row[10:]
+        if source == "import" and journal_carried:
+            continue  # the journal's rows stand for these, with their batch and line
+        settled = state == "settled"
+        new_state = _settled_state(outcome, fate) if settled else PlantState.UNKNOWN
+        # The previous release showed a settled send to the operator when it ended; a send it
+        # never settled was never offered again: that one waits for the operator now, unless
+        # a recovery file already brought it back.
+        pending = not settled and source == "tui" and (base_url, plant_id, name) not in in_flight
+        connection.execute(
+            _INSERT,
+            (
+                source,
+                profile,
+                base_url,
+                name,
+                str(plant_id),
+                tag or "",
+                plant_id,
+                name,
+                tag,
+                bytes(body),
+                new_state.value,
+                0,
+                int(not pending),
+                None if settled else _UNSETTLED_NOTE,
+                log_ref,
+                None,
+                None,
+                time,
+                time,
+                time if settled else None,
+                outcome,
+                status,
+                response,
+                elapsed_ms,
+                kind,
+                fate if settled else "unknown",
+                message,
+                plant,
+                error,
+            ),
+        )
+        taken += 1
+    return taken
+
+
+def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> int:
+    names = _import_names(history_path)
+    old = _open_old(path)
+    try:
+        batches = old.execute(
+            "SELECT id, sha256, base_url, profile, file_name, rows, started_at FROM batches "
+            "ORDER BY id"
+        ).fetchall()
+        lines = old.execute(
+            "SELECT batch_id, line, plant_id, state, status, message, updated_at "
+            "FROM batch_rows ORDER BY batch_id, line"
+        ).fetchall()
+    finally:
+        old.close()
+    renumbered: dict[int, tuple[int, str, str | None]] = {}
+    for batch_id, sha256, base_url, profile, file_name, count, started in batches:
+        done = sum(1 for row in lines if row[0] == batch_id and row[3] in ("created", "rejected"))
+        cursor = connection.execute(
+            "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at, "
+            "finished) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (sha256, base_url, profile, file_name, count, _utc(started), int(done >= count)),
+        )
+        assert cursor.lastrowid is not None
+        renumbered[batch_id] = (cursor.lastrowid, base_url, profile)
+    for batch_id, line, plant_id, state, status, message, updated in lines:
+        batch, base_url, profile = renumbered[batch_id]
+        name, tag, body = names.get((base_url, plant_id), ("", None, b"null"))
+        new_state = PlantState.UNKNOWN if state == "sending" else PlantState(state)
+        outcome = {"created": "created", "rejected": "rejected"}.get(state, "failed")
+        when = _utc(updated)
+        note = _JOURNAL_NOTE if body == b"null" else None
+        if state == "sending":
+            note = SENDING_WHEN_ENDED
+        connection.execute(
+            _INSERT,
+            (
+                "import",
+                profile,
+                base_url,
+                name,
+                str(plant_id),
+                tag or "",
+                plant_id,
+                name,
+                tag,
+                body,
+                new_state.value,
+                0,
+                1,
+                note,
+                None,
+                batch,
+                line,
+                when,
+                when,
+                None if state == "sending" else when,
+                None if state == "sending" else outcome,
+                status,
+                None,
+                None,
+                None,
+                {"created": "created", "rejected": "not created", "failed": "not created"}.get(
+                    state, "unknown"
+                ),
+                message or None,
+                None,
+                None,
+            ),
+        )
+    return len(lines)
+
+
+def _import_names(history_path: Path) -> dict[tuple[str, int], tuple[str, str | None, bytes]]:
+    """Name, tag and body of the imported plants the old history kept, by target and id."""
+    if not history_path.is_file():
+        return {}
+    try:
+        old = _open_old(history_path)
+        try:
+            found = old.execute(
+                "SELECT base_url, plant_id, name, tag, body FROM sends WHERE source = 'import' "
+                "ORDER BY entry"
+            ).fetchall()
+        finally:
+            old.close()
+    except sqlite3.Error:
+        return {}
+    return {(url, plant_id): (name, tag, bytes(body)) for url, plant_id, name, tag, body in found}
+
+
+def _utc(text: str) -> str:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise _Unreadable(f"{shorten(repr(text), 40)} is not a time") from None
+    if moment.utcoffset() is None:
+        raise _Unreadable(f"{shorten(repr(text), 40)} has no time zone")
+    return format_time(moment)
+
+
+def _recovered_in_flight(connection: sqlite3.Connection) -> set[tuple[str, int, str]]:
+    found = connection.execute(
+        "SELECT base_url, plant_id, name FROM plants WHERE source = 'tui' AND session IS NULL "
+        "AND note = ?",
+        (SENDING_WHEN_ENDED,),
+    )
+    return {(url, plant_id, name) for url, plant_id, name in found}
+
+
+def _recovery(connection: sqlite3.Connection, path: Path) -> int:
+    from plantstore_tui.core.form import FormErrors
+    from plantstore_tui.core.models import parse_new_plant
+    from plantstore_tui.core.store.records import body_bytes
+
+    plants = _read_recovery(path)
+    for number, item in enumerate(plants, 1):
+        parsed = parse_new_plant(name=item["name"], id=item["id"], tag=item["tag"])
+        if isinstance(parsed, FormErrors):
+            words = "; ".join(parsed.errors.values())
+            raise _Unreadable(f"plant {number} no longer makes a plant: {words}")
+        state = item["state"]
+        held = state in ("queued", "held")
+        new_state = PlantState.QUEUED if held else PlantState(state)
+        note = {"queued": QUEUED_WHEN_ENDED, "sending": SENDING_WHEN_ENDED}.get(
+            state, item["reason"] or None
+        )
+        if state == "sending":
+            new_state = PlantState.UNKNOWN
+        when = _utc(item["queued_at"])
+        connection.execute(
+            _INSERT,
+            (
+                "tui",
+                item["profile"],
+                item["base_url"],
+                item["name"],
+                item["id"],
+                item["tag"],
+                parsed.id,
+                parsed.name,
+                parsed.tag,
+                body_bytes(parsed),
+                new_state.value,
+                int(held),
+                0,
+                note,
+                None,
+                None,
+                None,
+                when,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                "unknown" if new_state is PlantState.UNKNOWN else None,
+                item["reason"] or None,
+                None,
+                None,
+            ),
+        )
+    return len(plants)
+
+
+def _read_recovery(path: Path) -> list[dict[str, Any]]:
+    # O_NONBLOCK: a FIFO named like a recovery file must not hang the start.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise _Unreadable("not a regular file")
+        if status.st_size > _MAX_RECOVERY_BYTES:
+            raise _Unreadable(f"larger than 16 MiB ({status.st_size:,} bytes)")
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(_MAX_RECOVERY_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise _Unreadable(f"not JSON: {shorten(str(exc), 80)}") from None
+    if not isinstance(document, dict) or document.get("format") != "plantstore-tui recovery":
+        raise _Unreadable("not a plantstore-tui recovery file")
+    if document.get("version") != 1:
+        raise _Unreadable(f"version {shorten(repr(document.get('version')), 20)}, not 1")
+    plants = document.get("plants")
+    if not isinstance(plants, list):
+        raise _Unreadable("'plants' is not an array")
+    for number, item in enumerate(plants, 1):
+        _check_plant(item, number)
+    return plants
+
+
+def _check_plant(item: object, number: int) -> None:
+    if not isinstance(item, dict):
+        raise _Unreadable(f"plant {number} is not an object")
+    for key in ("name", "id", "tag", "reason", "base_url", "queued_at", "state"):
+        if not isinstance(item.get(key), str):
+            raise _Unreadable(f"plant {number}'s {key!r} is missing or not a string")
+    if item["state"] not in _FILE_STATES:
+        raise _Unreadable(f"plant {number}'s state {shorten(repr(item['state']), 20)} is unknown")
+    if item.get("profile") is not None and not isinstance(item["profile"], str):
+        raise _Unreadable(f"plant {number}'s 'profile' is not a string")

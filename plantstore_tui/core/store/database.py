@@ -1,0 +1,211 @@
+"""The ledger's file: created race-free by any number of processes, migrated in order, one error.
+
+`plantstore.sqlite3` in the data directory, mode 0600, WAL. Every commit is synchronous=FULL:
+WAL with FULL survives a power cut (NORMAL survives a killed process, not the lost write cache),
+and a plant the screen showed as taken must survive both. Every SQLite or file failure becomes a
+`StoreError` whose words name the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from plantstore_tui.core.config_files import data_dir
+from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+
+LEDGER_FILE = "plantstore.sqlite3"
+# How long a write waits for another instance's write before it fails in words.
+BUSY_TIMEOUT_SECONDS = 5.0
+_PRIVATE_MODE = 0o600
+_MEMORY = Path(":memory:")
+
+
+class StoreError(Exception):
+    """The ledger cannot be opened, read or written; the message names the file and why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def ledger_path() -> Path:
+    """`plantstore.sqlite3` in the user data directory (`PLANTSTORE_DATA_DIR` if set)."""
+    return data_dir() / LEDGER_FILE
+
+
+class Database:
+    """One connection to the ledger, shared by the threads of one process under a lock."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, *, readonly: bool) -> None:
+        self.path = path
+        self.readonly = readonly
+        self._connection = connection
+        self._lock = threading.RLock()
+
+    @property
+    def in_memory(self) -> bool:
+        """True for a ledger kept in memory only (the file could not be used)."""
+        return self.path == _MEMORY
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction that holds the file's write lock from its start (BEGIN IMMEDIATE)."""
+        with self._lock:
+            connection = self._connection
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(self.path, reason(exc)) from None
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(self.path, reason(exc)) from None
+                raise
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for queries (each statement sees one snapshot)."""
+        with self._lock:
+            try:
+                yield self._connection
+            except sqlite3.Error as exc:
+                raise StoreError(self.path, reason(exc)) from None
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._connection.close()
+
+
+def connect(
+    path: Path | None = None, *, readonly: bool = False, timeout: float = BUSY_TIMEOUT_SECONDS
+) -> Database:
+    """Open (and create, and migrate) the ledger at `path` (default `ledger_path()`)."""
+    target = ledger_path() if path is None else path
+    if readonly:
+        return _open_readonly(target, timeout)
+    _create_private(target)
+    try:
+        connection = sqlite3.connect(
+            target, timeout=timeout, check_same_thread=False, isolation_level=None
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(target, reason(exc)) from None
+    try:
+        _prepare(connection, timeout)
+        migrate(connection)
+    except sqlite3.Error as exc:
+        connection.close()
+        raise StoreError(target, reason(exc)) from None
+    except _NewerSchema as exc:
+        connection.close()
+        raise StoreError(target, str(exc)) from None
+    return Database(target, connection, readonly=False)
+
+
+def connect_in_memory() -> Database:
+    """A ledger that lives as long as this process: for a run whose file cannot be used."""
+    connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    migrate(connection)
+    return Database(_MEMORY, connection, readonly=False)
+
+
+class _NewerSchema(Exception):
+    """The file was written by a newer release."""
+
+
+def _open_readonly(path: Path, timeout: float) -> Database:
+    if not path.exists():
+        raise StoreError(path, "there is no ledger yet")
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        connection = sqlite3.connect(
+            uri, uri=True, timeout=timeout, check_same_thread=False, isolation_level=None
+        )
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise StoreError(path, reason(exc)) from None
+    if version != SCHEMA_VERSION:
+        connection.close()
+        newer = version > SCHEMA_VERSION
+        words = "a newer" if newer else "an older"
+        raise StoreError(path, f"has {words} schema ({version}); open it once writable")
+    return Database(path, connection, readonly=True)
+
+
+def _create_private(path: Path) -> None:
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Created 0600 before SQLite opens it (SQLite gives its -wal and -shm files the same
+        # mode). No O_EXCL: any number of processes may be creating it at the same moment.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _PRIVATE_MODE)
+    except OSError as exc:
+        raise StoreError(path, f"cannot be opened ({exc.strerror})") from None
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, _PRIVATE_MODE)
+    except OSError:
+        pass  # not ours to change (another user's file we may write): leave its mode be
+    finally:
+        os.close(fd)
+
+
+def _prepare(connection: sqlite3.Connection, timeout: float) -> None:
+    connection.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    # Deleted rows are overwritten, not left in free pages (`history clear` means it).
+    connection.execute("PRAGMA secure_delete = ON")
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise _NewerSchema(
+            f"written by a newer plantstore-tui (schema {version}; this one knows "
+            f"{SCHEMA_VERSION}: {MIGRATIONS[-1].name}); it is left as it is"
+        )
+    if _wal_mode(connection, timeout) != "wal":
+        raise sqlite3.OperationalError("cannot be put in WAL mode")
+    connection.execute("PRAGMA synchronous = FULL")
+    connection.execute("PRAGMA foreign_keys = ON")
+
+
+def _wal_mode(connection: sqlite3.Connection, timeout: float) -> str:
+    """Put the file in WAL mode; its journal mode after."""
+    # Several instances opening a new file at once: the switch to WAL needs the file to itself,
+    # and SQLite says "locked" at once instead of waiting for the other to finish its switch.
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return str(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def reason(exc: sqlite3.Error) -> str:
+    """An SQLite failure in an operator's words."""
+    name = getattr(exc, "sqlite_errorname", "")
+    match name:
+        case "SQLITE_BUSY" | "SQLITE_LOCKED" | "SQLITE_BUSY_SNAPSHOT":
+            return "locked by another program for too long"
+        case "SQLITE_READONLY" | "SQLITE_READONLY_DBMOVED" | "SQLITE_READONLY_DIRECTORY":
+            return "cannot be written (read-only)"
+        case "SQLITE_NOTADB" | "SQLITE_CORRUPT":
+            return "is not a plantstore-tui ledger (corrupt?); it is left as it is"
+        case "SQLITE_CANTOPEN":
+            return "cannot be opened"
+        case "SQLITE_FULL":
+            return "the disk is full"
+        case "SQLITE_IOERR" | "SQLITE_IOERR_WRITE" | "SQLITE_IOERR_FSYNC":
+            return f"cannot be written (input/output error: {exc})"
+    return f"{exc} (left as it is)"

@@ -1,0 +1,385 @@
+"""`Ledger`: every plant a front end took, from queued to its fate, and the views of it.
+
+The send queue is this instance's queued rows; needs attention is a query (rejected, failed,
+unknown or held, not dismissed, of this instance or of one that is gone); the history is the
+whole table; an import batch is its rows (`Batches`). Every method raises `StoreError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from plantstore_tui.core.store import rows
+from plantstore_tui.core.store.database import (
+    Database,
+    StoreError,
+    connect,
+    connect_in_memory,
+    ledger_path,
+)
+from plantstore_tui.core.store.records import (
+    COLUMNS,
+    HistoryEntry,
+    HistoryFilter,
+    PlantState,
+    entry_from_row,
+    format_time,
+)
+from plantstore_tui.core.store.sessions import Session, end_session, start_session, sweep
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.store.batches import Batches
+    from plantstore_tui.core.store.carry_over import CarryOver
+
+DEFAULT_LIMIT = 100_000
+# What stands where a server echoed the token back.
+REDACTED = "[token]"
+# How often (in rows taken) a long run trims the ledger to its limit.
+_PRUNE_EVERY = 1_000
+# A row somebody still has to deal with: never cleared, never pruned.
+_PROTECTED = (
+    "(state IN ('queued', 'sending') OR (source = 'tui' AND dismissed = 0 AND state != 'created') "
+    "OR (batch IS NOT NULL AND batch NOT IN (SELECT id FROM batches WHERE finished = 1)))"
+)
+_ATTENTION = (
+    "dismissed = 0 AND source = 'tui' AND state != 'created' "
+    "AND (state IN ('rejected', 'failed', 'unknown') OR held = 1)"
+)
+
+
+class Ledger:
+    """The open ledger of one instance: its session, its plants, and every view of them.
+
+    Safe to use from several threads of one process (the TUI settles sends in a worker thread).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        session: Session | None,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        problem: str | None = None,
+    ) -> None:
+        self.db = db
+        self.session = session
+        self.limit = limit
+        self.problem = problem
+        """Why this ledger is kept in memory only (its file could not be used), else None."""
+        self.handed_over = 0
+        """Plants of instances that had ended, handed to the operator when this one opened."""
+        self.carried: CarryOver | None = None
+        """What the previous release left, taken in when this one opened."""
+        self._taken = 0
+
+    @property
+    def path(self) -> Path:
+        """The file (or `:memory:`)."""
+        return self.db.path
+
+    @property
+    def session_id(self) -> int | None:
+        """This instance's session, if it has one (a reader has none)."""
+        return None if self.session is None else self.session.id
+
+    @property
+    def batches(self) -> Batches:
+        """The import batches kept in this ledger."""
+        from plantstore_tui.core.store.batches import Batches
+
+        return Batches(self)
+
+    def close(self) -> None:
+        """End this instance's session (what it left unsettled waits for the operator)."""
+        session, self.session = self.session, None
+        if session is not None:
+            end_session(self.db, session)
+        self.db.close()
+
+    # Writing ----------------------------------------------------------------------------------
+
+    def take(self, row: rows.NewRow) -> int:
+        """Write a plant this instance took (committed, durably, before this returns)."""
+        with self.db.write() as connection:
+            entry = rows.insert(connection, row, self.session_id)
+        self._taken += 1
+        if self._taken % _PRUNE_EVERY == 0:
+            self.prune()
+        return entry
+
+    def sending(self, entry: int) -> None:
+        """Its request is about to go out (committed before it does)."""
+        with self.db.write() as connection:
+            rows.mark_sending(connection, entry)
+
+    def settle(self, entry: int, outcome: Outcome, *, redact: rows.Redact = str) -> PlantState:
+        """How its send ended; a row kept only until settled goes once nobody needs it."""
+        with self.db.write() as connection:
+            state = rows.settle(connection, entry, outcome, redact)
+            connection.execute(
+                "DELETE FROM plants WHERE entry = ? AND keep = 0 AND batch IS NULL "
+                "AND (source != 'tui' OR state = 'created')",
+                (entry,),
+            )
+        return state
+
+    def hold(self, entries: Iterable[int], note: str) -> None:
+        """Put queued plants aside: never sent until the operator loads them into the form."""
+        with self.db.write() as connection:
+            connection.executemany(
+                "UPDATE plants SET held = 1, note = ? WHERE entry = ? AND state = 'queued'",
+                [(note, entry) for entry in entries],
+            )
+
+    def retarget(self, entries: Iterable[int], base_url: str, profile: str | None) -> None:
+        """Plants taken before their target was resolved: where they go, once it is."""
+        with self.db.write() as connection:
+            connection.executemany(
+                "UPDATE plants SET base_url = ?, profile = ? WHERE entry = ? AND state = 'queued'",
+                [(base_url, profile, entry) for entry in entries],
+            )
+
+    def keep_settled(self, entries: Iterable[int], keep: bool) -> None:
+        """Whether these plants stay in the history once settled (the profile's history switch)."""
+        with self.db.write() as connection:
+            connection.executemany(
+                "UPDATE plants SET keep = ? WHERE entry = ?",
+                [(int(keep), entry) for entry in entries],
+            )
+
+    def for_target(self, token: SecretStr | None) -> TargetLedger:
+        """This ledger as one target's sends write it."""
+        return TargetLedger(self, token)
+
+    def release(self, entry: int, note: str) -> bool:
+        """The operator dealt with it (dismissed, or loaded into the form); False if another
+        instance already had."""
+        with self.db.write() as connection:
+            taken = connection.execute(
+                "UPDATE plants SET dismissed = 1, note = ? WHERE entry = ? AND dismissed = 0",
+                (note, entry),
+            ).rowcount
+            connection.execute("DELETE FROM plants WHERE entry = ? AND keep = 0", (entry,))
+        return taken == 1
+
+    def release_all(self, entries: Iterable[int], note: str) -> None:
+        """Dismiss several plants at once (quit and drop them)."""
+        for entry in entries:
+            self.release(entry, note)
+
+    def prune(self) -> int:
+        """Trim the oldest rows past the limit (never a row somebody has to deal with)."""
+        with self.db.write() as connection:
+            return connection.execute(
+                f"DELETE FROM plants WHERE entry <= (SELECT max(entry) FROM plants) - ? "  # noqa: S608
+                f"AND NOT {_PROTECTED}",
+                (self.limit,),
+            ).rowcount
+
+    def clear(self, *, profile: str | None = None, before: datetime | None = None) -> int:
+        """Delete rows (of one profile, older than a moment, or all), never one somebody still
+        has to deal with; how many."""
+        clauses, values = [f"NOT {_PROTECTED}"], list[Any]()
+        if profile is not None:
+            clauses.append("profile = ?")
+            values.append(profile)
+        if before is not None:
+            clauses.append("queued_at < ?")
+            values.append(format_time(before))
+        with self.db.write() as connection:
+            condition = " AND ".join(clauses)
+            cursor = connection.execute(f"DELETE FROM plants WHERE {condition}", values)  # noqa: S608
+            return cursor.rowcount
+
+    # Views ------------------------------------------------------------------------------------
+
+    def attention(self) -> list[HistoryEntry]:
+        """Needs attention: this instance's plants (and those of instances that are gone) that
+        did not go through or were held, not dismissed, oldest first."""
+        return self._select(
+            f"{_ATTENTION} AND (session IS NULL OR session = ?) ORDER BY entry",
+            (self.session_id,),
+        )
+
+    def attention_count(self) -> int:
+        """How many plants need attention here."""
+        with self.db.read() as connection:
+            found: int = connection.execute(
+                f"SELECT count(*) FROM plants WHERE {_ATTENTION} "  # noqa: S608
+                "AND (session IS NULL OR session = ?)",
+                (self.session_id,),
+            ).fetchone()[0]
+        return found
+
+    def pending(self) -> list[HistoryEntry]:
+        """Every plant typed into a TUI that waits for an operator or is still on its way,
+        oldest first (with no TUI running: exactly what the next one shows in needs attention)."""
+        return self._select(
+            "dismissed = 0 AND source = 'tui' AND state != 'created' ORDER BY entry", ()
+        )
+
+    def open_rows(self) -> list[HistoryEntry]:
+        """This instance's plants still queued (not held) or in flight, in the order taken."""
+        return self._select(
+            "session = ? AND dismissed = 0 AND held = 0 AND state IN ('queued', 'sending') "
+            "ORDER BY entry",
+            (self.session_id,),
+        )
+
+    def last_created_id(self, base_url: str) -> int | None:
+        """The id of the plant most recently created on this target, if any."""
+        with self.db.read() as connection:
+            row = connection.execute(
+                "SELECT plant_id FROM plants WHERE base_url = ? AND state = 'created' "
+                "ORDER BY entry DESC LIMIT 1",
+                (base_url,),
+            ).fetchone()
+        return None if row is None else int(row[0])
+
+    def sent_before(self, base_url: str, plant_id: int) -> list[HistoryEntry]:
+        """Earlier sends of this id to this base URL that created it or may have, newest first."""
+        return self._select(
+            "base_url = ? AND plant_id = ? AND state IN ('created', 'unknown', 'sending') "
+            "ORDER BY entry DESC LIMIT 5",
+            (base_url, plant_id),
+        )
+
+    def query(
+        self, where: HistoryFilter | None = None, *, limit: int | None = None, offset: int = 0
+    ) -> list[HistoryEntry]:
+        """Matching rows, newest first."""
+        condition, values = (where or HistoryFilter()).where()
+        suffix = " ORDER BY entry DESC"
+        if limit is not None:
+            suffix += " LIMIT ? OFFSET ?"
+            values = [*values, limit, offset]
+        return self._select(condition + suffix, values)
+
+    def count(self, where: HistoryFilter | None = None) -> int:
+        """How many rows match."""
+        condition, values = (where or HistoryFilter()).where()
+        with self.db.read() as connection:
+            found: int = connection.execute(
+                f"SELECT count(*) FROM plants WHERE {condition}",  # noqa: S608 (constant SQL)
+                values,
+            ).fetchone()[0]
+        return found
+
+    def get(self, entry: int) -> HistoryEntry | None:
+        """One row by its entry number."""
+        found = self._select("entry = ?", (entry,))
+        return found[0] if found else None
+
+    def profiles(self) -> list[str]:
+        """The profile names that appear in the ledger."""
+        with self.db.read() as connection:
+            rows_ = connection.execute(
+                "SELECT DISTINCT profile FROM plants WHERE profile IS NOT NULL ORDER BY profile"
+            )
+            return [row[0] for row in rows_]
+
+    def _select(self, condition: str, values: Iterable[Any]) -> list[HistoryEntry]:
+        # Every caller passes constant SQL; every value is a bound parameter.
+        sql = f"SELECT {COLUMNS} FROM plants WHERE {condition}"  # noqa: S608
+        with self.db.read() as connection:
+            return [entry_from_row(row) for row in connection.execute(sql, tuple(values))]
+
+
+class TargetLedger:
+    """The ledger as the sends to one target write it: a server that echoed the token back has
+    it taken out of every text kept."""
+
+    def __init__(self, ledger: Ledger, token: SecretStr | None) -> None:
+        self.ledger = ledger
+        self._token = token
+
+    def redact(self, text: str) -> str:
+        """`text` without the token."""
+        secret = None if self._token is None else self._token.get_secret_value()
+        return text.replace(secret, REDACTED) if secret else text
+
+    def sending(self, entry: int) -> None:
+        """Its request is about to go out."""
+        self.ledger.sending(entry)
+
+    def settle(self, entry: int, outcome: Outcome) -> PlantState:
+        """How its send ended."""
+        return self.ledger.settle(entry, outcome, redact=self.redact)
+
+    def hold(self, entries: list[int], note: str) -> None:
+        """Put queued plants aside."""
+        self.ledger.hold(entries, note)
+
+
+def open_ledger(
+    program: str,
+    *,
+    path: Path | None = None,
+    limit: int = DEFAULT_LIMIT,
+    memory_if_unusable: bool = False,
+    carry_over: bool = True,
+) -> Ledger:
+    """Open the ledger for an instance of `program` (tui, add, import, check): the file created
+    and migrated, the previous release's files carried over, the plants of ended instances
+    handed to the operator, this instance's session started.
+
+    With `memory_if_unusable`, a file that cannot be used gives a ledger in memory whose
+    `problem` says why (a send must not be refused for it); otherwise `StoreError`.
+    """
+    target = ledger_path() if path is None else path
+    try:
+        db = connect(target)
+    except StoreError as exc:
+        if not memory_if_unusable:
+            raise
+        memory = connect_in_memory()
+        return Ledger(memory, start_session(memory, program), limit=limit, problem=str(exc))
+    from plantstore_tui.core.store.carry_over import carry_over_previous_release
+
+    try:
+        carried = carry_over_previous_release(db) if carry_over else None
+        handed = sweep(db)
+        session = start_session(db, program)
+    except StoreError:
+        db.close()
+        raise
+    ledger = Ledger(db, session, limit=limit)
+    ledger.handed_over, ledger.carried = handed, carried
+    ledger.prune()
+    return ledger
+
+
+def open_for_reading(path: Path | None = None) -> Ledger | None:
+    """The ledger to list and show, or None when there is none yet; `StoreError` if unusable.
+
+    A file this user may read but not write (or a read-only disk) can still be listed.
+    """
+    target = ledger_path() if path is None else path
+    if not target.exists():
+        from plantstore_tui.core.store.carry_over import previous_release_files
+
+        if not previous_release_files(target.parent):
+            return None
+    try:
+        db = connect(target)
+    except StoreError as exc:
+        try:
+            db = connect(target, readonly=True)
+        except StoreError:
+            raise exc from None
+        return Ledger(db, None)
+    try:
+        from plantstore_tui.core.store.carry_over import carry_over_previous_release
+
+        carry_over_previous_release(db)
+        sweep(db)
+    except StoreError:
+        db.close()
+        raise
+    return Ledger(db, None)

@@ -1,0 +1,286 @@
+"""What the ledger keeps of one plant (`HistoryEntry`), its one state enum, how rows are picked
+(`HistoryFilter`), and the exact bytes and times it records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from plantstore_tui.core.form import FormTexts
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.outcome import Outcome
+
+# Fixed width in UTC, so times compare as text in SQL (--since, clear --before).
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+OUTCOMES = ("created", "rejected", "failed")
+_RETRY_STATUSES = frozenset({429, 503})
+
+
+class PlantState(StrEnum):
+    """Where a plant stands, from the moment a front end took it."""
+
+    QUEUED = "queued"
+    """Taken, not yet sent."""
+    SENDING = "sending"
+    """The request is on its way; its fate is not known yet."""
+    CREATED = "created"
+    """The server created it."""
+    REJECTED = "rejected"
+    """The server refused it (it was not created)."""
+    FAILED = "failed"
+    """No usable answer, and it was not created: safe to send again."""
+    UNKNOWN = "unknown"
+    """It may or may not be in the store."""
+
+
+# A plant in one of these states did not go through (or may not have).
+ATTENTION_STATES = frozenset({PlantState.REJECTED, PlantState.FAILED, PlantState.UNKNOWN})
+# Not settled yet: still somebody's to send.
+OPEN_STATES = frozenset({PlantState.QUEUED, PlantState.SENDING})
+
+
+class Source(StrEnum):
+    """Which front end took the plant."""
+
+    TUI = "tui"
+    ADD = "add"
+    IMPORT = "import"
+    CHECK = "check"
+
+
+def state_of(outcome: Outcome) -> PlantState:
+    """The state an outcome leaves a plant in (one rule for every front end)."""
+    from plantstore_tui.core.outcome import Created, PlantFate, Rejected
+
+    if isinstance(outcome, Created):
+        return PlantState.CREATED
+    if isinstance(outcome, Rejected):
+        if outcome.status in _RETRY_STATUSES and outcome.retry_after is not None:
+            # With a Retry-After the server says it did not process the request.
+            return PlantState.FAILED
+        return PlantState.REJECTED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
+    return PlantState.FAILED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
+
+
+def body_bytes(plant: NewPlant) -> bytes:
+    """The exact JSON body the client sends for `plant` (httpx's own encoding of `json=`)."""
+    return json.dumps(
+        plant.to_body(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+
+
+def utc_now() -> datetime:
+    """Now, in UTC (the ledger's clock; shown in local time)."""
+    return datetime.now(UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """A fixed-width UTC timestamp that sorts as text."""
+    return moment.astimezone(UTC).strftime(_TIME_FORMAT)
+
+
+def parse_time(text: str) -> datetime:
+    """A timestamp written by `format_time`."""
+    return datetime.strptime(text, _TIME_FORMAT).replace(tzinfo=UTC)
+
+
+# A row taken and never settled, whose words were never written.
+INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended during the send"
+# The columns `entry_from_row` reads, in its order.
+COLUMNS = (
+    "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
+    "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
+    "note, name_text, id_text, tag_text, batch, line, session"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryEntry:
+    """One plant as the ledger keeps it; `outcome` is None until it is settled."""
+
+    entry: int
+    time: datetime
+    source: str
+    profile: str | None
+    base_url: str
+    plant_id: int
+    name: str
+    tag: str | None
+    body: bytes
+    log_ref: str | None
+    state: PlantState
+    outcome: str | None
+    status: int | None
+    response: str | None
+    elapsed_ms: float | None
+    kind: str | None
+    fate: str
+    message: str
+    plant: Any
+    error: Any
+    held: bool = False
+    dismissed: bool = False
+    note: str | None = None
+    texts: FormTexts | None = None
+    batch: int | None = None
+    line: int | None = None
+    session: int | None = None
+
+    @property
+    def settled(self) -> bool:
+        """True once the send ended (whatever its outcome)."""
+        return self.state not in OPEN_STATES
+
+    @property
+    def needs_attention(self) -> bool:
+        """True when the plant did not go through (or may not have), or was held back."""
+        return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
+
+    @property
+    def typed(self) -> FormTexts:
+        """The fields exactly as typed (for rows without them, as sent)."""
+        if self.texts is not None:
+            return self.texts
+        return FormTexts(name=self.name, id=str(self.plant_id), tag=self.tag or "")
+
+    @property
+    def url(self) -> str:
+        """Where it was (or is to be) posted."""
+        return f"{self.base_url}/plants"
+
+    def sent(self) -> Any:
+        """The body sent, parsed."""
+        return json.loads(self.body)
+
+    def to_json(self) -> dict[str, Any]:
+        """The keys of `add --json`, plus entry, time, source, profile, base_url and state."""
+        return {
+            "entry": self.entry,
+            "time": format_time(self.time),
+            "source": self.source,
+            "profile": self.profile,
+            "base_url": self.base_url,
+            "state": self.state.value,
+            "held": self.held,
+            "dismissed": self.dismissed,
+            "outcome": self.outcome,
+            "status": self.status,
+            "elapsed_ms": self.elapsed_ms,
+            "sent": self.sent(),
+            "plant": self.plant,
+            "error": self.error,
+            "kind": self.kind,
+            "message": self.message,
+            "fate": self.fate,
+            "note": self.note,
+            "batch": self.batch,
+            "line": self.line,
+            # Not kept: judging an answer needs its Content-Type, which the ledger does not hold.
+            "off_spec": None,
+        }
+
+
+def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
+    """A row of `COLUMNS`."""
+    (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
+    (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
+    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session) = row[20:]
+    return HistoryEntry(
+        entry=entry,
+        time=parse_time(queued_at),
+        source=source,
+        profile=profile,
+        base_url=base_url,
+        plant_id=plant_id,
+        name=name,
+        tag=tag,
+        body=bytes(body),
+        log_ref=log_ref,
+        state=PlantState(state),
+        outcome=outcome,
+        status=status,
+        response=response,
+        elapsed_ms=elapsed_ms,
+        kind=kind,
+        fate=fate or "unknown",
+        message=message if message is not None else (note or _open_words(state)),
+        plant=None if plant is None else json.loads(plant),
+        error=None if error is None else json.loads(error),
+        held=bool(held),
+        dismissed=bool(dismissed),
+        note=note,
+        texts=FormTexts(name=name_text, id=id_text, tag=tag_text),
+        batch=batch,
+        line=line,
+        session=session,
+    )
+
+
+def outcome_words(entry: HistoryEntry) -> str:
+    """Where a row stands, in the words every history view shows (CLI and TUI alike)."""
+    if entry.held and entry.state is PlantState.QUEUED:
+        return "held (not sent)"
+    if entry.outcome is None:
+        return {PlantState.QUEUED: "queued", PlantState.SENDING: "sending"}.get(
+            entry.state, "unknown (no outcome)"
+        )
+    if entry.outcome == "failed":
+        return f"failed: {entry.kind} ({entry.fate})"
+    if entry.state is PlantState.UNKNOWN:
+        return f"{entry.outcome} (fate unknown)"
+    return entry.outcome
+
+
+def _open_words(state: str) -> str:
+    if state == PlantState.QUEUED:
+        return "Queued: not sent yet"
+    return INTERRUPTED
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryFilter:
+    """Which rows to list: every field left None matches all."""
+
+    profile: str | None = None
+    base_url: str | None = None
+    entry: int | None = None
+    plant_id: int | None = None
+    outcome: str | None = None
+    state: PlantState | None = None
+    since: datetime | None = None
+    text: str | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition and its parameters."""
+        clauses: list[str] = []
+        values: list[Any] = []
+        for column, value in (
+            ("profile", self.profile),
+            ("base_url", self.base_url),
+            ("entry", self.entry),
+            ("plant_id", self.plant_id),
+            ("outcome", self.outcome),
+            ("state", None if self.state is None else self.state.value),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                values.append(value)
+        if self.since is not None:
+            clauses.append("queued_at >= ?")
+            values.append(format_time(self.since))
+        if self.text:
+            # Plain substring search: % and _ typed by the operator match themselves.
+            pattern = "%" + self.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            pattern += "%"
+            clauses.append(
+                "(name LIKE ? ESCAPE '\\' OR tag LIKE ? ESCAPE '\\' OR CAST(plant_id AS TEXT) "
+                "LIKE ? ESCAPE '\\' OR message LIKE ? ESCAPE '\\')"
+            )
+            values.extend([pattern] * 4)
+        return (" AND ".join(clauses) or "1"), values

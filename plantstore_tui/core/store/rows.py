@@ -1,0 +1,113 @@
+"""The statements that write a plant's row, shared by single sends and import windows."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.store.records import PlantState, body_bytes, format_time, state_of, utc_now
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.outcome import Outcome
+
+Redact = Callable[[str], str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewRow:
+    """A plant a front end takes: what is written before anything is acknowledged or sent."""
+
+    source: str
+    texts: FormTexts
+    plant: NewPlant
+    base_url: str
+    profile: str | None
+    state: PlantState = PlantState.QUEUED
+    keep: bool = True
+    held: bool = False
+    note: str | None = None
+    log_ref: str | None = None
+    batch: int | None = None
+    line: int | None = None
+    at: datetime | None = None
+
+
+def insert(db: sqlite3.Connection, row: NewRow, session: int | None) -> int:
+    """Write one new row; its entry number."""
+    now = format_time(row.at or utc_now())
+    cursor = db.execute(
+        "INSERT INTO plants (session, source, profile, base_url, name_text, id_text, tag_text, "
+        "plant_id, name, tag, body, state, held, keep, note, log_ref, batch, line, queued_at, "
+        "sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            session,
+            row.source,
+            row.profile,
+            row.base_url,
+            row.texts.name,
+            row.texts.id,
+            row.texts.tag,
+            row.plant.id,
+            row.plant.name,
+            row.plant.tag,
+            body_bytes(row.plant),
+            row.state.value,
+            int(row.held),
+            int(row.keep),
+            row.note,
+            row.log_ref,
+            row.batch,
+            row.line,
+            now,
+            now if row.state is PlantState.SENDING else None,
+        ),
+    )
+    entry = cursor.lastrowid
+    assert entry is not None
+    return entry
+
+
+def mark_sending(db: sqlite3.Connection, entry: int) -> None:
+    """The request is about to go out."""
+    db.execute(
+        "UPDATE plants SET state = 'sending', sent_at = ? WHERE entry = ?",
+        (format_time(utc_now()), entry),
+    )
+
+
+def settle(db: sqlite3.Connection, entry: int, outcome: Outcome, redact: Redact) -> PlantState:
+    """Write how the send ended; `redact` takes out of every text what must not be kept."""
+    from plantstore_tui.core.outcome import Created, Rejected, outcome_to_json
+
+    answer = outcome_to_json(outcome)
+    plant = error = None
+    if isinstance(outcome, Created):
+        plant = redact(json.dumps(answer["plant"], ensure_ascii=False))
+    elif isinstance(outcome, Rejected) and answer["error"] is not None:
+        error = redact(json.dumps(answer["error"], ensure_ascii=False))
+    state = state_of(outcome)
+    db.execute(
+        "UPDATE plants SET state = ?, settled_at = ?, outcome = ?, status = ?, response = ?, "
+        "elapsed_ms = ?, kind = ?, fate = ?, message = ?, plant = ?, error = ? WHERE entry = ?",
+        (
+            state.value,
+            format_time(utc_now()),
+            answer["outcome"],
+            answer["status"],
+            redact(outcome.body),
+            answer["elapsed_ms"],
+            answer["kind"],
+            answer["fate"],
+            redact(answer["message"]),
+            plant,
+            error,
+            entry,
+        ),
+    )
+    return state

@@ -1,0 +1,142 @@
+"""The ledger's schema: an ordered list of small named migrations, recorded in the file.
+
+Each migration takes the schema from its position to the next; a released one is never edited.
+`migrate` applies the missing ones under one write lock, so two instances starting on a new file
+do not both create the tables, and records each in the `migrations` table and `user_version`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema."""
+
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _plants_sessions_batches(db: sqlite3.Connection) -> None:
+    # One row per plant handed to a front end, from queued to its fate. `state` is the one
+    # enum (records.PlantState); `held` and `dismissed` are the operator's say; `keep` is 0 for
+    # a profile whose history is off (the row goes once the plant is settled and dealt with).
+    # name_text, id_text and tag_text are the fields exactly as typed.
+    db.execute(
+        """
+        CREATE TABLE plants (
+            entry INTEGER PRIMARY KEY AUTOINCREMENT,
+            session INTEGER,
+            source TEXT NOT NULL,
+            profile TEXT,
+            base_url TEXT NOT NULL,
+            name_text TEXT NOT NULL,
+            id_text TEXT NOT NULL,
+            tag_text TEXT NOT NULL,
+            plant_id INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            tag TEXT,
+            body BLOB NOT NULL,
+            state TEXT NOT NULL CHECK (state IN
+                ('queued', 'sending', 'created', 'rejected', 'failed', 'unknown')),
+            held INTEGER NOT NULL DEFAULT 0,
+            dismissed INTEGER NOT NULL DEFAULT 0,
+            keep INTEGER NOT NULL DEFAULT 1,
+            note TEXT,
+            log_ref TEXT,
+            batch INTEGER,
+            line INTEGER,
+            queued_at TEXT NOT NULL,
+            sent_at TEXT,
+            settled_at TEXT,
+            outcome TEXT,
+            status INTEGER,
+            response TEXT,
+            elapsed_ms REAL,
+            kind TEXT,
+            fate TEXT,
+            message TEXT,
+            plant TEXT,
+            error TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX plants_by_target_and_id ON plants (base_url, plant_id)")
+    db.execute("CREATE INDEX plants_by_profile ON plants (profile, entry)")
+    db.execute("CREATE INDEX plants_by_batch ON plants (batch, line) WHERE batch IS NOT NULL")
+    # Small: only the rows somebody still has to deal with.
+    db.execute(
+        "CREATE INDEX plants_open ON plants (session, state) "
+        "WHERE dismissed = 0 AND state != 'created'"
+    )
+    db.execute(
+        """
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            lock_name TEXT NOT NULL UNIQUE,
+            pid INTEGER NOT NULL,
+            program TEXT NOT NULL,
+            started_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE batches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            sha256 TEXT NOT NULL,
+            base_url TEXT NOT NULL,
+            profile TEXT,
+            file_name TEXT NOT NULL,
+            rows INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            finished INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    db.execute("CREATE INDEX batches_by_file ON batches (sha256, base_url)")
+    # The previous release's files taken in, so a second start does not take them twice.
+    db.execute(
+        """
+        CREATE TABLE carried_over (
+            name TEXT PRIMARY KEY,
+            carried_at TEXT NOT NULL,
+            plants INTEGER NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("plants, sessions, batches", _plants_sessions_batches),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Apply every migration the file lacks, in order, in one transaction."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Read again under the lock: another instance may have migrated meanwhile.
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS migrations "
+            "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        for number, migration in enumerate(MIGRATIONS[version:], version + 1):
+            migration.apply(db)
+            db.execute(
+                "INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (number, migration.name, datetime.now(UTC).isoformat()),
+            )
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
