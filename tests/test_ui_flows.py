@@ -36,6 +36,7 @@ from textual.command import CommandPalette
 
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.store import PlantState
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
@@ -157,16 +158,16 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         # The form was handed over for the next plant; the rejected one waits, fields intact.
         assert screen.form.texts().name == ""
         assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
-        [waiting] = screen.ledger.attention()
-        assert (waiting.texts.name, waiting.texts.id, waiting.texts.tag) == ("Ivy", "5", "shade")
+        [waiting] = screen.ledger().attention()
+        assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
 
         await pilot.press("f4")
         await pilot.pause()
         await pilot.press("enter")  # load the highlighted (only) plant into the form
         await pilot.pause()
-        assert screen.form.texts() == waiting.texts
+        assert screen.form.texts() == waiting.typed
         assert app.focused is screen.form.field_input("name")
-        assert screen.ledger.attention() == []
+        assert screen.ledger().attention() == []
         assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
         assert "ready" in str(screen.status.query_one("#status-state").render())
 
@@ -200,7 +201,7 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         state = screen.status.query_one("#status-state")
         assert state.has_class("-problem")
         assert "1 needs attention (F4)" in str(state.render())
-        assert [plant.texts.name for plant in screen.ledger.attention()] == ["Fern"]
+        assert [plant.typed.name for plant in screen.ledger().attention()] == ["Fern"]
 
 
 def _first_hangs(arrived: asyncio.Event) -> Any:
@@ -256,21 +257,21 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             assert "The plant may or may not have been created." in first
             assert "(it may exist already)" in first
             second = screen.log_panel.entries[1].text().plain
-            attention = screen.ledger.attention()
+            attention = screen.ledger().attention()
             if hold:
                 assert len(server.requests) == 1
                 assert "Not sent: held when the queue was stopped (Esc)." in second
-                assert [plant.texts.name for plant in attention] == ["Fern", "Aloe"]
+                assert [plant.typed.name for plant in attention] == ["Fern", "Aloe"]
                 assert "2 need attention (F4)" in _state_words(screen)
             else:
                 assert [request.json()["name"] for request in server.requests] == ["Fern", "Aloe"]
                 assert server.requests[1].json() == {"id": 4, "name": "Aloe", "tag": "sun"}
                 assert "Created plant 4 (Aloe)" in second
-                assert [plant.texts.name for plant in attention] == ["Fern"]
+                assert [plant.typed.name for plant in attention] == ["Fern"]
                 assert "1 needs attention (F4)" in _state_words(screen)
             # The fields of the cancelled plant are kept, exactly as typed.
             assert attention[0].texts == FormTexts(name="Fern", id="3", tag="shade")
-            assert attention[0].fate_unknown
+            assert attention[0].state is PlantState.UNKNOWN
 
 
 @pytest.mark.parametrize("status", [400, 200])
@@ -409,12 +410,13 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         screen = app.screen
         assert isinstance(screen, SendScreen)
         await pilot.pause()
-        assert "starting" in str(screen.status.query_one("#status-state").render())
+        state = str(screen.status.query_one("#status-state").render())
+        assert state in ("starting…", "connecting…")
         await fill(pilot, screen, name="Early", id="11")
         await pilot.press("ctrl+s")
         await pilot.pause()
         # Handed over and waiting for the client: its entry says so, the form is free.
-        assert screen.ledger.counts() == (1, 0, 0)
+        assert screen.counts() == (1, 0, 0)
         assert "queued" in screen.log_panel.entries[0].text().plain
         assert screen.form.texts().name == ""
         gate.set()

@@ -8,7 +8,6 @@ arrived, from its own database (the reference server) or its own record (the mis
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -32,8 +31,7 @@ from textual import events
 from textual.app import App
 
 from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.recovery import find_recovery_files, recovery_dir
-from plantstore_tui.core.send_queue import SendState
+from plantstore_tui.core.store import PlantState, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to
@@ -122,7 +120,7 @@ async def test_records_in_one_burst_arrive_whole_and_in_order(
         expected = expected_rows(RECORDS)
         stored = stored_plants(slow_server.db_path)
         assert stored == expected, describe_arrival(expected, stored)
-        assert screen.ledger.attention() == []
+        assert screen.ledger().attention() == []
         assert screen.form.texts() == FormTexts(name="", id="708", tag="")
         assert app.focused is screen.form.field_input("name")
 
@@ -160,10 +158,10 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         screen = await drained(app, pilot, len(records))
         good = [record for record in records if record[0] != "Again"]
         assert stored_plants(reference_server.db_path) == expected_rows(good)
-        [waiting] = screen.ledger.attention()
-        assert waiting.state is SendState.REJECTED
-        assert waiting.texts == FormTexts(name="Again", id="801", tag="dup")
-        assert "A plant with id 801 already exists" in waiting.reason
+        [waiting] = screen.ledger().attention()
+        assert waiting.state is PlantState.REJECTED
+        assert waiting.typed == FormTexts(name="Again", id="801", tag="dup")
+        assert "A plant with id 801 already exists" in waiting.message
         assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
 
         await pilot.press("f4")
@@ -172,7 +170,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         await pilot.press("delete")
         await pilot.pause()
         assert app.screen is screen
-        assert screen.ledger.attention() == []
+        assert screen.ledger().attention() == []
         assert "Dismissed at 09:30:15." in screen.log_panel.entries[2].text().plain
 
 
@@ -199,9 +197,8 @@ async def test_a_dropped_connection_in_a_burst_is_fate_unknown_and_offered_with_
                 "Lost",
                 "Also kept",
             ]
-            [unknown] = screen.ledger.attention()
-            assert unknown.state is SendState.UNKNOWN
-            assert unknown.fate_unknown
+            [unknown] = screen.ledger().attention()
+            assert unknown.state is PlantState.UNKNOWN
             assert "(it may exist already)" in screen.log_panel.entries[1].text().plain
 
             await pilot.press("f4")
@@ -239,7 +236,8 @@ async def test_an_invalid_submit_is_never_queued_and_keeps_the_form(
         burst(app, [*"Fern", "tab", *"12a", "tab", *"x", "enter"])
         await settled(app, pilot)
         assert screen.log_panel.entries == []
-        assert len(screen.ledger) == 0
+        assert screen.unsettled() == []
+        assert screen.ledger().query() == []
         assert screen.form.texts() == FormTexts(name="Fern", id="12a", tag="x")
         assert app.focused is screen.form.field_input("id")
 
@@ -284,7 +282,7 @@ async def _one_plant_needing_attention(app: PlantStoreApp, pilot: Any) -> SendSc
     await pilot.press("ctrl+n")
     burst(app, keys_of([("Fern", "5", "a"), ("Ivy", "5", "b")]))
     screen = await drained(app, pilot, 2)
-    assert len(screen.ledger.attention()) == 1
+    assert len(screen.ledger().attention()) == 1
     return screen
 
 
@@ -305,10 +303,10 @@ async def test_quit_with_a_plant_needing_attention_asks_and_esc_keeps_working(
         await pilot.pause()
         assert app.screen is screen
         assert app.is_running
-    assert find_recovery_files()[0] == []
+        assert len(screen.ledger().attention()) == 1
 
 
-async def test_save_and_quit_writes_the_plant_and_the_next_start_takes_it_back(
+async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_back(
     reference_server: BackgroundServer,
 ) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
@@ -318,28 +316,25 @@ async def test_save_and_quit_writes_the_plant_and_the_next_start_takes_it_back(
         await pilot.pause()
         await pilot.press("s")
         await pilot.pause()
-    assert app.saved_recovery is not None
-    saved = app.saved_recovery.read_text()
-    assert reference_server.token.get_secret_value() not in saved
-    [found], problems = find_recovery_files()
-    assert problems == []
-    [plant] = found.plants
-    assert (plant.name, plant.id, plant.tag, plant.state.value) == ("Ivy", "5", "b", "rejected")
+    assert app.return_code == 0
 
-    again = app_for(reference_server.base_url, reference_server.token)
-    async with again.run_test(size=SIZE) as pilot:
-        screen = await ready(again, pilot)
-        await pilot.pause()
-        [waiting] = screen.ledger.attention()
-        assert waiting.texts == FormTexts(name="Ivy", id="5", tag="b")
-        assert any(n.title == "Plants from an earlier session" for n in again._notifications)
-        # Taken in: the file is gone, so a third start does not offer the plant twice.
-        assert find_recovery_files()[0] == []
-        # Nothing was sent on the way: the server holds only the first plant.
-        assert stored_plants(reference_server.db_path) == [(5, "Fern", "a")]
+    for start in ("second", "third"):
+        again = app_for(reference_server.base_url, reference_server.token)
+        async with again.run_test(size=SIZE) as pilot:
+            screen = await ready(again, pilot)
+            # Offered once, as the same row, however many times the TUI starts.
+            [waiting] = screen.ledger().attention()
+            assert waiting.typed == FormTexts(name="Ivy", id="5", tag="b"), start
+            assert waiting.state is PlantState.REJECTED
+            assert "1 needs attention (F4)" in str(
+                screen.status.query_one("#status-state").render()
+            )
+            assert any(n.title == "Plants waiting" for n in again._notifications)
+            # Nothing was sent on the way: the server holds only the first plant.
+            assert stored_plants(reference_server.db_path) == [(5, "Fern", "a")]
 
 
-async def test_quit_and_drop_leaves_no_recovery_file(reference_server: BackgroundServer) -> None:
+async def test_quit_and_drop_offers_nothing_next_time(reference_server: BackgroundServer) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         await _one_plant_needing_attention(app, pilot)
@@ -347,8 +342,15 @@ async def test_quit_and_drop_leaves_no_recovery_file(reference_server: Backgroun
         await pilot.pause()
         await pilot.press("d")
         await pilot.pause()
-    assert app.saved_recovery is None
-    assert not recovery_dir().exists() or find_recovery_files()[0] == []
+    ledger = open_for_reading()
+    assert ledger is not None
+    try:
+        assert ledger.pending() == []
+        [dropped] = [row for row in ledger.query() if row.name == "Ivy"]
+        assert dropped.dismissed
+        assert "Dropped at quit" in (dropped.note or "")
+    finally:
+        ledger.close()
 
 
 async def test_quit_with_nothing_pending_does_not_ask(reference_server: BackgroundServer) -> None:
@@ -360,10 +362,9 @@ async def test_quit_with_nothing_pending_does_not_ask(reference_server: Backgrou
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
-    assert app.saved_recovery is None
 
 
-async def test_a_recovery_file_that_cannot_be_written_keeps_the_app_open(
+async def test_a_ledger_that_cannot_be_written_keeps_plants_in_memory_and_says_so(
     reference_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     blocker = tmp_path / "not-a-directory"
@@ -372,14 +373,18 @@ async def test_a_recovery_file_that_cannot_be_written_keeps_the_app_open(
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _one_plant_needing_attention(app, pilot)
+        [problem] = [n for n in app._notifications if n.title == "Ledger in memory"]
+        assert str(blocker) in problem.message
+        assert "a crash would lose" in problem.message
         await pilot.press("ctrl+q")
         await pilot.pause()
-        await pilot.press("s")
+        question = app.screen
+        assert isinstance(question, ChoiceScreen)
+        assert "in memory only" in str(question.query_one("#confirm-detail").render())
+        await pilot.press("escape")
         await pilot.pause()
         assert app.is_running
-        [problem] = [n for n in app._notifications if n.title == "Not saved"]
-        assert "Nothing was lost" in problem.message
-        assert len(screen.ledger.attention()) == 1
+        assert len(screen.ledger().attention()) == 1
 
 
 # --- switching the profile with plants queued ---------------------------------------------------
@@ -408,8 +413,8 @@ async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> N
             assert isinstance(app.screen, ChoiceScreen)
             await pilot.press("h")  # hold them: they wait in needs attention
             await pilot.pause()
-            waiting = [plant for plant in screen.ledger if plant.texts.name == "Waiting"]
-            assert [plant.state for plant in waiting] == [SendState.HELD]
+            waiting = [row for row in screen.ledger().attention() if row.name == "Waiting"]
+            assert [(row.state, row.held) for row in waiting] == [(PlantState.QUEUED, True)]
             assert len(old.requests) == 1
             assert new.requests == []
 
@@ -418,29 +423,3 @@ def _connection(base_url: str) -> Any:
     from plantstore_tui.core.target import Target
 
     return connect_to(Target(base_url=base_url, token=SecretStr("t"), token_source="the test"))
-
-
-def test_the_recovery_file_format_is_plain_json(tmp_path: Path) -> None:
-    # What an operator (or a script) finds in the recovery directory: readable, no token field.
-    from datetime import UTC, datetime
-
-    from plantstore_tui.core.recovery import PendingState, UnsettledPlant, save_unsettled
-
-    path = save_unsettled(
-        [
-            UnsettledPlant(
-                name="Fern",
-                id="5",
-                tag="",
-                state=PendingState.QUEUED,
-                reason="",
-                base_url="http://127.0.0.1:1",
-                profile=None,
-                queued_at=datetime(2026, 1, 1, tzinfo=UTC),
-            )
-        ],
-        directory=tmp_path,
-    )
-    document = json.loads(path.read_text())
-    assert document["plants"][0]["name"] == "Fern"
-    assert "token" not in json.dumps(document).lower()

@@ -150,19 +150,34 @@ class PlantStoreApp(App[None]):
             if choice in ("keep", "drop"):
                 self.exit()
 
-        question = ChoiceScreen(
-            "Quit with plants not settled?",
-            Text(f"{len(unsettled)} plant(s): " + ", ".join(counts)),
-            "They are in the ledger: the next plantstore-tui offers them in needs attention "
-            "(never sends them without you). A plant being sent may or may not arrive.",
-            [
-                Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
-                Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
-                Choice("Keep working", "Esc", "stay", "quit-stay"),
-            ],
-            cancel="stay",
-            answered=answered,
-        )
+        subject = Text(f"{len(unsettled)} plant(s): " + ", ".join(counts))
+        if screen.ledger_in_memory:
+            question = ChoiceScreen(
+                "Quit and lose plants not settled?",
+                subject,
+                "The ledger is in memory only (its file could not be used): quitting loses "
+                "them. Deal with them in needs attention (F4) first.",
+                [
+                    Choice("Quit, lose them", "d", "drop", "quit-drop", "error"),
+                    Choice("Keep working", "Esc", "stay", "quit-stay"),
+                ],
+                cancel="stay",
+                answered=answered,
+            )
+        else:
+            question = ChoiceScreen(
+                "Quit with plants not settled?",
+                subject,
+                "They are in the ledger: the next plantstore-tui offers them in needs attention "
+                "(never sends them without you). A plant being sent may or may not arrive.",
+                [
+                    Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
+                    Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
+                    Choice("Keep working", "Esc", "stay", "quit-stay"),
+                ],
+                cancel="stay",
+                answered=answered,
+            )
         question.id = "quit-question"
         self.push_screen(question)
 

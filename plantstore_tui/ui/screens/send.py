@@ -153,6 +153,11 @@ class SendScreen(Screen[None]):
         self.ledger()
         self.app.call_from_thread(self._ledger_opened)
 
+    @property
+    def ledger_in_memory(self) -> bool:
+        """True when the ledger's file could not be used: plants live as long as this run."""
+        return self._ledger is not None and self._ledger.problem is not None
+
     def ledger(self) -> Ledger:
         """The ledger, opened now if it is not yet (a file that cannot be used gives one in
         memory, and says so)."""
@@ -545,7 +550,7 @@ class SendScreen(Screen[None]):
         connecting = self._connect is not None and (
             self._connection is None and self._connect_problem is None
         )
-        if connecting or queued or sending:
+        if connecting or queued or sending or not self._ledger_told:
             self._quiet.clear()
         else:
             self._quiet.set()
