@@ -77,6 +77,9 @@ def _reading() -> Iterator[Ledger | None]:
         history = open_for_reading()
     except StoreError as exc:
         raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
+    if history is not None and history.carried is not None:
+        for problem in history.carried.problems:
+            click.echo(visible(f"An earlier file was not read: {problem}"), err=True)
     try:
         yield history
     except StoreError as exc:

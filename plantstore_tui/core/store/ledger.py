@@ -374,12 +374,14 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
         except StoreError:
             raise exc from None
         return Ledger(db, None)
-    try:
-        from plantstore_tui.core.store.carry_over import carry_over_previous_release
+    from plantstore_tui.core.store.carry_over import carry_over_previous_release
 
-        carry_over_previous_release(db)
+    try:
+        carried = carry_over_previous_release(db)
         sweep(db)
     except StoreError:
         db.close()
         raise
-    return Ledger(db, None)
+    ledger = Ledger(db, None)
+    ledger.carried = carried
+    return ledger

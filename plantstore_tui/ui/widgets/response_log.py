@@ -212,10 +212,14 @@ def render_plant(
         header = entry.header
     else:
         header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
-        words = "held" if plant.held else {
-            PlantState.QUEUED: "queued",
-            PlantState.SENDING: "sending…",
-        }.get(plant.state, plant.state.value)
+        words = (
+            "held"
+            if plant.held
+            else {
+                PlantState.QUEUED: "queued",
+                PlantState.SENDING: "sending…",
+            }.get(plant.state, plant.state.value)
+        )
         header.append(words, _style(styles, "pending"))
         rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
         if plant.note:
