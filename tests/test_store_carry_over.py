@@ -116,7 +116,7 @@ def test_the_cut_short_batch_resumes_exactly_where_it_stopped(old_data: Path) ->
         )
         assert [line for line, _, _ in batches.unknown_rows(batch)] == [7, 8]
         # The names the journal did not keep come from the old history's import rows.
-        [line_2] = [row for row in ledger.query(HistoryFilter(plant_id=2001))]
+        [line_2] = list(ledger.query(HistoryFilter(plant_id=2001)))
         assert (line_2.batch, line_2.line, line_2.state) == (batch.id, 2, PlantState.CREATED)
         assert line_2.name == EXPECTED["history.sqlite3"]["rows"][4]["name"]
         done = batches.latest(finished["sha256"], finished["base_url"])

@@ -194,7 +194,7 @@ def test_two_instances_never_take_each_others_plants() -> None:
 
 
 def _failed(plant_id: int) -> Any:
-    from plantstore_tui.core.outcome import FailureKind, Failed, PlantFate
+    from plantstore_tui.core.outcome import Failed, FailureKind, PlantFate
 
     return Failed(
         url="http://127.0.0.1:9/plants",
