@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from plantstore_tui.cli import main
 from plantstore_tui.core.export import ExportFormat, export_command
 from plantstore_tui.core.form import find_forbidden_char
-from plantstore_tui.core.history import body_bytes
 from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.store.records import body_bytes
 from plantstore_tui.server.runner import BackgroundServer
+from tests.ledger_support import all_rows, data_dir
 from tests.misbehaving import MisbehavingServer, spec_like
 
 CANARY = "CANARY-export-7c3e9a1f5b2d8e40"
@@ -110,6 +111,48 @@ def test_a_refused_send_exported_and_run_with_the_right_token_creates_the_plant(
         stored = connection.execute("SELECT id, name, tag FROM plants").fetchall()
     connection.close()
     assert stored == [(6, AWKWARD, "it's $x")]
+
+
+def write_previous_release_import_journal(plant_id: int) -> None:
+    """The previous release's import journal, which kept a line's plant id and state only."""
+    data_dir().mkdir(parents=True)
+    with sqlite3.connect(data_dir() / "import-journal.sqlite3") as connection:
+        connection.executescript(
+            """
+            CREATE TABLE batches (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL,
+                base_url TEXT NOT NULL, profile TEXT, file_name TEXT NOT NULL,
+                rows INTEGER NOT NULL, started_at TEXT NOT NULL);
+            CREATE TABLE batch_rows (batch_id INTEGER NOT NULL, line INTEGER NOT NULL,
+                plant_id INTEGER NOT NULL, state TEXT NOT NULL, status INTEGER,
+                message TEXT NOT NULL DEFAULT '', updated_at TEXT NOT NULL,
+                PRIMARY KEY (batch_id, line)) WITHOUT ROWID;
+            PRAGMA user_version = 1;
+            """
+        )
+        connection.execute(
+            "INSERT INTO batches VALUES (1, ?, 'http://127.0.0.1:9', NULL, 'plants.csv', 1, ?)",
+            ("ab" * 32, "2026-11-20T09:30:00+00:00"),
+        )
+        connection.execute(
+            "INSERT INTO batch_rows VALUES (1, 2, ?, 'rejected', 400, 'duplicate id', ?)",
+            (plant_id, "2026-11-20T09:30:01+00:00"),
+        )
+    connection.close()
+
+
+def test_a_row_without_a_body_is_refused_in_words() -> None:
+    write_previous_release_import_journal(41)
+    [row] = all_rows()
+    assert (row.plant_id, row.batch, row.line, row.sent()) == (41, 1, 2, None)
+    for as_ in ("curl", "httpie"):
+        refused = CliRunner().invoke(main, ["history", "export", str(row.entry), "--as", as_])
+        assert refused.exit_code == 2
+        assert "no body to send again" in refused.output
+        assert "import journal" in refused.output
+        assert refused.stdout == ""
+    shown = CliRunner().invoke(main, ["history", "show", str(row.entry)])
+    assert shown.exit_code == 0
+    assert "import batch 1, line 2" in shown.stdout
 
 
 def _sendable(text: str) -> bool:

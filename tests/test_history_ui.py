@@ -1,25 +1,23 @@
-"""The TUI's history: sends journalled from the queue, the F3 screen (a page of 100,000 sends,
-filters, load, resend, copy as curl), the duplicate warning under ID, and history off said once."""
+"""The TUI's history: sends kept in the ledger by the queue, the F3 screen (a page of 100,000
+sends, filters, load, resend, copy as curl), the duplicate warning under ID, and a ledger that
+cannot be used said once."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
-from plantstore_tui.core.history import History, body_bytes, format_time, utc_now
-from plantstore_tui.core.models import NewPlant
 from plantstore_tui.core.profiles import Profile, ProfileStore
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
+from tests.ledger_support import all_rows, ledger_file, new_row, opened, take_settled
 from tests.snapshot_apps.support import (
     SIZE,
     app_for,
@@ -30,19 +28,9 @@ from tests.snapshot_apps.support import (
     send_and_wait,
 )
 
-CANARY = "CANARY-history-ui-93be04f1d7c25a68"
-
-
-def history_file() -> Path:
-    return Path(os.environ["PLANTSTORE_DATA_DIR"]) / "history.sqlite3"
-
 
 def rows() -> list[tuple[int, str | None, str]]:
-    store = History()
-    try:
-        return [(row.plant_id, row.outcome, row.fate) for row in store.query()]
-    finally:
-        store.close()
+    return [(row.plant_id, row.outcome, row.fate) for row in all_rows()]
 
 
 async def open_history(app: App[None], pilot: Pilot[None]) -> HistoryScreen:
@@ -66,7 +54,7 @@ def detail(screen: HistoryScreen) -> str:
     return str(screen.query_one("#history-detail", Static).render())
 
 
-async def test_sends_from_the_tui_are_journalled_and_named_both_ways(
+async def test_sends_from_the_tui_are_kept_and_named_alike_in_the_log_and_the_history(
     reference_server: BackgroundServer,
 ) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
@@ -74,13 +62,22 @@ async def test_sends_from_the_tui_are_journalled_and_named_both_ways(
         screen = await ready(app, pilot)
         await fill(pilot, screen, name="Monstera", id="41", tag="indoor")
         await send_and_wait(pilot, app, "enter")
-        assert rows() == [(41, "created", "created")]
-        assert "history #1" in log_text(screen)
+        [row] = all_rows()
+        assert (row.plant_id, row.outcome, row.fate, row.state) == (
+            41,
+            "created",
+            "created",
+            "created",
+        )
+        assert (row.source, row.typed.id, row.tag) == ("tui", "41", "indoor")
+        # The log's number is the ledger's entry: one number for the plant everywhere.
+        assert f"#{row.entry}  POST" in log_text(screen)
         history = await open_history(app, pilot)
         table = history.query_one(DataTable)
         assert table.row_count == 1
-        assert "log #1" in detail(history)
+        assert f"History #{row.entry}" in detail(history)
         assert "Created plant 41 (Monstera)" in detail(history)
+        assert "from tui" in detail(history)
 
 
 async def test_load_resend_and_copy_as_curl(reference_server: BackgroundServer) -> None:
@@ -135,18 +132,20 @@ async def test_the_id_field_warns_of_an_id_created_here(
 
 
 def fill_history(count: int) -> None:
-    History().close()
-    body = body_bytes(NewPlant(id=1, name="Bulk"))
-    at = format_time(utc_now())
-    with sqlite3.connect(history_file()) as connection:
-        connection.executemany(
-            "INSERT INTO sends (time, source, base_url, plant_id, name, body, state, outcome, "
-            "status, fate, message) VALUES (?, 'add', 'http://h', ?, ?, ?, 'settled', ?, 200, "
-            "'created', 'Created')",
-            (
-                (at, number, f"plant {number}", body, "created" if number % 7 else "failed")
-                for number in range(count)
-            ),
+    """`count` settled sends: one taken and settled as `add` does it, the rest copies of it
+    made by SQLite (taking 100,000 rows one commit at a time would take minutes)."""
+    with opened() as ledger:
+        template = take_settled(ledger, new_row("plant 0", "0", base_url="http://h"))
+    with sqlite3.connect(ledger_file()) as connection:
+        connection.execute(
+            "WITH RECURSIVE number(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM number "
+            "WHERE n < ?) INSERT INTO plants (source, profile, base_url, name_text, id_text, "
+            "tag_text, plant_id, name, tag, body, state, queued_at, sent_at, settled_at, outcome, "
+            "status, response, elapsed_ms, fate, message, plant) SELECT source, profile, "
+            "base_url, 'plant ' || n, n, tag_text, n, 'plant ' || n, tag, body, state, "
+            "queued_at, sent_at, settled_at, outcome, status, response, elapsed_ms, fate, "
+            "message, plant FROM plants, number WHERE entry = ?",
+            (count - 1, template),
         )
     connection.close()
 
@@ -175,11 +174,11 @@ async def test_a_history_of_100000_sends_opens_a_page_at_a_time_and_filters(
         assert table.row_count == 11
 
 
-async def test_a_corrupt_history_is_said_once_and_sends_go_on(
+async def test_a_corrupt_ledger_is_said_once_left_alone_and_sends_go_on(
     reference_server: BackgroundServer,
 ) -> None:
-    history_file().parent.mkdir(parents=True)
-    history_file().write_bytes(b"not a database" * 50)
+    ledger_file().parent.mkdir(parents=True)
+    ledger_file().write_bytes(b"not a database" * 50)
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
@@ -188,10 +187,18 @@ async def test_a_corrupt_history_is_said_once_and_sends_go_on(
         await fill(pilot, screen, name="Fern", id="6")
         await send_and_wait(pilot, app, "enter")
         text = log_text(screen)
-        assert text.count("History is off for this run") == 1
-        assert str(history_file()) in text
+        assert text.count("The ledger cannot be used") == 1
+        assert str(ledger_file()) in text
+        assert "kept in memory only for this run" in text
         assert text.count("Created plant") == 2
-    assert history_file().read_bytes() == b"not a database" * 50
+        await pilot.press("f3")
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        await done(app, pilot)
+        page = str(history.query_one("#history-page", Static).render())
+        assert "The history cannot be read" in page
+        assert "not a plantstore-tui ledger" in page
+    assert ledger_file().read_bytes() == b"not a database" * 50
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
@@ -243,6 +250,4 @@ async def test_a_resend_to_a_protected_profile_is_asked_first(
         await pilot.press("enter")
         await until(pilot, lambda: len(rows()) == 2 and rows()[0][1] is not None)
     assert rows() == [(9, "rejected", "not created"), (9, "created", "created")]
-    store = History()
-    assert {row.profile for row in store.query()} == {"prod"}
-    store.close()
+    assert {row.profile for row in all_rows()} == {"prod"}

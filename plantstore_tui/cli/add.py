@@ -96,7 +96,7 @@ def add(
         click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
     else:
         click.echo(render_outcome(outcome))
-        if entry is not None:
+        if entry is not None and recorder.keeps:
             click.echo(f"  history #{entry}")
     raise SystemExit(exit_code_of(outcome))
 

@@ -14,6 +14,7 @@ import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.store import (
     HistoryEntry,
     HistoryFilter,
@@ -69,6 +70,17 @@ def _moment_option(
         return parse_moment(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx, param) from None
+
+
+def _int64(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    # SQLite holds int64: a larger number would end in an OverflowError traceback.
+    if value is not None and not INT64_MIN <= value <= INT64_MAX:
+        raise click.BadParameter(f"{value} is not a 64-bit integer", ctx, param)
+    return value
+
+
+def _at_most_int64(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    return min(value, INT64_MAX)
 
 
 @contextmanager
@@ -150,7 +162,9 @@ def _table(entries: list[HistoryEntry]) -> str:
 @click.group(invoke_without_command=True)
 @click.option("--profile", metavar="NAME", help="Only sends to this profile.")
 @click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
-@click.option("--id", "plant_id", type=int, metavar="ID", help="Only plants with this id.")
+@click.option(
+    "--id", "plant_id", type=int, callback=_int64, metavar="ID", help="Only plants with this id."
+)
 @click.option("--outcome", type=click.Choice(OUTCOMES), help="Only sends with this outcome.")
 @click.option(
     "--state", type=click.Choice([state.value for state in PlantState]), help="Only this state."
@@ -169,6 +183,7 @@ def _table(entries: list[HistoryEntry]) -> str:
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
+    callback=_at_most_int64,
     metavar="N",
     default=_DEFAULT_LIMIT,
     show_default=True,
@@ -287,7 +302,7 @@ def _get(store: Ledger | None, entry: int) -> HistoryEntry:
 
 
 @history.command()
-@click.argument("entry", type=int)
+@click.argument("entry", type=int, callback=_int64)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
 def show(entry: int, as_json: bool) -> None:
     """Show one send whole, with the body received."""
@@ -328,7 +343,7 @@ def show(entry: int, as_json: bool) -> None:
 
 
 @history.command()
-@click.argument("entry", type=int)
+@click.argument("entry", type=int, callback=_int64)
 @click.option(
     "--as",
     "as_",

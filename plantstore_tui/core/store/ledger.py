@@ -175,10 +175,12 @@ class Ledger:
 
     def prune(self) -> int:
         """Trim the oldest rows past the limit (never a row somebody has to deal with)."""
+        # The newest `limit` rows stay: entry numbers have gaps (rows cleared, rows of a profile
+        # whose history is off gone once settled), so they cannot be counted by subtraction.
         with self.db.write() as connection:
             return connection.execute(
-                f"DELETE FROM plants WHERE entry <= (SELECT max(entry) FROM plants) - ? "  # noqa: S608
-                f"AND NOT {_PROTECTED}",
+                f"DELETE FROM plants WHERE entry <= (SELECT entry FROM plants "  # noqa: S608
+                f"ORDER BY entry DESC LIMIT 1 OFFSET ?) AND NOT {_PROTECTED}",
                 (self.limit,),
             ).rowcount
 

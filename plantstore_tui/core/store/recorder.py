@@ -62,6 +62,11 @@ class Recorder:
         """True while sends are being recorded."""
         return self._ledger is not None
 
+    @property
+    def keeps(self) -> bool:
+        """True when a settled send stays in the history (False: history off for its profile)."""
+        return self._keep
+
     def _turn_off(self, error: StoreError) -> None:
         with self._lock:
             ledger, self._ledger = self._ledger, None

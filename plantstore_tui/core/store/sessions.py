@@ -62,11 +62,16 @@ def start_session(db: Database, program: str) -> Session:
             if fd is not None:
                 os.close(fd)
             raise StoreError(lock_path, f"cannot be locked ({exc.strerror})") from None
-    with db.write() as connection:
-        cursor = connection.execute(
-            "INSERT INTO sessions (lock_name, pid, program, started_at) VALUES (?, ?, ?, ?)",
-            (lock_name, os.getpid(), program, format_time(utc_now())),
-        )
+    try:
+        with db.write() as connection:
+            cursor = connection.execute(
+                "INSERT INTO sessions (lock_name, pid, program, started_at) VALUES (?, ?, ?, ?)",
+                (lock_name, os.getpid(), program, format_time(utc_now())),
+            )
+    except BaseException:
+        # No row names this lock: let go of it and its file, or nothing ever would.
+        Session(0, lock_path, fd).release()
+        raise
     assert cursor.lastrowid is not None
     return Session(cursor.lastrowid, lock_path, fd)
 

@@ -1,0 +1,165 @@
+"""Helpers for the ledger and history tests: rows taken as a front end takes them, settled with
+real outcomes, and the ledger file of the isolated data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.models import ApiError, NewPlant, Plant, parse_new_plant
+from plantstore_tui.core.outcome import Created, Failed, FailureKind, Outcome, PlantFate, Rejected
+from plantstore_tui.core.store import (
+    LEDGER_FILE,
+    HistoryEntry,
+    Ledger,
+    PlantState,
+    open_for_reading,
+    open_ledger,
+)
+from plantstore_tui.core.store.rows import NewRow
+
+BASE_URL = "http://127.0.0.1:9"
+
+
+def data_dir() -> Path:
+    """The isolated data directory of this test (conftest sets PLANTSTORE_DATA_DIR)."""
+    return Path(os.environ["PLANTSTORE_DATA_DIR"])
+
+
+def ledger_file() -> Path:
+    """The ledger in that directory."""
+    return data_dir() / LEDGER_FILE
+
+
+def all_rows() -> list[HistoryEntry]:
+    """Every row of the ledger, newest first, read as `history` reads it (none: no ledger)."""
+    ledger = open_for_reading()
+    if ledger is None:
+        return []
+    try:
+        return ledger.query()
+    finally:
+        ledger.close()
+
+
+@contextmanager
+def opened(program: str = "test", **options: Any) -> Iterator[Ledger]:
+    """The ledger as an instance of `program` opens it, closed (its session ended) after."""
+    ledger = open_ledger(program, **options)
+    try:
+        yield ledger
+    finally:
+        ledger.close()
+
+
+def created(plant: NewPlant, base_url: str = BASE_URL) -> Created:
+    """The server created `plant`."""
+    answer = Plant(name=plant.name) if plant.tag is None else Plant(name=plant.name, tag=plant.tag)
+    return Created(
+        url=f"{base_url}/plants",
+        sent=plant,
+        status=200,
+        elapsed_ms=1.5,
+        plant=answer,
+        body=json.dumps(answer.as_received()),
+    )
+
+
+def rejected(plant: NewPlant, status: int = 400, base_url: str = BASE_URL) -> Rejected:
+    """The server refused `plant` with an Error body."""
+    error = ApiError(error=1003, message=f"refused with {status}")
+    return Rejected(
+        url=f"{base_url}/plants",
+        sent=plant,
+        status=status,
+        elapsed_ms=2.5,
+        error=error,
+        body=json.dumps(error.as_received()),
+    )
+
+
+def failed(
+    plant: NewPlant,
+    kind: FailureKind = FailureKind.CANNOT_CONNECT,
+    fate: PlantFate = PlantFate.NOT_CREATED,
+    base_url: str = BASE_URL,
+) -> Failed:
+    """No usable answer for `plant`."""
+    return Failed(
+        url=f"{base_url}/plants",
+        sent=plant,
+        kind=kind,
+        message=f"Failed: {kind.value}",
+        fate=fate,
+        advice="Try again.",
+    )
+
+
+def new_row(
+    name: str = "Fern",
+    id: str = "1",
+    tag: str = "",
+    *,
+    source: str = "add",
+    state: PlantState = PlantState.SENDING,
+    base_url: str = BASE_URL,
+    profile: str | None = None,
+    keep: bool = True,
+    at: datetime | None = None,
+    batch: int | None = None,
+    line: int | None = None,
+) -> NewRow:
+    """A plant as a front end takes it: the fields exactly as typed, parsed as every front end
+    parses them."""
+    plant = parse_new_plant(name=name, id=id, tag=tag)
+    assert isinstance(plant, NewPlant), plant
+    return NewRow(
+        source=source,
+        texts=FormTexts(name=name, id=id, tag=tag),
+        plant=plant,
+        base_url=base_url,
+        profile=profile,
+        state=state,
+        keep=keep,
+        at=at,
+        batch=batch,
+        line=line,
+    )
+
+
+def take_settled(ledger: Ledger, row: NewRow, outcome: Outcome | None = None) -> int:
+    """Take `row` and settle it (created unless told otherwise); its entry."""
+    entry = ledger.take(row)
+    ledger.settle(entry, created(row.plant, row.base_url) if outcome is None else outcome)
+    return entry
+
+
+@contextmanager
+def read_only(path: Path) -> Iterator[None]:
+    """Make `path` unwritable, even for root (immutable), or skip if this machine cannot."""
+    if os.geteuid() != 0:
+        path.chmod(0o400)
+        try:
+            yield
+        finally:
+            path.chmod(0o600)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("root, and no chattr to make a file immutable")
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if made.returncode != 0:
+        pytest.skip("root, and this file system cannot make a file immutable")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
