@@ -125,3 +125,33 @@ def test_kill_9_loses_no_plant_the_screen_took_and_a_restart_sends_nothing(
     states = {row[3] for row in after}
     assert states <= {"unknown", "queued"}
     assert all(row[4] == 1 for row in after if row[3] == "queued")
+
+
+def test_two_tuis_on_one_data_directory_each_keep_their_own_queue(
+    slow_server: BackgroundServer, reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    with tui(slow_server, tmp_path) as first:
+        first.wait_for("ready", STARTUP_SECONDS)
+        mark = first.mark()
+        first.write(keys_for(RECORDS[:2]))
+        first.wait_for("sending… · 1 queued", STARTUP_SECONDS, since=mark)
+
+        with tui(reference_server, tmp_path) as second:
+            second.wait_for("ready", STARTUP_SECONDS)
+            mark = second.mark()
+            second.write(keys_for([("Elm", "905", "")]))
+            second.wait_for("Created plant 905", STARTUP_SECONDS, since=mark)
+            # The first TUI's plants are its own while it runs: not offered here, not sent.
+            assert "attention (F4)" not in second.screen_text()
+            second.write(b"\x11")  # Ctrl+Q: nothing of its own is pending, so no question
+            assert second.wait_exit(EXIT_SECONDS) == 0
+        assert stored_plants(reference_server.db_path) == [(905, "Elm", None)]
+
+        first.send_signal(signal.SIGKILL)
+        assert first.wait_exit(EXIT_SECONDS) == -signal.SIGKILL
+    assert ledger_rows(data) == [
+        ("Alder", " 901", "t1", "sending", 0),
+        ("Birch", "902", "", "queued", 0),
+        ("Elm", "905", "", "created", 0),
+    ]

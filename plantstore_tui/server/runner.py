@@ -147,6 +147,10 @@ class BackgroundServer:
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
+        if self.delay:
+            # A server told to be slow holds each request for its delay: waiting for them would
+            # make every stop as slow as the delay (their plants' fate is unknown either way).
+            self._server.force_exit = True
         # uvicorn cancels what is still running after its graceful timeout; twice that is a hang.
         self._thread.join(2 * _WAIT_SECONDS)
         if self._thread.is_alive():

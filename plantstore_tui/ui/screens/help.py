@@ -40,9 +40,10 @@ ABOUT = (
     "unknown (a timeout, a dropped connection, Esc) waits in needs attention (F4) with its "
     "fields as typed, while the queue goes on. A pasted line goes in a field as it is; a paste "
     "of several lines is refused (bulk entry is a separate command).",
-    "Quitting. With plants queued, in flight or needing attention, Ctrl+Q asks first; they can "
-    "be saved to a recovery file that the next start takes back into needs attention. A "
-    "closed terminal or a stop signal saves them without asking. The token is never saved.",
+    "Nothing is lost. A plant is in the ledger on disk before the form clears, so a crash, "
+    "a closed terminal or a power cut loses none: the next start offers what was left in "
+    "needs attention and sends nothing by itself. With plants queued, in flight or needing "
+    "attention, Ctrl+Q asks first. The token is never saved.",
     "The log. One entry per attempt: time, POST and the URL, the status (green: created, "
     "yellow: refused, red: no usable answer), the time taken, the plant sent and what came "
     "back. Text from the server is shown literally; control characters appear as escapes "
