@@ -49,6 +49,7 @@ class Database:
         self.readonly = readonly
         self._connection = connection
         self._lock = threading.RLock()
+        self._durable = True
 
     @property
     def in_memory(self) -> bool:
@@ -56,11 +57,20 @@ class Database:
         return self.path == _MEMORY
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction that holds the file's write lock from its start (BEGIN IMMEDIATE)."""
+    def write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One transaction that holds the file's write lock from its start (BEGIN IMMEDIATE).
+
+        Durable (the default), its commit waits for the disk (synchronous=FULL). Otherwise it
+        survives a killed process but maybe not a power cut: only for a write whose loss leaves
+        the row in a safe state (a send's outcome: lost, the plant reads as fate unknown).
+        """
         with self._lock:
             connection = self._connection
             try:
+                if durable != self._durable:
+                    level = "FULL" if durable else "NORMAL"
+                    connection.execute(f"PRAGMA synchronous = {level}")
+                    self._durable = durable
                 connection.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(self.path, reason(exc)) from None

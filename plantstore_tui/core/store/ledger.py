@@ -119,8 +119,13 @@ class Ledger:
             rows.mark_sending(connection, entry)
 
     def settle(self, entry: int, outcome: Outcome, *, redact: rows.Redact = str) -> PlantState:
-        """How its send ended; a row kept only until settled goes once nobody needs it."""
-        with self.db.write() as connection:
+        """How its send ended; a row kept only until settled goes once nobody needs it.
+
+        Not durable against a power cut: lost, the row stays `sending` and reads as fate
+        unknown, which is true. `sending` itself is durable: lost, a plant that went out would
+        read as never sent.
+        """
+        with self.db.write(durable=False) as connection:
             state = rows.settle(connection, entry, outcome, redact)
             connection.execute(
                 "DELETE FROM plants WHERE entry = ? AND keep = 0 AND batch IS NULL "
