@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from plantstore_tui.core.bulk_file import FileProblem, ImportFormat, validate
 from plantstore_tui.core.import_journal import ImportJournal, RowState
 from plantstore_tui.core.import_plan import earlier_import, new_batch, resume_batch, rows_to_send
+from plantstore_tui.core.importing.files import FileProblem, ImportFormat, validate
 
 URL = "http://127.0.0.1:9"
 

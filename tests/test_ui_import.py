@@ -22,9 +22,9 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 
-from plantstore_tui.core.bulk_file import ImportFormat, validate
 from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.import_journal import ImportJournal, RowState
+from plantstore_tui.core.importing.files import ImportFormat, validate
 from plantstore_tui.core.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp

@@ -24,7 +24,9 @@ from plantstore_tui.cli.targets import (
     resolve_target,
     target_options,
 )
-from plantstore_tui.core.bulk_file import (
+from plantstore_tui.core.import_journal import ImportJournal
+from plantstore_tui.core.import_plan import ImportPlan, new_batch, resume_batch
+from plantstore_tui.core.importing.files import (
     FileProblem,
     ImportFormat,
     SourceRow,
@@ -34,8 +36,6 @@ from plantstore_tui.core.bulk_file import (
     read_rows,
     validate,
 )
-from plantstore_tui.core.import_journal import ImportJournal
-from plantstore_tui.core.import_plan import ImportPlan, new_batch, resume_batch
 from plantstore_tui.core.text import visible
 
 # Problems and rows listed in full on a terminal; the rest are summed up.

@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.bulk_file import SourceRow
 from plantstore_tui.core.form import FormErrors
 from plantstore_tui.core.import_journal import Batch, ImportJournal, RowState
+from plantstore_tui.core.importing.files import SourceRow
 from plantstore_tui.core.send_queue import PlantSender
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from plantstore_tui.core.bulk_file import (
+from plantstore_tui.core.import_journal import Batch, BatchCounts, ImportJournal, JournalError
+from plantstore_tui.core.importing.files import (
     FileProblem,
     ImportFormat,
     SourceRow,
@@ -22,7 +23,6 @@ from plantstore_tui.core.bulk_file import (
     read_rows,
     validate,
 )
-from plantstore_tui.core.import_journal import Batch, BatchCounts, ImportJournal, JournalError
 from plantstore_tui.core.text import visible
 
 

@@ -40,12 +40,6 @@ from plantstore_tui.core.bulk import (
     RowResult,
     StopReason,
 )
-from plantstore_tui.core.bulk_file import (
-    FileProblem,
-    ImportFormat,
-    SourceRow,
-    Validation,
-)
 from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.import_journal import ImportJournal, JournalError, RowState
 from plantstore_tui.core.import_plan import (
@@ -55,6 +49,12 @@ from plantstore_tui.core.import_plan import (
     new_batch,
     resume_batch,
     rows_to_send,
+)
+from plantstore_tui.core.importing.files import (
+    FileProblem,
+    ImportFormat,
+    SourceRow,
+    Validation,
 )
 from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import TargetLabel
