@@ -80,11 +80,10 @@ class _Taken:
 
 @dataclass(slots=True)
 class _Commit:
-    """A commit under way in the writer thread: the window it marks sending, the answers it
-    settles."""
+    """A commit under way in the writer thread: the entries of the rows it marks sending, and
+    the answers it settles."""
 
     future: Future[list[int]]
-    window: list[ImportRow]
     answered: Answered
 
 
@@ -219,7 +218,7 @@ class ImportRunner:
             for row in window
         ]
         future = self._executor.submit(self._batches.advance, answered, new_rows, self._redact)
-        self._commit = _Commit(future, window, answered)
+        self._commit = _Commit(future, answered)
         # Cancelled here, the commit still ends in its thread: `_write_the_rest` waits for it.
         entries = await asyncio.wrap_future(future)
         self._commit = None
