@@ -7,20 +7,20 @@ twice" is checked where it matters: a row sent twice would be refused as a dupli
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
 import os
 import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from burst_support import stored_plants
 from click.testing import CliRunner, Result
+from import_support import expected, ledger_rows, plants, write_csv
 from misbehaving import MisbehavingServer, ReceivedRequest, Send, json_response, response
 from pty_support import wait_until
 from pydantic import SecretStr
@@ -43,26 +43,8 @@ def token_of(server: BackgroundServer) -> str:
     return server.token.get_secret_value()
 
 
-def write_csv(
-    path: Path, rows: Sequence[Sequence[object]], header: Sequence[str] = ("name", "id", "tag")
-) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
-
-
-def plants(count: int, first: int = 1) -> list[tuple[str, int, str]]:
-    return [(f"Plant {i}", i, "bulk" if i % 3 else "") for i in range(first, first + count)]
-
-
 def stored(server: BackgroundServer) -> list[tuple[int, str, str | None]]:
     return sorted(stored_plants(server.db_path))
-
-
-def expected(rows: Sequence[tuple[str, int, str]]) -> list[tuple[int, str, str | None]]:
-    return sorted((plant_id, name, tag or None) for name, plant_id, tag in rows)
 
 
 # --- formats ------------------------------------------------------------------------------------
@@ -315,6 +297,7 @@ def test_a_batch_stopped_halfway_resumes_without_sending_any_row_twice(
     slow_server: BackgroundServer, tmp_path: Path, signum: signal.Signals
 ) -> None:
     rows = plants(400)
+    ids_by_line = {line: plant_id for line, (_, plant_id, _) in enumerate(rows, start=2)}
     path = write_csv(tmp_path / "plants.csv", rows)
     process = _import_process(path, slow_server, tmp_path, "--concurrency", "4")
     try:
@@ -333,23 +316,48 @@ def test_a_batch_stopped_halfway_resumes_without_sending_any_row_twice(
         assert b"To send the rows not yet sent: plantstore-tui import" in out
     else:
         assert process.returncode == -signal.SIGKILL
-    before = len(stored_plants(slow_server.db_path))
-    assert before < len(rows)
+    # Where each line stands in the ledger as the process left it.
+    left = {row.line: row.state for row in ledger_rows() if row.line is not None}
+    if signum == signal.SIGINT:
+        # Stopped: what went out settled, what was marked sending but never went out was taken
+        # back.
+        assert set(left.values()) == {"created"}
+    else:
+        # Killed: the rows in flight, and those marked for the next request slots, are still
+        # marked sending: their fate is unknown, so a resume leaves them out.
+        assert set(left.values()) <= {"created", "sending"}
+        assert 0 < len(left) < len(rows)
 
+    report = tmp_path / "resumed.jsonl"
     resumed = run_import(
-        str(path), "--resume", "--json", token=token_of(slow_server), base_url=slow_server.base_url
+        str(path),
+        "--resume",
+        "--json",
+        "--report",
+        str(report),
+        token=token_of(slow_server),
+        base_url=slow_server.base_url,
     )
+    assert resumed.exit_code == 0, resumed.output
     summary = json.loads(resumed.stdout)
     # A row sent twice would be refused as a duplicate id: none is.
-    assert summary["rejected"] == 0, resumed.output
-    assert summary["failed"] == 0
-    ids = {plant_id for plant_id, _, _ in stored_plants(slow_server.db_path)}
-    assert len(ids) == len(stored_plants(slow_server.db_path))
-    unknown_lines = [line for line in resumed.stderr.splitlines() if f"{path.name}:" in line]
-    unknown_ids = {int(line.split("id ")[1].split(":")[0]) for line in unknown_lines}
-    # Every row ends created, or listed as unknown (in flight when the process died).
-    assert {plant_id for _, plant_id, _ in rows} == ids | unknown_ids
-    assert resumed.exit_code == 0, resumed.output
+    assert (summary["rejected"], summary["failed"], summary["unknown"]) == (0, 0, 0)
+    # The resume sends exactly the lines the ledger had no row of: never a row twice.
+    sent_again = {json.loads(line)["line"] for line in report.read_text().splitlines()}
+    assert sent_again == set(ids_by_line) - set(left)
+    # No row unaccounted for: every plant in the store was in the ledger before it went out.
+    ids = [plant_id for plant_id, _, _ in stored_plants(slow_server.db_path)]
+    assert len(ids) == len(set(ids))
+    assert set(ids) <= {ids_by_line[line] for line in set(left) | sent_again}
+    created = {line for line, state in left.items() if state == "created"}
+    assert {ids_by_line[line] for line in created | sent_again} <= set(ids)
+    # Every line ends created, or unknown (in flight, or marked, when it died) and listed.
+    unknown = {line for line, state in left.items() if state == "sending"}
+    assert created | sent_again | unknown == set(ids_by_line)
+    if unknown:
+        assert f"{len(unknown)} row(s) whose fate is unknown" in resumed.stderr
+        listed = [line for line in resumed.stderr.splitlines() if f"{path.name}:" in line]
+        assert {int(line.split(f"{path.name}:")[1].split(":")[0]) for line in listed} <= unknown
 
 
 def test_a_server_that_goes_away_stops_the_import_and_resume_finishes_it(tmp_path: Path) -> None:
@@ -434,18 +442,43 @@ def test_on_a_terminal_a_progress_bar_shows_the_counts(
     assert "200 created, 0 rejected" in screen
 
 
-def test_every_row_sent_is_in_the_history_with_source_import(
+def test_every_row_sent_is_in_the_history_with_source_import_its_batch_and_line(
     reference_server: BackgroundServer, tmp_path: Path
 ) -> None:
     path = write_csv(tmp_path / "plants.csv", plants(3))
     token = token_of(reference_server)
-    assert run_import(str(path), token=token, base_url=reference_server.base_url).exit_code == 0
+    result = run_import(str(path), "--json", token=token, base_url=reference_server.base_url)
+    assert result.exit_code == 0, result.output
+    batch = json.loads(result.stdout)["batch"]
     listed = CliRunner().invoke(main, ["history", "--json"], env={"PLANTSTORE_TOKEN": None})
     assert listed.exit_code == 0, listed.output
     rows = json.loads(listed.stdout)
-    assert sorted((row["source"], row["sent"]["id"], row["outcome"]) for row in rows) == [
-        ("import", 1, "created"),
-        ("import", 2, "created"),
-        ("import", 3, "created"),
+    assert sorted(
+        (row["source"], row["batch"], row["line"], row["sent"]["id"], row["outcome"])
+        for row in rows
+    ) == [
+        ("import", batch, 2, 1, "created"),
+        ("import", batch, 3, 2, "created"),
+        ("import", batch, 4, 3, "created"),
     ]
     assert token not in listed.stdout
+
+
+def test_with_history_off_the_rows_go_once_the_batch_is_done_and_it_is_never_sent_again(
+    reference_server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANTSTORE_NO_HISTORY", "1")
+    path = write_csv(tmp_path / "plants.csv", plants(5))
+    token, url = token_of(reference_server), reference_server.base_url
+    assert run_import(str(path), token=token, base_url=url).exit_code == 0
+    assert ledger_rows() == []
+    again = run_import(str(path), token=token, base_url=url)
+    assert again.exit_code == 2
+    assert "every row done" in again.output
+    resumed = run_import(
+        str(path), "--resume", "--resend-unknown", "--json", token=token, base_url=url
+    )
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)
+    assert (summary["to_send"], summary["skipped"]) == (0, 5)
+    assert stored(reference_server) == expected(plants(5))

@@ -2,7 +2,7 @@
 
 What arrived is read from the server's own database: a row sent twice would be refused there as
 a duplicate id, so "never twice" is checked where it matters. Each test has its own data
-directory (conftest), so its own import journal.
+directory (conftest), so its own ledger, read from another connection (import_support).
 """
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ from pathlib import Path
 import httpx
 import pytest
 from burst_support import stored_plants
+from import_support import created, expected, ledger_rows, plants, write_csv
 from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, fill, ready, settled
-from test_import import expected, plants, write_csv
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 
-from plantstore_tui.core.bulk_file import ImportFormat, validate
 from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.import_journal import ImportJournal, RowState
+from plantstore_tui.core.importing import ImportFormat, validate
+from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.store import PlantState, open_ledger
+from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.core.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
@@ -114,6 +116,15 @@ async def test_a_valid_csv_is_checked_confirmed_and_sent(
         assert progress is not None
         assert (progress.created, progress.rejected, progress.unknown) == (40, 0, 0)
         assert "40 created, 0 rejected" in text_of(screen, "#import-summary")
+    # Started from the TUI, every row is in the ledger all the same: source import, its batch
+    # and its line (so in the history).
+    in_ledger = ledger_rows()
+    batches = {row.batch for row in in_ledger}
+    assert len(batches) == 1
+    assert None not in batches
+    assert sorted((row.source, row.line, row.plant_id, row.state) for row in in_ledger) == [
+        ("import", line, line - 1, "created") for line in range(2, 42)
+    ]
 
 
 async def test_a_file_with_bad_rows_lists_every_one_and_sends_nothing(
@@ -150,10 +161,12 @@ async def test_a_malformed_file_is_named_with_its_line(
 
 
 def sent_before(server: BackgroundServer, path: Path, rows: Sequence[tuple[str, int, str]]) -> None:
-    """An earlier import of the file that stopped after `rows`: in the journal and the store."""
+    """An earlier import of the file that stopped after `rows`: in the ledger and the store."""
     validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
-    with ImportJournal() as journal:
-        batch = journal.start_batch(
+    ledger = open_ledger("import")
+    try:
+        batches = ledger.batches
+        batch = batches.start(
             sha256=validation.sha256,
             base_url=server.base_url,
             profile=None,
@@ -161,15 +174,27 @@ def sent_before(server: BackgroundServer, path: Path, rows: Sequence[tuple[str, 
             rows=validation.valid,
         )
         for line, (name, plant_id, tag) in enumerate(rows, start=2):
-            journal.sending(batch, line, plant_id)
-            body = {"name": name, "id": plant_id, **({"tag": tag} if tag else {})}
+            plant = NewPlant(id=plant_id, name=name, tag=tag or None)
+            row = NewRow(
+                source="import",
+                texts=FormTexts(name=name, id=str(plant_id), tag=tag),
+                plant=plant,
+                base_url=server.base_url,
+                profile=None,
+                state=PlantState.SENDING,
+                batch=batch.id,
+                line=line,
+            )
+            (entry,) = batches.advance([], [row])
             answer = httpx.post(
                 f"{server.base_url}/plants",
-                json=body,
+                json=plant.to_body(),
                 headers={"Authorization": f"Bearer {server.token.get_secret_value()}"},
             )
             assert answer.status_code == 200
-            journal.settle(batch, line, RowState.CREATED, 200, "")
+            batches.advance([(entry, created(plant))], [])
+    finally:
+        ledger.close()
 
 
 async def test_a_second_import_resumes_and_sends_no_row_twice(
@@ -206,8 +231,8 @@ async def test_a_rejected_row_is_loaded_into_the_form(
         screen = await open_import(app, pilot)
         await check(pilot, screen, "plants.csv")
         await confirm(pilot)
-        assert [(result.line, result.state) for result, _ in screen.results] == [
-            (4, RowState.REJECTED)
+        assert [(result.line, result.state) for result in screen.results] == [
+            (4, PlantState.REJECTED)
         ]
         listing = screen.query_one("#import-results", OptionList)
         assert app.focused is listing
@@ -258,6 +283,9 @@ async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
     arrived = stored(slow_server)
     assert len(arrived) == progress.created
     assert set(arrived) <= set(expected(rows))
+    # Nothing is left marked sending: the rows that never went out were taken back.
+    assert {row.state for row in ledger_rows()} == {"created"}
+    assert len(ledger_rows()) == progress.created
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:

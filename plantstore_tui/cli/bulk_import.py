@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import shutil
-import signal
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -24,7 +22,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
     target_options,
 )
-from plantstore_tui.core.bulk_file import (
+from plantstore_tui.core.importing.files import (
     FileProblem,
     ImportFormat,
     SourceRow,
@@ -34,16 +32,22 @@ from plantstore_tui.core.bulk_file import (
     read_rows,
     validate,
 )
-from plantstore_tui.core.import_journal import ImportJournal
-from plantstore_tui.core.import_plan import ImportPlan, new_batch, resume_batch
+from plantstore_tui.core.importing.plan import (
+    ImportPlan,
+    earlier_import,
+    new_batch,
+    resume_batch,
+)
 from plantstore_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.importing.plan import ImportLedger
+    from plantstore_tui.core.store.batches import Batches
+    from plantstore_tui.core.target import Target
 
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000
 _SHOWN_RESULTS = 20
-# How long rows in flight may settle after Ctrl+C before they are abandoned as unknown.
-_GRACE_SECONDS = 5.0
-_INTERRUPTED = 130
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +168,10 @@ def bulk_import(
     """Add every plant of FILE (CSV, TSV or JSON Lines; - for stdin) to the store.
 
     The whole file is checked first; if any row is bad, every bad row is listed and nothing is
-    sent. Each row is journaled before it is sent: after a crash or Ctrl+C, --resume sends only
-    the rows not yet sent. Exits 0 all created, 1 some rejected, 2 invalid file or usage (nothing
-    sent), 3 stopped on transport failures or some rows not settled, 4 configuration problem.
+    sent. Each row is in the ledger before it is sent: after a crash or Ctrl+C, --resume sends
+    only the rows not yet sent. Exits 0 all created, 1 some rejected, 2 invalid file or usage
+    (nothing sent), 3 stopped on transport failures or some rows not settled, 4 configuration
+    problem.
     """
     if resume and restart:
         raise InvalidInput("--resume and --restart contradict each other: choose one")
@@ -190,54 +195,75 @@ def bulk_import(
             options.merged(profile, base_url, allow_insecure_http, ca_bundle),
             interactive=not as_json,
         )
-        journal, plan = _plan(
-            source,
-            validation,
-            target,
-            resume=resume,
-            restart=restart,
-            resend_unknown=resend_unknown,
-        )
-        if target.protected and not yes:
-            question = f"Send {plan.to_send} plant(s) to"
-            confirm_protected(target, question, interactive=not as_json)
-        from plantstore_tui.core.bulk import ImportSettings
+        store = _open_ledger(target)
+        try:
+            plan = _plan(
+                store.ledger.batches,
+                source,
+                validation,
+                target,
+                resume=resume,
+                restart=restart,
+                resend_unknown=resend_unknown,
+            )
+            if target.protected and not yes:
+                question = f"Send {plan.to_send} plant(s) to"
+                confirm_protected(target, question, interactive=not as_json)
+            from plantstore_tui.cli.import_send import send_file
+            from plantstore_tui.core.importing.results import ImportSettings
 
-        settings = ImportSettings(concurrency=concurrency, rate=rate)
-        outcome = _run(source, form, columns, target, journal, plan, settings, report, as_json)
+            settings = ImportSettings(concurrency=concurrency, rate=rate)
+            rows = partial(plan.rows, source.open, form, columns)
+            outcome = send_file(source.name, rows, target, store, plan, settings, report, as_json)
+        finally:
+            store.close()
     raise SystemExit(outcome)
 
 
+def _open_ledger(target: Target) -> ImportLedger:
+    from plantstore_tui.core.importing.plan import open_for_import
+    from plantstore_tui.core.store.database import StoreError
+
+    try:
+        store = open_for_import(target.profile)
+    except StoreError as exc:
+        # Without the ledger a stopped import could not resume without sending rows twice.
+        raise ConfigProblem(f"The ledger cannot be used: {exc}; nothing was sent") from None
+    carried = store.ledger.carried
+    for problem in [] if carried is None else carried.problems:
+        click.echo(f"An earlier file was not read: {problem}", err=True)
+    return store
+
+
 def _plan(
+    batches: Batches,
     source: _Source,
     validation: Validation,
-    target: Any,
+    target: Target,
     *,
     resume: bool,
     restart: bool,
     resend_unknown: bool,
-) -> tuple[ImportJournal, ImportPlan]:
-    from plantstore_tui.core.import_journal import JournalError
-
-    try:
-        journal = ImportJournal()
-    except JournalError as exc:
-        # Without the journal a crash could not be resumed without sending rows twice.
-        raise ConfigProblem(f"{exc}; nothing was sent") from None
-    earlier = journal.latest_batch(validation.sha256, target.base_url)
-    if earlier is not None and not (resume or restart):
-        counts = journal.counts(earlier)
-        journal.close()
-        never = earlier.rows - counts.journaled
+) -> ImportPlan:
+    found = earlier_import(batches, validation, target.base_url)
+    earlier = None if found is None else found.batch
+    if found is not None and not (resume or restart):
+        counts, when = found.counts, found.batch.started_at.astimezone()
+        where = f"{visible(source.name)} was imported to {visible(target.base_url)} before"
+        if found.batch.finished:
+            stands = f"every row done: {counts.created} created, {counts.rejected} rejected"
+            stands += "" if counts.journaled == found.batch.rows else ", the others not kept"
+        else:
+            stands = (
+                f"{counts.created} created, {counts.rejected} rejected, {counts.failed} not sent "
+                f"after a failure, {counts.unknown} unknown, {found.never_sent} never sent"
+            )
         raise InvalidInput(
-            f"{visible(source.name)} was imported to {visible(target.base_url)} before "
-            f"({earlier.started_at.astimezone():%Y-%m-%d %H:%M}): {counts.created} created, "
-            f"{counts.rejected} rejected, {counts.failed} not sent after a failure, "
-            f"{counts.unknown} unknown, {never} never sent. --resume sends the rows not yet sent; "
+            f"{where} ({when:%Y-%m-%d %H:%M}): {stands}. --resume sends the rows not yet sent; "
             "--restart sends every row again. Nothing was sent"
         )
     if resume and earlier is not None:
-        unknown = journal.unknown_rows(earlier)
+        unknown = batches.unknown_rows(earlier)
         # On stderr even with --json: a script must not miss them either.
         if unknown:
             verb = (
@@ -252,9 +278,9 @@ def _plan(
                 )
             if len(unknown) > _SHOWN_RESULTS:
                 click.echo(f"  ... and {len(unknown) - _SHOWN_RESULTS} more", err=True)
-        return journal, resume_batch(journal, earlier, validation, resend_unknown=resend_unknown)
-    return journal, new_batch(
-        journal, validation, base_url=target.base_url, profile=target.profile, file_name=source.name
+        return resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
+    return new_batch(
+        batches, validation, base_url=target.base_url, profile=target.profile, file_name=source.name
     )
 
 
@@ -313,127 +339,3 @@ def _print_dry_run(
                     f"  line {item.line}: id {item.texts.id.strip()}, "
                     f"name {visible(item.texts.name.strip())!r}{tag}"
                 )
-
-
-def _rows_to_send(
-    source: _Source, form: ImportFormat, columns: dict[str, str], skip: frozenset[int]
-) -> Iterator[SourceRow]:
-    with source.open() as stream:
-        for item in read_rows(stream, form, columns):
-            if isinstance(item, SourceRow) and item.line not in skip:
-                yield item
-
-
-def _run(
-    source: _Source,
-    form: ImportFormat,
-    columns: dict[str, str],
-    target: Any,
-    journal: ImportJournal,
-    plan: ImportPlan,
-    settings: Any,
-    report: Path | None,
-    as_json: bool,
-) -> int:
-    from plantstore_tui.cli.import_progress import Progress, print_summary, summary_exit_code
-    from plantstore_tui.core.bulk import ImportProgress
-
-    progress = ImportProgress(to_send=plan.to_send)
-    report_file = None
-    if report is not None:
-        try:
-            report_file = report.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise InvalidInput(
-                f"--report {report}: {exc.strerror or exc}; nothing was sent"
-            ) from None
-    display = Progress.for_terminal(plan.to_send, enabled=not as_json)
-    results: list[Any] = []
-
-    def on_result(result: Any) -> None:
-        progress.count(result)
-        if report_file is not None:
-            report_file.write(json.dumps(result.to_json(), ensure_ascii=True) + "\n")
-        if result.state.value != "created" and len(results) < _SHOWN_RESULTS:
-            results.append(result)
-        display.update(progress)
-
-    try:
-        with display:
-            reason, interrupted = asyncio.run(
-                _send_all(
-                    source, form, columns, target, journal, plan, settings, on_result, display
-                )
-            )
-    finally:
-        progress.ended = time.monotonic()
-        if report_file is not None:
-            report_file.close()
-        journal.close()
-    not_sent = plan.to_send - progress.settled
-    print_summary(
-        source_name=source.name,
-        target=target,
-        progress=progress,
-        results=results,
-        reason=reason,
-        interrupted=interrupted,
-        not_sent=not_sent,
-        as_json=as_json,
-        sha256=plan.batch.sha256,
-        batch=plan.batch.id,
-        skipped=len(plan.skip),
-    )
-    return _INTERRUPTED if interrupted else summary_exit_code(progress, reason, not_sent)
-
-
-async def _send_all(
-    source: _Source,
-    form: ImportFormat,
-    columns: dict[str, str],
-    target: Any,
-    journal: ImportJournal,
-    plan: ImportPlan,
-    settings: Any,
-    on_result: Callable[[Any], None],
-    display: Any,
-) -> tuple[Any, bool]:
-    from plantstore_tui.core.bulk import BatchSender, HistorySender
-    from plantstore_tui.core.client import PlantStoreClient
-    from plantstore_tui.core.journal import Journal
-
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
-        history = Journal.open("import", target.profile, warn=display.note)
-        sent_through = HistorySender(client, history.for_target(target))
-        sender = BatchSender(sent_through, journal, plan.batch, settings, on_result)
-        task = asyncio.ensure_future(sender.run(_rows_to_send(source, form, columns, plan.skip)))
-        loop = asyncio.get_running_loop()
-        interrupts = 0
-
-        def interrupted() -> None:
-            nonlocal interrupts
-            interrupts += 1
-            sender.stop.set()
-            if interrupts == 1:
-                display.note(
-                    f"Stopping: no more rows are sent; {len(sender.in_flight)} in flight may "
-                    f"settle for up to {_GRACE_SECONDS:g} s (Ctrl+C again to give up on them)."
-                )
-                loop.call_later(_GRACE_SECONDS, task.cancel)
-            else:
-                task.cancel()
-
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, interrupted)
-        try:
-            reason = await task
-        except asyncio.CancelledError:
-            from plantstore_tui.core.bulk import StopReason
-
-            reason = StopReason.STOPPED
-        finally:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signal.SIGINT)
-        return reason, interrupts > 0

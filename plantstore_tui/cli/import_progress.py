@@ -14,7 +14,7 @@ from plantstore_tui.cli.exits import ExitCode
 from plantstore_tui.core.text import visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.bulk import ImportProgress, RowResult, StopReason
+    from plantstore_tui.core.importing.results import ImportProgress, RowResult, StopReason
     from plantstore_tui.core.target import Target
 
 
@@ -94,7 +94,7 @@ class Progress:
 
 def summary_exit_code(progress: ImportProgress, reason: StopReason, not_sent: int) -> int:
     """3 stopped or unsettled rows, 1 some rejected, 0 every row sent was created."""
-    from plantstore_tui.core.bulk import StopReason
+    from plantstore_tui.core.importing.results import StopReason
 
     if reason is not StopReason.DONE or progress.failed or progress.unknown or not_sent:
         return ExitCode.TRANSPORT_FAILURE
@@ -111,6 +111,7 @@ def print_summary(
     results: Sequence[RowResult],
     reason: StopReason,
     interrupted: bool,
+    problem: str | None,
     not_sent: int,
     as_json: bool,
     sha256: str,
@@ -118,7 +119,7 @@ def print_summary(
     skipped: int,
 ) -> None:
     """The end of an import: counts, the rows that need looking at, how to go on."""
-    from plantstore_tui.core.bulk import StopReason
+    from plantstore_tui.core.importing.results import StopReason
 
     name = visible(source_name)
     resume = f"plantstore-tui import {name} --resume"
@@ -140,6 +141,7 @@ def print_summary(
                     "not_sent": not_sent,
                     "retries": progress.retries,
                     "stopped": None if reason is StopReason.DONE else reason.value,
+                    "problem": problem,
                     "interrupted": interrupted,
                     "seconds": round(progress.seconds, 3),
                     "rate": round(progress.rate, 1),
@@ -165,7 +167,9 @@ def print_summary(
     others = progress.rejected + progress.failed + progress.unknown - shown
     if others > 0:
         click.echo(f"  ... and {others} more (--report FILE lists every row)")
-    if reason is StopReason.TRANSPORT:
+    if problem is not None:
+        click.echo(f"Stopped on {visible(problem)}. Once it is dealt with: {resume}")
+    elif reason is StopReason.TRANSPORT:
         click.echo(
             "Stopped: the deployment stopped answering (several transport failures in a row). "
             f"Once it answers again: {resume}"

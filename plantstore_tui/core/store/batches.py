@@ -40,6 +40,8 @@ class Batch:
     file_name: str
     rows: int
     started_at: datetime
+    finished: bool = False
+    """Every line done (its rows may have gone since: history off, cleared, pruned)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +84,15 @@ class Batches:
         """The newest batch of this file to this target, if any."""
         with self._db.read() as connection:
             row = connection.execute(
-                "SELECT id, sha256, base_url, profile, file_name, rows, started_at FROM batches "
-                "WHERE sha256 = ? AND base_url = ? ORDER BY id DESC LIMIT 1",
+                "SELECT id, sha256, base_url, profile, file_name, rows, started_at, finished "
+                "FROM batches WHERE sha256 = ? AND base_url = ? ORDER BY id DESC LIMIT 1",
                 (sha256, base_url),
             ).fetchone()
         if row is None:
             return None
-        batch_id, sha, url, profile, file_name, count, started = row
-        return Batch(batch_id, sha, url, profile, file_name, count, parse_time(started))
+        batch_id, sha, url, profile, file_name, count, started, finished = row
+        started_at = parse_time(started)
+        return Batch(batch_id, sha, url, profile, file_name, count, started_at, bool(finished))
 
     def _latest_rows(self, batch: Batch) -> list[tuple[int, int, PlantState, str]]:
         with self._db.read() as connection:
@@ -134,20 +137,30 @@ class Batches:
         settled: Sequence[tuple[int, Outcome]],
         to_send: Sequence[rows.NewRow],
         redact: rows.Redact = str,
+        *,
+        withdrawn: Sequence[int] = (),
     ) -> list[int]:
-        """One commit: the rows that came back settled, the next window marked sending; the
+        """One commit: the rows that came back settled, the next window marked sending, and the
+        rows marked sending that never went out (`withdrawn`) taken back out of the ledger; the
         entries of the new rows, in order."""
-        if not settled and not to_send:
+        if not settled and not to_send and not withdrawn:
             return []
         session = self._ledger.session_id
         with self._db.write() as connection:
             for entry, outcome in settled:
                 rows.settle(connection, entry, outcome, redact)
+            # Never sent: the line stands where it stood before (a resume sends it).
+            connection.executemany(
+                "DELETE FROM plants WHERE entry = ? AND state = 'sending'",
+                [(entry,) for entry in withdrawn],
+            )
             return [rows.insert(connection, row, session) for row in to_send]
 
     def finish(self, batch: Batch) -> bool:
         """Mark the batch finished when every line is done; True if it is. The rows of a batch
         whose history is off go then."""
+        if batch.finished:
+            return True
         latest = self._latest_rows(batch)
         done = len(latest) >= batch.rows and all(state in DONE_STATES for _, _, state, _ in latest)
         if done:

@@ -1,16 +1,17 @@
 """Import (F5): plants from a CSV, TSV or JSON Lines file, checked whole, confirmed, then sent.
 
 The same core as `plantstore-tui import`: the file is validated in a thread (nothing is sent
-while any row is bad), the journal says whether this file went to this target before (resume or
-restart, never a row twice), and `BatchSender` sends in an async worker while a progress bar
-counts. The rows that did not go through can each be loaded into the form to fix and send.
+while any row is bad), the ledger says whether this file went to this target before (resume or
+restart, never a row twice), and the one `ImportRunner` sends in an async worker, writing every
+row to the ledger (source import, its batch and line), while a progress bar counts. The rows
+that did not go through can each be loaded into the form to fix and send.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -33,32 +34,26 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.bulk import (
-    BatchSender,
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.importing import (
+    CheckedFile,
+    ImportFormat,
+    ImportLedger,
+    ImportPlan,
     ImportProgress,
+    ImportRunner,
     ImportSettings,
     RowResult,
     StopReason,
-)
-from plantstore_tui.core.bulk_file import (
-    FileProblem,
-    ImportFormat,
-    SourceRow,
     Validation,
-)
-from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.import_journal import ImportJournal, JournalError, RowState
-from plantstore_tui.core.import_plan import (
-    CheckedFile,
     check_file,
     file_stamp,
-    new_batch,
-    resume_batch,
-    rows_to_send,
+    plan_import,
 )
+from plantstore_tui.core.store import PlantState, StoreError
 from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import TargetLabel
-from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+from plantstore_tui.ui.screens.import_question import import_question
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
 
@@ -104,14 +99,14 @@ class ImportScreen(Screen[None]):
         self._directory = directory or Path()
         self._checks = 0
         self._checked: CheckedFile | None = None
-        self._sender: BatchSender | None = None
+        self._runner: ImportRunner | None = None
         self._run: asyncio.Future[StopReason] | None = None
         self._abandoned = False
         self._sending: CheckedFile | None = None
         self._started = False
         self.progress: ImportProgress | None = None
         """The counts of the import being (or last) sent."""
-        self.results: list[tuple[RowResult, FormTexts]] = []
+        self.results: list[RowResult] = []
         """Rows that did not go through (the first ones), each with its texts to load back."""
         self._unlisted = 0
 
@@ -247,8 +242,8 @@ class ImportScreen(Screen[None]):
                 f"{shown}: {validation.valid:,} plant(s), every row valid "
                 f"({checked.fmt.value}, {validation.size:,} bytes)."
             )
-            if checked.journal_problem is not None:
-                words += f"\nCannot send: {visible(checked.journal_problem)}"
+            if checked.ledger_problem is not None:
+                words += f"\nCannot send: {visible(checked.ledger_problem)}"
             elif checked.earlier is not None:
                 words += "\nImported to this target before: Send offers to resume or restart."
             self._verdict(Text(words), "-ok" if checked.sendable else "-bad")
@@ -281,70 +276,7 @@ class ImportScreen(Screen[None]):
         checked = self._checked
         if checked is None or checked.validation is None or self._started:
             return
-        target, valid = self._target, checked.validation.valid
-        subject = Text()
-        subject.append(visible(target.profile or "(no profile)"), style="bold")
-        subject.append(f"\n{visible(target.base_url)}\n\n")
-        protected = (
-            "\nThis profile is marked protected: every send to it is confirmed first."
-            if target.protected
-            else ""
-        )
-        earlier = checked.earlier
-        if earlier is None:
-            subject.append(f"{valid:,} plant(s) from {visible(checked.name)}")
-            question = "Send to a protected profile?" if target.protected else "Import the file?"
-            detail = (
-                "Each row is written to the import journal before it is sent: a stopped import "
-                "resumes without sending any row twice." + protected
-            )
-            choices = [
-                Choice(
-                    f"Send {valid:,}",
-                    "Enter",
-                    "new",
-                    "import-go",
-                    "error" if target.protected else "primary",
-                ),
-                Choice("Cancel", "Esc", "cancel", "import-cancel"),
-            ]
-        else:
-            counts = earlier.counts
-            when = earlier.batch.started_at.astimezone()
-            subject.append(
-                f"{visible(checked.name)} was imported here on {when:%Y-%m-%d %H:%M}:\n"
-                f"{counts.created:,} created, {counts.rejected:,} rejected, "
-                f"{counts.failed:,} not sent after a failure, {counts.unknown:,} unknown, "
-                f"{earlier.never_sent:,} never sent"
-            )
-            question = "Imported here before"
-            unknown = (
-                f"; the {counts.unknown:,} whose fate is unknown are left out (they may exist)"
-                if counts.unknown
-                else ""
-            )
-            detail = (
-                f"Resume sends the {earlier.to_resume:,} row(s) not yet sent{unknown}. Restart "
-                f"sends all {valid:,} again as a new import: plants created before are refused "
-                "as duplicates." + protected
-            )
-            choices = [
-                Choice(f"Resume: send {earlier.to_resume:,}", "r", "resume", "import-resume"),
-                Choice(f"Restart: send all {valid:,}", "a", "restart", "import-restart"),
-                Choice("Cancel", "Esc", "cancel", "import-cancel"),
-            ]
-        asking = ChoiceScreen(
-            question,
-            subject,
-            detail,
-            choices,
-            cancel="cancel",
-            danger=target.protected,
-            answered=self._answered,
-        )
-        # Wider than the other questions, its words wrapped (import.tcss).
-        asking.add_class("-import")
-        self.app.push_screen(asking)
+        self.app.push_screen(import_question(self._target, checked, self._answered))
 
     def _answered(self, choice: str) -> None:
         checked = self._checked
@@ -372,66 +304,57 @@ class ImportScreen(Screen[None]):
 
     @work(name="import-send", group="import-send", exclusive=True, exit_on_error=False)
     async def _send_rows(self, checked: CheckedFile, *, resume: bool) -> StopReason | str:
-        from plantstore_tui.core.client import PlantStoreClient
-
         assert checked.validation is not None
         assert checked.fmt is not None
-        target, fmt = self._target, checked.fmt
         try:
-            journal = ImportJournal()
-        except JournalError as exc:
-            return f"{exc}; nothing was sent"
-        with journal:
-            if resume and checked.earlier is not None:
-                plan = resume_batch(journal, checked.earlier.batch, checked.validation)
-            else:
-                plan = new_batch(
-                    journal,
-                    checked.validation,
-                    base_url=target.base_url,
-                    profile=target.profile,
-                    file_name=checked.name,
-                )
-            progress = ImportProgress(to_send=plan.to_send)
-            self.progress = progress
-            # A row's texts are kept while it is in flight, to be loaded back if it fails.
-            taken: dict[int, FormTexts] = {}
+            earlier = checked.earlier.batch if resume and checked.earlier is not None else None
+            store, plan = await asyncio.to_thread(
+                plan_import, self._target, checked.name, checked.validation, earlier
+            )
+        except StoreError as exc:
+            return f"the ledger: {exc}; nothing was sent"
+        try:
+            return await self._send_plan(store, plan, checked)
+        finally:
+            store.close()
 
-            def rows() -> Iterator[SourceRow]:
-                for row in rows_to_send(checked.open, fmt, None, plan.skip):
-                    taken[row.line] = row.texts
-                    yield row
+    async def _send_plan(
+        self, store: ImportLedger, plan: ImportPlan, checked: CheckedFile
+    ) -> StopReason | str:
+        from plantstore_tui.core.client import PlantStoreClient
 
-            async with PlantStoreClient(
-                target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-            ) as client:
-                sender = BatchSender(
-                    client, journal, plan.batch, ImportSettings(), partial(self._settled, taken)
-                )
-                self._sender = sender
-                self._run = asyncio.ensure_future(sender.run(rows()))
-                redraw = self.set_interval(_REDRAW_SECONDS, self._show_progress)
-                try:
-                    return await self._run
-                except asyncio.CancelledError:
-                    if not self._abandoned:
-                        raise  # the screen is going away: the worker itself was cancelled
-                    return sender.reason
-                except (FileProblem, JournalError) as exc:
-                    shown = visible(checked.name)
-                    return exc.where(shown) if isinstance(exc, FileProblem) else str(exc)
-                finally:
-                    progress.ended = time.monotonic()
-                    redraw.stop()
+        assert checked.fmt is not None
+        target = self._target
+        self.progress = ImportProgress(to_send=plan.to_send)
+        rows = plan.rows(checked.open, checked.fmt)
+        async with PlantStoreClient(
+            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
+        ) as client:
+            ledger = store.ledger.for_target(target.token)
+            runner = ImportRunner(
+                client, ledger, plan, ImportSettings(), self._settled, keep=store.keep
+            )
+            self._runner = runner
+            self._run = asyncio.ensure_future(runner.run(rows))
+            redraw = self.set_interval(_REDRAW_SECONDS, self._show_progress)
+            try:
+                reason = await self._run
+            except asyncio.CancelledError:
+                if not self._abandoned:
+                    raise  # the screen is going away: the worker itself was cancelled
+                reason = runner.reason
+            finally:
+                self.progress.ended = time.monotonic()
+                redraw.stop()
+        return reason if runner.problem is None else runner.problem
 
-    def _settled(self, taken: dict[int, FormTexts], result: RowResult) -> None:
+    def _settled(self, result: RowResult) -> None:
         assert self.progress is not None
         self.progress.count(result)
-        texts = taken.pop(result.line, None)
-        if result.state is RowState.CREATED or texts is None:
+        if result.state is PlantState.CREATED:
             return
         if len(self.results) < _SHOWN_RESULTS:
-            self.results.append((result, texts))
+            self.results.append(result)
         else:
             self._unlisted += 1
 
@@ -446,24 +369,24 @@ class ImportScreen(Screen[None]):
 
     def action_stop_or_close(self) -> None:
         """While sending: take no more rows (Esc again gives up on those in flight); else close."""
-        sender, task = self._sender, self._run
-        if sender is None or task is None or task.done():
+        runner, task = self._runner, self._run
+        if runner is None or task is None or task.done():
             self.dismiss()
             return
-        if sender.stop.is_set():
+        if runner.stopping:
             self._give_up()
             return
-        sender.stop.set()
+        runner.stop()
         self._stage.show_summary(
             [
-                f"Stopping: no more rows are sent; {len(sender.in_flight)} in flight may settle "
+                f"Stopping: no more rows are sent; {runner.in_flight} in flight may settle "
                 f"for up to {_GRACE_SECONDS:g} s (Esc again to give up on them)."
             ]
         )
         self.set_timer(_GRACE_SECONDS, self._give_up)
 
     def _give_up(self) -> None:
-        # The rows still in flight are journaled as unknown: a resume leaves them out.
+        # The rows still in flight are settled as unknown: a resume leaves them out.
         if self._run is not None and not self._run.done():
             self._abandoned = True
             self._run.cancel()
@@ -472,9 +395,9 @@ class ImportScreen(Screen[None]):
 
     def _finished(self, ended: StopReason | str) -> None:
         self._show_progress()
-        checked, progress, sender = self._sending, self.progress, self._sender
+        checked, progress, runner = self._sending, self.progress, self._runner
         if checked is not None and progress is not None:
-            stopped = sender is not None and sender.stop.is_set()
+            stopped = runner is not None and runner.stopping
             lines = summary_lines(checked.name, self._target.base_url, progress, ended, stopped)
         else:
             lines = [f"Nothing was sent: {visible(str(ended))}."]
@@ -486,6 +409,6 @@ class ImportScreen(Screen[None]):
         event.stop()
         if event.option.id is None:
             return
-        result, texts = self.results[int(event.option.id)]
-        if self._load(texts, result.state is RowState.UNKNOWN):
+        result = self.results[int(event.option.id)]
+        if self._load(result.texts, result.state is PlantState.UNKNOWN):
             self.dismiss()

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.suggester import Suggester
 from textual.widgets import DirectoryTree
 
-from plantstore_tui.core.bulk_file import FileProblem, format_for
+from plantstore_tui.core.importing.files import FileProblem, format_for
 
 
 def importable(path: Path) -> bool:

@@ -10,9 +10,8 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.bulk import ImportProgress, RowResult, StopReason
-from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.import_journal import RowState
+from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
+from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.text import shorten, visible
 
 
@@ -89,16 +88,18 @@ class ImportRun(Vertical):
             )
         )
 
-    def list_results(self, results: Sequence[tuple[RowResult, FormTexts]], unlisted: int) -> None:
+    def list_results(self, results: Sequence[RowResult], unlisted: int) -> None:
         """The rows that did not go through, each to select (its id is its index)."""
         listing = self.query_one("#import-results", OptionList)
         listing.clear_options()
         listing.set_class(bool(results), "-shown")
-        for index, (result, texts) in enumerate(results):
+        for index, result in enumerate(results):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
-            line.append("fate unknown" if result.state is RowState.UNKNOWN else result.state.value)
-            line.append(f"  {result.plant_id}  {visible(shorten(texts.name, 40))}")
+            line.append(
+                "fate unknown" if result.state is PlantState.UNKNOWN else result.state.value
+            )
+            line.append(f"  {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
             listing.add_option(Option(line, id=str(index)))
         if unlisted:

@@ -1,0 +1,63 @@
+"""Importing a file of plants, for every front end: the file read and checked whole (`files`),
+planned against the ledger (`plan`: a new batch, or the rest of an earlier one), and sent by the
+one runner (`runner`), which writes every row to the ledger before its request goes out."""
+
+from plantstore_tui.core.importing.files import (
+    FileProblem,
+    ImportFormat,
+    SourceRow,
+    Validation,
+    validate,
+)
+from plantstore_tui.core.importing.plan import (
+    CheckedFile,
+    EarlierImport,
+    ImportLedger,
+    ImportPlan,
+    ImportRow,
+    check_file,
+    earlier_import,
+    file_stamp,
+    new_batch,
+    open_for_import,
+    plan_import,
+    resume_batch,
+    rows_to_send,
+)
+from plantstore_tui.core.importing.results import (
+    ImportProgress,
+    ImportSettings,
+    RowResult,
+    StopReason,
+    result_of,
+    retry_after_seconds,
+)
+from plantstore_tui.core.importing.runner import ImportRunner
+
+__all__ = [
+    "CheckedFile",
+    "EarlierImport",
+    "FileProblem",
+    "ImportFormat",
+    "ImportLedger",
+    "ImportPlan",
+    "ImportProgress",
+    "ImportRow",
+    "ImportRunner",
+    "ImportSettings",
+    "RowResult",
+    "SourceRow",
+    "StopReason",
+    "Validation",
+    "check_file",
+    "earlier_import",
+    "file_stamp",
+    "new_batch",
+    "open_for_import",
+    "plan_import",
+    "result_of",
+    "resume_batch",
+    "retry_after_seconds",
+    "rows_to_send",
+    "validate",
+]

@@ -1,0 +1,267 @@
+"""Checking a file for import and planning it against the ledger: a new batch, or the rest of an
+earlier one.
+
+Headless, so that every front end decides "resume or restart" from the same counts and sends
+exactly the lines the ledger says were never settled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.importing.files import (
+    FileProblem,
+    ImportFormat,
+    SourceRow,
+    Validation,
+    format_for,
+    read_rows,
+    validate,
+)
+from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches
+from plantstore_tui.core.store.database import StoreError
+from plantstore_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.store.ledger import Ledger
+    from plantstore_tui.core.target import Target
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierImport:
+    """The newest batch of the same file to the same target, and where its lines stand."""
+
+    batch: Batch
+    counts: BatchCounts
+
+    @property
+    def never_sent(self) -> int:
+        """Lines of the batch the ledger has no row of: they never went out (a finished batch
+        has none, whatever rows have gone since)."""
+        return 0 if self.batch.finished else max(0, self.batch.rows - self.counts.journaled)
+
+    @property
+    def to_resume(self) -> int:
+        """Lines a resume sends: never sent, or not sent after a failure (never the unknown)."""
+        return 0 if self.batch.finished else self.never_sent + self.counts.failed
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """A file read whole: what validation found, and what the ledger knows of it."""
+
+    name: str
+    path: Path
+    fmt: ImportFormat | None = None
+    validation: Validation | None = None
+    problem: str | None = None
+    earlier: EarlierImport | None = None
+    ledger_problem: str | None = None
+    stamp: tuple[int, int] = (0, 0)
+
+    @property
+    def sendable(self) -> bool:
+        """Every row valid and the ledger usable."""
+        return self.validation is not None and self.validation.ok and self.ledger_problem is None
+
+    def open(self) -> IO[bytes]:
+        """The file, opened afresh for each pass over it."""
+        return self.path.open("rb")
+
+
+def file_stamp(path: Path) -> tuple[int, int]:
+    """Size and modification time: whether the file changed since it was checked."""
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str) -> CheckedFile:
+    """Validate the file `name` (relative to `base`; its format `given`, else from its name) and
+    look it up in the ledger; it may block."""
+    shown = visible(name)
+    path = base / Path(name).expanduser()
+    if given is None:
+        try:
+            fmt = format_for(name)
+        except FileProblem:
+            problem = f"{shown}: cannot tell the format from the name: choose CSV, TSV or JSONL"
+            return CheckedFile(name, path, problem=problem)
+    else:
+        fmt = given
+    checked = CheckedFile(name, path, fmt)
+    try:
+        if not path.is_file():
+            words = "no such file" if not path.exists() else "not a regular file"
+            return CheckedFile(name, path, fmt, problem=f"{shown}: {words}")
+        stamp = file_stamp(path)
+        validation = validate(checked.open, fmt)
+    except FileProblem as exc:
+        return CheckedFile(name, path, fmt, problem=exc.where(shown))
+    except OSError as exc:
+        return CheckedFile(name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
+    if not validation.ok:
+        return CheckedFile(name, path, fmt, validation, stamp=stamp)
+    from plantstore_tui.core.store.ledger import open_for_reading
+
+    try:
+        ledger = open_for_reading()
+        try:
+            earlier = (
+                None if ledger is None else earlier_import(ledger.batches, validation, base_url)
+            )
+        finally:
+            if ledger is not None:
+                ledger.close()
+    except StoreError as exc:
+        return CheckedFile(name, path, fmt, validation, ledger_problem=str(exc), stamp=stamp)
+    return CheckedFile(name, path, fmt, validation, earlier=earlier, stamp=stamp)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportLedger:
+    """The ledger an import writes to, and whether its rows stay once the batch is done."""
+
+    ledger: Ledger
+    keep: bool
+
+    def close(self) -> None:
+        """End the import's session."""
+        self.ledger.close()
+
+
+def open_for_import(profile: str | None) -> ImportLedger:
+    """The ledger for an import to `profile` (its history switch read); `StoreError` if it
+    cannot be used: without it a stopped import could not resume without sending rows twice."""
+    from plantstore_tui.core.store.ledger import open_ledger
+    from plantstore_tui.core.store.settings import history_settings
+
+    settings = history_settings(profile)
+    return ImportLedger(open_ledger("import", limit=settings.limit), settings.enabled)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    """The batch the rows are written under, the lines not to send, and how many will go."""
+
+    batch: Batch
+    skip: frozenset[int]
+    to_send: int
+    resumed: bool
+
+    @property
+    def skipped(self) -> int:
+        """Lines done before, left out of a resume."""
+        return self.batch.rows - self.to_send if self.resumed else 0
+
+    def rows(
+        self,
+        open_file: Callable[[], IO[bytes]],
+        fmt: ImportFormat,
+        columns: Mapping[str, str] | None = None,
+    ) -> Iterator[ImportRow]:
+        """The rows this plan sends (none of a finished batch: its rows may have gone)."""
+        if self.batch.finished:
+            return iter(())
+        return rows_to_send(open_file, fmt, columns, self.skip)
+
+
+def earlier_import(batches: Batches, validation: Validation, base_url: str) -> EarlierImport | None:
+    """The earlier import of this file (by its hash) to this base URL, if there was one."""
+    batch = batches.latest(validation.sha256, base_url)
+    return None if batch is None else EarlierImport(batch, batches.counts(batch))
+
+
+def new_batch(
+    batches: Batches,
+    validation: Validation,
+    *,
+    base_url: str,
+    profile: str | None,
+    file_name: str,
+) -> ImportPlan:
+    """Every valid row, as a new batch (a restart is one too)."""
+    batch = batches.start(
+        sha256=validation.sha256,
+        base_url=base_url,
+        profile=profile,
+        file_name=file_name,
+        rows=validation.valid,
+    )
+    return ImportPlan(batch, frozenset(), validation.valid, resumed=False)
+
+
+def resume_batch(
+    batches: Batches, batch: Batch, validation: Validation, *, resend_unknown: bool = False
+) -> ImportPlan:
+    """The lines of an earlier batch not yet settled; lines whose fate is unknown are left out
+    unless `resend_unknown`. A finished batch has none left."""
+    if batch.finished:
+        return ImportPlan(batch, frozenset(), 0, resumed=True)
+    skip = frozenset(batches.settled_lines(batch, resend_unknown=resend_unknown))
+    return ImportPlan(batch, skip, max(0, validation.valid - len(skip)), resumed=True)
+
+
+def plan_import(
+    target: Target, file_name: str, validation: Validation, resume: Batch | None
+) -> tuple[ImportLedger, ImportPlan]:
+    """Open the ledger and plan: the rest of the batch `resume`, else a new batch (it blocks;
+    `StoreError` if the ledger cannot be used)."""
+    store = open_for_import(target.profile)
+    batches = store.ledger.batches
+    try:
+        if resume is not None:
+            return store, resume_batch(batches, resume, validation)
+        plan = new_batch(
+            batches,
+            validation,
+            base_url=target.base_url,
+            profile=target.profile,
+            file_name=file_name,
+        )
+    except StoreError:
+        store.close()
+        raise
+    return store, plan
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRow:
+    """A row to send: its line, its texts as read, and the plant they make."""
+
+    line: int
+    texts: FormTexts
+    plant: NewPlant
+
+
+def rows_to_send(
+    open_file: Callable[[], IO[bytes]],
+    fmt: ImportFormat,
+    columns: Mapping[str, str] | None,
+    skip: frozenset[int],
+) -> Iterator[ImportRow]:
+    """The file's rows not in `skip`, each made a plant; FileProblem at the first row that is no
+    longer valid.
+
+    The file was validated whole before, but it may have been edited since: a row that is not a
+    plant any more stops the import instead of reaching the sender.
+    """
+    from plantstore_tui.core.models import NewPlant, parse_new_plant
+
+    with open_file() as stream:
+        for item in read_rows(stream, fmt, columns):
+            plant = (
+                parse_new_plant(item.texts.name, item.texts.id, item.texts.tag)
+                if isinstance(item, SourceRow)
+                else None
+            )
+            if not isinstance(item, SourceRow) or not isinstance(plant, NewPlant):
+                raise FileProblem(
+                    "the file changed since it was checked: check it again", item.line
+                )
+            if item.line not in skip:
+                yield ImportRow(item.line, item.texts, plant)

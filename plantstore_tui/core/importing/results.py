@@ -1,0 +1,165 @@
+"""What an import is told (`ImportSettings`) and what it tells its front end: each row's
+`RowResult` as it comes back, the counts so far (`ImportProgress`), and why it ended."""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from plantstore_tui.core.store.records import PlantState, state_of
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.form import FormTexts
+    from plantstore_tui.core.outcome import Outcome
+
+# The most rows a window holds: at least 64, and 8 per request in flight. A window's commit (one
+# fsync) then costs little beside its requests, and two windows buffered keep every worker busy.
+MIN_WINDOW = 64
+WINDOW_PER_REQUEST = 8
+# Up to that, a window holds about this long of sending at the rate rows go: a slow deployment
+# (or --rate) does not have rows marked sending long before they go, which a killed process would
+# leave as unknown.
+WINDOW_SECONDS = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSettings:
+    """How politely to send, and how often the ledger is written."""
+
+    concurrency: int = 8
+    rate: float | None = None
+    """Requests started per second at most; None for as fast as the deployment answers."""
+    stop_after_failures: int = 5
+    """Transport failures in a row that stop the import (the deployment is down)."""
+    max_retry_wait: float = 60.0
+    """The longest Retry-After honoured, in seconds."""
+    max_retries: int = 5
+    window: int | None = None
+    """Rows marked sending in one commit; None for about `WINDOW_SECONDS` of sending at the rate
+    rows go, at most `max(64, 8 x concurrency)`."""
+    flush_seconds: float = 1.0
+    """Answers are written at the latest this long after they came back, windows or not."""
+
+    def window_size(self, rows_per_second: float | None = None) -> int:
+        """Rows in the next window, rows going at `rows_per_second` (None: not known yet)."""
+        if self.window is not None:
+            return max(1, self.window)
+        largest = max(MIN_WINDOW, WINDOW_PER_REQUEST * max(1, self.concurrency))
+        # Enough to keep every request slot busy; with a rate, that many may go in the time.
+        smallest = max(1, self.concurrency)
+        if self.rate is not None:
+            smallest = min(smallest, math.ceil(self.rate * WINDOW_SECONDS))
+        if rows_per_second is None:
+            rows_per_second = self.rate
+        if rows_per_second is None:
+            return min(smallest, largest)
+        return max(smallest, min(largest, math.ceil(rows_per_second * WINDOW_SECONDS)))
+
+
+class StopReason(StrEnum):
+    """Why sending ended."""
+
+    DONE = "done"
+    TRANSPORT = "transport failures"
+    STOPPED = "stopped"
+    PROBLEM = "problem"
+    """The file changed since it was checked, or the ledger could not be written."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    """What became of one row (with its texts as read, to load it into the form)."""
+
+    line: int
+    plant_id: int
+    state: PlantState
+    status: int | None
+    error: int | None
+    message: str
+    texts: FormTexts
+    retries: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of `--report`."""
+        return {
+            "line": self.line,
+            "id": self.plant_id,
+            "outcome": self.state.value,
+            "status": self.status,
+            "error": self.error,
+            "message": self.message,
+        }
+
+
+def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -> RowResult:
+    """A row's result: its state by the ledger's one rule (`state_of`)."""
+    from plantstore_tui.core.outcome import Created, Rejected
+
+    state = state_of(outcome)
+    error = outcome.error.error if isinstance(outcome, Rejected) and outcome.error else None
+    message = "" if isinstance(outcome, Created) else outcome.headline
+    status = outcome.status
+    return RowResult(line, outcome.sent.id, state, status, error, message, texts, retries)
+
+
+@dataclass(slots=True)
+class ImportProgress:
+    """Counts as the rows settle, for a progress bar and the summary."""
+
+    to_send: int
+    created: int = 0
+    rejected: int = 0
+    failed: int = 0
+    unknown: int = 0
+    retries: int = 0
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+
+    @property
+    def settled(self) -> int:
+        """Rows with an answer (or a failure) so far."""
+        return self.created + self.rejected + self.failed + self.unknown
+
+    @property
+    def seconds(self) -> float:
+        """Time since sending started (until it ended)."""
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
+    def rate(self) -> float:
+        """Rows settled per second."""
+        return self.settled / self.seconds if self.seconds > 0 else 0.0
+
+    def count(self, result: RowResult) -> None:
+        """Count one settled row."""
+        match result.state:
+            case PlantState.CREATED:
+                self.created += 1
+            case PlantState.REJECTED:
+                self.rejected += 1
+            case PlantState.FAILED:
+                self.failed += 1
+            case _:
+                self.unknown += 1
+        self.retries += result.retries
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a Retry-After header asks to wait (a number or an HTTP date); None if unusable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())

@@ -1,0 +1,81 @@
+"""Shared by the import tests: files of plants, outcomes as the client makes them, and the
+ledger's rows read from another connection (what is committed, never a transaction in flight)."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import NamedTuple
+
+from plantstore_tui.core.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.outcome import Created, Failed, FailureKind, PlantFate, Rejected
+from plantstore_tui.core.store import ledger_path
+
+URL = "http://127.0.0.1:9/plants"
+
+
+def write_csv(
+    path: Path, rows: Sequence[Sequence[object]], header: Sequence[str] = ("name", "id", "tag")
+) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def plants(count: int, first: int = 1) -> list[tuple[str, int, str]]:
+    return [(f"Plant {i}", i, "bulk" if i % 3 else "") for i in range(first, first + count)]
+
+
+def expected(rows: Sequence[tuple[str, int, str]]) -> list[tuple[int, str, str | None]]:
+    return sorted((plant_id, name, tag or None) for name, plant_id, tag in rows)
+
+
+def created(plant: NewPlant) -> Created:
+    return Created(
+        url=URL, sent=plant, status=200, elapsed_ms=1.0, plant=Plant(name=plant.name), body="{}"
+    )
+
+
+def rejected(plant: NewPlant) -> Rejected:
+    error = ApiError(error=1003, message="already there")
+    return Rejected(url=URL, sent=plant, status=400, elapsed_ms=1.0, error=error, body="{}")
+
+
+def failed(plant: NewPlant) -> Failed:
+    return Failed(
+        url=URL,
+        sent=plant,
+        kind=FailureKind.CANNOT_CONNECT,
+        message="Cannot connect",
+        fate=PlantFate.NOT_CREATED,
+        advice="",
+    )
+
+
+class LedgerRow(NamedTuple):
+    """One row of the ledger's plants table, as another connection sees it."""
+
+    entry: int
+    source: str
+    batch: int | None
+    line: int | None
+    plant_id: int
+    state: str
+    keep: int
+
+
+def ledger_rows(path: Path | None = None) -> list[LedgerRow]:
+    """Every committed row of the ledger (by default the one of PLANTSTORE_DATA_DIR)."""
+    target = path or ledger_path()
+    if not target.exists():
+        return []
+    with closing(sqlite3.connect(target, timeout=10)) as connection:
+        found = connection.execute(
+            "SELECT entry, source, batch, line, plant_id, state, keep FROM plants ORDER BY entry"
+        ).fetchall()
+    return [LedgerRow(*row) for row in found]
