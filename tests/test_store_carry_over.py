@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from burst_support import stored_plants
 
 from plantstore_tui.core.store import HistoryFilter, Ledger, PlantState, open_for_reading
 from plantstore_tui.core.store.ledger import open_ledger
+from plantstore_tui.server.runner import BackgroundServer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "previous_release"
 EXPECTED: dict[str, Any] = json.loads((FIXTURES / "expected.json").read_text())
@@ -182,3 +184,54 @@ def test_reading_the_history_alone_carries_the_old_files_over(old_data: Path) ->
         ledger.close()
     assert (old_data / "plantstore.sqlite3").exists()
     assert (old_data / "history.sqlite3").exists()
+
+
+def test_import_resume_sends_exactly_the_rows_the_old_journal_never_settled(
+    old_data: Path, tmp_path: Path, reference_server: BackgroundServer
+) -> None:
+    cut_short = EXPECTED["import-journal.sqlite3"]["batches"][1]
+    ledger = opened(old_data)
+    try:
+        # The old batch went to a deployment on another port: this test's server stands in.
+        with ledger.db.write() as connection:
+            connection.execute("UPDATE batches SET base_url = ?", (reference_server.base_url,))
+            connection.execute(
+                "UPDATE plants SET base_url = ? WHERE batch IS NOT NULL",
+                (reference_server.base_url,),
+            )
+    finally:
+        ledger.close()
+    shutil.copy(FIXTURES / "cut_short.csv", tmp_path / "cut_short.csv")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plantstore_tui",
+            "import",
+            "cut_short.csv",
+            "--resume",
+            "--base-url",
+            reference_server.base_url,
+        ],
+        cwd=tmp_path,
+        env=os.environ | {"PLANTSTORE_TOKEN": reference_server.token.get_secret_value()},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # Lines 2-4 were done and 7-8 may exist: only the failed line 6 and the never-sent 9-11 go.
+    assert sorted(row[0] for row in stored_plants(reference_server.db_path)) == [
+        2004,
+        2007,
+        2008,
+        2009,
+    ], done.stdout + done.stderr
+    assert set(cut_short["not_resent"]) == {2, 3, 4, 7, 8}
+    again = opened(old_data)
+    try:
+        batch = again.batches.latest(cut_short["sha256"], reference_server.base_url)
+        assert batch is not None
+        counts = again.batches.counts(batch)
+        assert (counts.created, counts.rejected, counts.failed, counts.unknown) == (6, 1, 0, 2)
+    finally:
+        again.close()
