@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
+import sys
 import time
 from collections.abc import Iterable
 from datetime import datetime
@@ -22,8 +22,11 @@ from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import Clock, SendScreen
+from plantstore_tui.ui.shutdown import SignalEnd
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -58,8 +61,21 @@ class PlantStoreApp(App[None]):
         self._clock = clock
         self._send_screen = SendScreen(connect, label, clock)
         self._demo: ThrowawayServer | None = None
-        self._signals: list[signal.Signals] = []
+        # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
+        self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._slice_started = time.monotonic()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
+        driver_class = super().get_driver_class()
+        if sys.platform != "win32":
+            from textual.drivers.linux_driver import LinuxDriver
+
+            from plantstore_tui.ui.driver import HangupSafeDriver
+
+            if driver_class is LinuxDriver:
+                return HangupSafeDriver
+        return driver_class
 
     def get_default_screen(self) -> Screen[None]:
         """The send screen."""
@@ -87,7 +103,7 @@ class PlantStoreApp(App[None]):
     def on_mount(self) -> None:
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
-        self._handle_signals(signal.SIGTERM, signal.SIGHUP)
+        self._signal_end.install(asyncio.get_running_loop())
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 
@@ -103,22 +119,6 @@ class PlantStoreApp(App[None]):
             self.exit()
 
     # Quitting: signals and the quit question -------------------------------------------------
-
-    def _handle_signals(self, *signals: signal.Signals) -> None:
-        loop = asyncio.get_running_loop()
-        for signum in signals:
-            # Not available off the main thread (some test runners) or on Windows: then the
-            # default action applies, as it did before.
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, self._ended_by_signal, signum)
-                self._signals.append(signum)
-
-    def _release_signals(self) -> None:
-        with contextlib.suppress(RuntimeError):
-            loop = asyncio.get_running_loop()
-            for signum in self._signals:
-                loop.remove_signal_handler(signum)
-        self._signals.clear()
 
     def _ended_by_signal(self, signum: signal.Signals) -> None:
         # The terminal may be gone (SIGHUP): nobody can be asked, and nothing needs writing.
@@ -196,7 +196,7 @@ class PlantStoreApp(App[None]):
 
     def on_unmount(self) -> None:
         """Give the signals back."""
-        self._release_signals()
+        self._signal_end.uninstall()
 
     def action_profiles(self) -> None:
         """Open the profiles screen; choosing one there sends to it from now on."""
