@@ -163,3 +163,16 @@ def read_only(path: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def ledger_rows(data: Path) -> list[tuple[str, str, str, str, int]]:
+    """(name, id, tag as typed, state, held) of every plant in the ledger in `data`, in the order
+    taken, read as another process reads the file: committed rows only, read-only."""
+    import sqlite3
+    from contextlib import closing
+
+    uri = (data / LEDGER_FILE).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as connection:
+        return connection.execute(
+            "SELECT name_text, id_text, tag_text, state, held FROM plants ORDER BY entry"
+        ).fetchall()

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import secrets
 import signal
-import sqlite3
 import sys
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 from burst_support import Record, keys_for, stored_plants
+from ledger_support import ledger_rows
 from pty_support import PtyProcess
 from pydantic import SecretStr
 
@@ -43,15 +42,6 @@ def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
         token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=SLOW
     ) as server:
         yield server
-
-
-def ledger_rows(data: Path) -> list[tuple[str, str, str, str, int]]:
-    """(name, id, tag as typed, state, held) of every plant in the ledger, in the order taken."""
-    uri = (data / "plantstore.sqlite3").resolve().as_uri() + "?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True)) as connection:
-        return connection.execute(
-            "SELECT name_text, id_text, tag_text, state, held FROM plants ORDER BY entry"
-        ).fetchall()
 
 
 def tui(server: BackgroundServer, tmp_path: Path) -> PtyProcess:

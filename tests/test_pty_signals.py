@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import secrets
 import signal
-import sqlite3
 import sys
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 
 import pytest
+from ledger_support import ledger_rows
 from pty_support import PtyProcess, wait_until
 from pydantic import SecretStr
 
@@ -38,15 +37,6 @@ def very_slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
         delay=VERY_SLOW,
     ) as server:
         yield server
-
-
-def ledger_rows(data: Path) -> list[tuple[str, str, str, str, int]]:
-    """(name, id, tag as typed, state, held) of every plant in the ledger, in the order taken."""
-    uri = (data / "plantstore.sqlite3").resolve().as_uri() + "?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True)) as connection:
-        return connection.execute(
-            "SELECT name_text, id_text, tag_text, state, held FROM plants ORDER BY entry"
-        ).fetchall()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
