@@ -16,6 +16,7 @@ from plantstore_tui.core.form import (
     FormErrors,
     FormField,
     field_error,
+    find_forbidden_char,
     forbidden_char_message,
     is_forbidden_char,
     parse_id,
@@ -239,6 +240,12 @@ def test_the_message_says_what_kind_of_character(char: str, kind: str) -> None:
 @given(st.characters())
 def test_is_forbidden_char_matches_the_oracle(char: str) -> None:
     assert is_forbidden_char(char) == forbidden(char)
+
+
+@given(st.text())
+def test_the_first_forbidden_character_is_the_oracle_s(text: str) -> None:
+    first = next(((index + 1, char) for index, char in enumerate(text) if forbidden(char)), None)
+    assert find_forbidden_char(text) == first
 
 
 def test_ordinary_unicode_names_are_welcome() -> None:

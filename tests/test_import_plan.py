@@ -136,3 +136,24 @@ def test_a_row_no_longer_valid_stops_the_sending_at_its_line(tmp_path: Path) -> 
     assert problem.value.where("plants.csv") == (
         "plants.csv:5: the file changed since it was checked: check it again"
     )
+
+
+def test_a_window_of_any_size_is_written_in_one_commit_its_entries_in_order(
+    ledger: Ledger,
+) -> None:
+    batches = ledger.batches
+    batch = batches.start(
+        sha256="f" * 64, base_url=URL, profile=None, file_name="big.csv", rows=1200
+    )
+    lines = range(2, 1202)
+    entries = batches.advance([], [_row(batch.id, line) for line in lines])
+    written = {row.entry: row.line for row in ledger_rows(ledger.path)}
+    assert [written[entry] for entry in entries] == list(lines)
+    answers = [
+        (entry, created(NewPlant(id=line - 1, name=f"P {line}")))
+        for entry, line in zip(entries, lines, strict=True)
+    ]
+    batches.advance(answers[:700], [], withdrawn=entries[700:])
+    assert [(row.line, row.state) for row in ledger_rows(ledger.path)] == [
+        (line, "created") for line in lines[:700]
+    ]

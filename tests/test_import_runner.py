@@ -34,7 +34,7 @@ from plantstore_tui.core.importing import (
     resume_batch,
     validate,
 )
-from plantstore_tui.core.store import Ledger, PlantState, open_ledger
+from plantstore_tui.core.store import Ledger, PlantState, StoreError, open_ledger
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -284,3 +284,33 @@ def test_a_window_holds_half_a_second_of_rows_from_a_request_each_up_to_eight_ea
     assert ImportSettings(rate=20).window_size() == 10
     assert ImportSettings(rate=0.5).window_size() == 1
     assert ImportSettings(window=5).window_size(10_000) == 5
+
+
+async def test_a_window_the_ledger_cannot_take_is_never_sent_and_the_import_stops_in_words(
+    make_import: Callable[[int, str], Import], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    advance = Batches.advance
+    calls: list[int] = []
+
+    def second_fails(self: Batches, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(calls) + 1)
+        if len(calls) == 2:
+            raise StoreError(job.ledger.path, "the disk is full")
+        return advance(self, *args, **kwargs)
+
+    monkeypatch.setattr(Batches, "advance", second_fails)
+
+    def answer(request: ReceivedRequest) -> list[Any]:
+        return [Send(json_response(200, {"name": request.json()["name"]}))]
+
+    async with MisbehavingServer(answer) as server:
+        job = make_import(100, server.base_url)
+        settings = ImportSettings(concurrency=2, window=8)
+        runner = await send(job, server.base_url, SecretStr("token-z"), settings)
+    assert runner.reason is StopReason.PROBLEM
+    assert runner.problem == f"the ledger: {job.ledger.path}: the disk is full"
+    # Nothing of the window the ledger could not take went out; of the one it took, what went
+    # out before the stop is settled, and the rest was taken back.
+    received = {request.json()["id"] for request in server.requests}
+    assert received <= set(range(1, 9))
+    assert lines_of(job) == lines_of(job, ["created"]) == {plant_id + 1 for plant_id in received}

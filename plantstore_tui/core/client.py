@@ -15,7 +15,6 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterator, Generator, Iterator
-from dataclasses import replace
 from types import TracebackType
 from typing import NamedTuple, Self
 
@@ -436,8 +435,8 @@ class PlantStoreClient:
                     content_type = response.headers.get("Content-Type")
         except _SEND_FAILURES as exc:
             return self._failed(plant, self._explain(exc, status), elapsed(), status)
-        outcome = self._answered(plant, status, body, retry_after, elapsed())
-        return replace(outcome, off_spec=off_spec(status, content_type, body))
+        marks = off_spec(status, content_type, body)
+        return self._answered(plant, status, body, retry_after, elapsed(), marks)
 
     def _failed(
         self, plant: NewPlant, failure: _Failure, elapsed_ms: float, status: int | None = None
@@ -522,7 +521,13 @@ class PlantStoreClient:
         )
 
     def _answered(
-        self, plant: NewPlant, status: int, body: bytes, retry_after: str | None, elapsed_ms: float
+        self,
+        plant: NewPlant,
+        status: int,
+        body: bytes,
+        retry_after: str | None,
+        elapsed_ms: float,
+        marks: tuple[str, ...],
     ) -> Outcome:
         text = _decode_text(body)
         if 200 <= status < 300:
@@ -535,6 +540,7 @@ class PlantStoreClient:
                     elapsed_ms=elapsed_ms,
                     plant=parsed,
                     body=text,
+                    off_spec=marks,
                 )
             return Failed(
                 url=self.url,
@@ -547,6 +553,7 @@ class PlantStoreClient:
                 status=status,
                 elapsed_ms=elapsed_ms,
                 body=text,
+                off_spec=marks,
             )
         if status < 400:
             return Failed(
@@ -559,6 +566,7 @@ class PlantStoreClient:
                 status=status,
                 elapsed_ms=elapsed_ms,
                 body=text,
+                off_spec=marks,
             )
         error = _parse_error(body)
         return Rejected(
@@ -570,6 +578,7 @@ class PlantStoreClient:
             body=text,
             body_problem=None if isinstance(error, ApiError) else error,
             retry_after=retry_after,
+            off_spec=marks,
         )
 
 

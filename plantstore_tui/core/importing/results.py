@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from plantstore_tui.core.outcome import Created, Rejected
 from plantstore_tui.core.store.records import PlantState, state_of
 
 if TYPE_CHECKING:
@@ -98,8 +99,6 @@ class RowResult:
 
 def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -> RowResult:
     """A row's result: its state by the ledger's one rule (`state_of`)."""
-    from plantstore_tui.core.outcome import Created, Rejected
-
     state = state_of(outcome)
     error = outcome.error.error if isinstance(outcome, Rejected) and outcome.error else None
     message = "" if isinstance(outcome, Created) else outcome.headline

@@ -36,6 +36,7 @@ from plantstore_tui.core.importing.results import (
     result_of,
     retry_after_seconds,
 )
+from plantstore_tui.core.outcome import Failed, Rejected, cancelled
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
 from plantstore_tui.core.store.rows import NewRow
@@ -57,15 +58,13 @@ class _Pacer:
     """At most `rate` starts a second, spread evenly."""
 
     def __init__(self, rate: float | None) -> None:
-        self._interval = 0.0 if not rate else 1.0 / rate
+        self.interval = 0.0 if not rate else 1.0 / rate
         self._next = time.monotonic()
 
     async def wait(self) -> None:
-        if not self._interval:
-            return
         now = time.monotonic()
         start = max(now, self._next)
-        self._next = start + self._interval
+        self._next = start + self.interval
         if start > now:
             await asyncio.sleep(start - now)
 
@@ -269,22 +268,21 @@ class ImportRunner:
                 taken = self._ready.popleft()
                 if len(self._ready) <= self._window:
                     self._wake_writer.set()
-                try:
-                    await self._pacer.wait()
-                except asyncio.CancelledError:
-                    self._ready.appendleft(taken)
-                    raise
-                if self._stopping:
-                    self._ready.appendleft(taken)
-                    return
+                if self._pacer.interval:
+                    try:
+                        await self._pacer.wait()
+                    except asyncio.CancelledError:
+                        self._ready.appendleft(taken)
+                        raise
+                    if self._stopping:
+                        self._ready.appendleft(taken)
+                        return
                 await self._send(taken)
         finally:
             self._workers -= 1
             self._wake_writer.set()
 
     async def _send(self, taken: _Taken) -> None:
-        from plantstore_tui.core.outcome import cancelled
-
         row = taken.row
         self._in_flight += 1
         started = time.perf_counter()
@@ -307,8 +305,6 @@ class ImportRunner:
 
     async def _attempts(self, plant: NewPlant) -> tuple[Outcome, int]:
         """Send, and again after a Retry-After the server gave; the outcome and the retries."""
-        from plantstore_tui.core.outcome import Failed, Rejected
-
         retries = 0
         while True:
             outcome = await self._sender.create_plant(plant)

@@ -8,10 +8,10 @@ window `sending`, and it is committed before any of that window's requests goes 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
@@ -142,19 +142,37 @@ class Batches:
     ) -> list[int]:
         """One commit: the rows that came back settled, the next window marked sending, and the
         rows marked sending that never went out (`withdrawn`) taken back out of the ledger; the
-        entries of the new rows, in order."""
+        entries of the new rows, in order.
+
+        A few statements whatever the window's size, not one a row: run in a writer thread, each
+        statement hands the interpreter's lock over to the thread that sends, and back.
+        """
         if not settled and not to_send and not withdrawn:
             return []
         session = self._ledger.session_id
+        answers = [(entry, *rows.settle_values(outcome, redact)[1]) for entry, outcome in settled]
+        new = [rows.insert_values(row, session) for row in to_send]
         with self._db.write() as connection:
-            for entry, outcome in settled:
-                rows.settle(connection, entry, outcome, redact)
-            # Never sent: the line stands where it stood before (a resume sends it).
-            connection.executemany(
-                "DELETE FROM plants WHERE entry = ? AND state = 'sending'",
-                [(entry,) for entry in withdrawn],
-            )
-            return [rows.insert(connection, row, session) for row in to_send]
+            for chunk in _chunks(answers):
+                connection.execute(_settle_many(len(chunk)), [v for row in chunk for v in row])
+            for chunk in _chunks(list(withdrawn)):
+                # Never sent: the line stands where it stood before (a resume sends it).
+                connection.execute(
+                    f"DELETE FROM plants WHERE state = 'sending' "  # noqa: S608 (placeholders)
+                    f"AND entry IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+            entries: list[int] = []
+            for chunk in _chunks(new):
+                cursor = connection.execute(
+                    _insert_many(len(chunk)), [v for row in chunk for v in row]
+                )
+                # One statement under the write lock: its rows' entries follow one another.
+                last = cursor.lastrowid
+                assert last is not None
+                assert cursor.rowcount == len(chunk)
+                entries.extend(range(last - len(chunk) + 1, last + 1))
+            return entries
 
     def finish(self, batch: Batch) -> bool:
         """Mark the batch finished when every line is done; True if it is. The rows of a batch
@@ -168,3 +186,33 @@ class Batches:
                 connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (batch.id,))
                 connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (batch.id,))
         return done
+
+
+# Rows in one statement at most: SQLite takes 32,766 values in one (a new row has 20).
+_ROWS_PER_STATEMENT = 500
+_SETTLE_SET = ", ".join(
+    f"{name} = v.column{index}" for index, name in enumerate(rows.SETTLE_COLUMNS, start=2)
+)
+
+
+def _chunks(values: list[Any]) -> Iterator[list[Any]]:
+    for start in range(0, len(values), _ROWS_PER_STATEMENT):
+        yield values[start : start + _ROWS_PER_STATEMENT]
+
+
+def _placeholders(rows_: int, width: int) -> str:
+    one = f"({', '.join('?' * width)})"
+    return ", ".join([one] * rows_)
+
+
+def _insert_many(count: int) -> str:
+    values = _placeholders(count, rows.INSERT_COLUMNS.count(",") + 1)
+    return f"INSERT INTO plants ({rows.INSERT_COLUMNS}) VALUES {values}"  # noqa: S608
+
+
+def _settle_many(count: int) -> str:
+    values = _placeholders(count, len(rows.SETTLE_COLUMNS) + 1)
+    return (
+        f"UPDATE plants SET {_SETTLE_SET} FROM (VALUES {values}) AS v "  # noqa: S608
+        "WHERE plants.entry = v.column1"
+    )

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.store.records import PlantState, body_bytes, format_time, state_of, utc_now
@@ -38,36 +38,45 @@ class NewRow:
     at: datetime | None = None
 
 
+# The columns a new row is written with, in the order of `insert_values` (an import window
+# writes many rows in one statement with them: batches.py).
+INSERT_COLUMNS = (
+    "session, source, profile, base_url, name_text, id_text, tag_text, plant_id, name, tag, body, "
+    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at"
+)
+_INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({', '.join('?' * 20)})"  # noqa: S608
+
+
+def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
+    """The values of `INSERT_COLUMNS` for one new row."""
+    now = format_time(row.at or utc_now())
+    return (
+        session,
+        row.source,
+        row.profile,
+        row.base_url,
+        row.texts.name,
+        row.texts.id,
+        row.texts.tag,
+        row.plant.id,
+        row.plant.name,
+        row.plant.tag,
+        body_bytes(row.plant),
+        row.state.value,
+        int(row.held),
+        int(row.keep),
+        row.note,
+        row.log_ref,
+        row.batch,
+        row.line,
+        now,
+        now if row.state is PlantState.SENDING else None,
+    )
+
+
 def insert(db: sqlite3.Connection, row: NewRow, session: int | None) -> int:
     """Write one new row; its entry number."""
-    now = format_time(row.at or utc_now())
-    cursor = db.execute(
-        "INSERT INTO plants (session, source, profile, base_url, name_text, id_text, tag_text, "
-        "plant_id, name, tag, body, state, held, keep, note, log_ref, batch, line, queued_at, "
-        "sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            session,
-            row.source,
-            row.profile,
-            row.base_url,
-            row.texts.name,
-            row.texts.id,
-            row.texts.tag,
-            row.plant.id,
-            row.plant.name,
-            row.plant.tag,
-            body_bytes(row.plant),
-            row.state.value,
-            int(row.held),
-            int(row.keep),
-            row.note,
-            row.log_ref,
-            row.batch,
-            row.line,
-            now,
-            now if row.state is PlantState.SENDING else None,
-        ),
-    )
+    cursor = db.execute(_INSERT, insert_values(row, session))
     entry = cursor.lastrowid
     assert entry is not None
     return entry
@@ -81,8 +90,29 @@ def mark_sending(db: sqlite3.Connection, entry: int) -> None:
     )
 
 
-def settle(db: sqlite3.Connection, entry: int, outcome: Outcome, redact: Redact) -> PlantState:
-    """Write how the send ended; `redact` takes out of every text what must not be kept."""
+# The columns a settled row is written with, in the order of `settle_values`.
+SETTLE_COLUMNS = (
+    "state",
+    "settled_at",
+    "outcome",
+    "status",
+    "response",
+    "elapsed_ms",
+    "kind",
+    "fate",
+    "message",
+    "plant",
+    "error",
+)
+_SETTLE = (
+    f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
+    "WHERE entry = ?"
+)
+
+
+def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[Any, ...]]:
+    """The state an outcome leaves the row in, and the values of `SETTLE_COLUMNS`; `redact`
+    takes out of every text what must not be kept."""
     from plantstore_tui.core.outcome import Created, Rejected, outcome_to_json
 
     answer = outcome_to_json(outcome)
@@ -92,22 +122,23 @@ def settle(db: sqlite3.Connection, entry: int, outcome: Outcome, redact: Redact)
     elif isinstance(outcome, Rejected) and answer["error"] is not None:
         error = redact(json.dumps(answer["error"], ensure_ascii=False))
     state = state_of(outcome)
-    db.execute(
-        "UPDATE plants SET state = ?, settled_at = ?, outcome = ?, status = ?, response = ?, "
-        "elapsed_ms = ?, kind = ?, fate = ?, message = ?, plant = ?, error = ? WHERE entry = ?",
-        (
-            state.value,
-            format_time(utc_now()),
-            answer["outcome"],
-            answer["status"],
-            redact(outcome.body),
-            answer["elapsed_ms"],
-            answer["kind"],
-            answer["fate"],
-            redact(answer["message"]),
-            plant,
-            error,
-            entry,
-        ),
+    return state, (
+        state.value,
+        format_time(utc_now()),
+        answer["outcome"],
+        answer["status"],
+        redact(outcome.body),
+        answer["elapsed_ms"],
+        answer["kind"],
+        answer["fate"],
+        redact(answer["message"]),
+        plant,
+        error,
     )
+
+
+def settle(db: sqlite3.Connection, entry: int, outcome: Outcome, redact: Redact) -> PlantState:
+    """Write how the send ended; `redact` takes out of every text what must not be kept."""
+    state, values = settle_values(outcome, redact)
+    db.execute(_SETTLE, (*values, entry))
     return state
