@@ -55,9 +55,12 @@ BURNERS = min(len(os.sched_getaffinity(0)), 8) if hasattr(os, "sched_getaffinity
 
 # Runs the command in its arguments with the terminal on stdin as its controlling terminal: it is
 # a session leader already (start_new_session), as a shell in a terminal window is.
+# It says so once the terminal is its own: a hang-up before that would only test this stub.
+TERMINAL_TAKEN = "terminal taken"
 _AS_SESSION_LEADER = (
     "import fcntl, os, sys, termios; "
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    f"os.write(1, b'{TERMINAL_TAKEN}\\r\\n'); "
     "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
 )
 
@@ -96,6 +99,7 @@ class Terminal:
             os.close(slave)
         self._reader = threading.Thread(target=self._drain, name="terminal", daemon=True)
         self._reader.start()
+        self.wait_for(TERMINAL_TAKEN, STARTUP_SECONDS)
 
     def _drain(self) -> None:
         try:
