@@ -41,8 +41,7 @@ class EarlierImport:
 
     @property
     def never_sent(self) -> int:
-        """Lines of the batch the ledger has no row of: they never went out (a finished batch
-        has none, whatever rows have gone since)."""
+        """Lines the ledger has no row of (none in a finished batch, whatever went since)."""
         return 0 if self.batch.finished else max(0, self.batch.rows - self.counts.journaled)
 
     @property
@@ -135,8 +134,7 @@ class ImportLedger:
 
 
 def open_for_import(profile: str | None) -> ImportLedger:
-    """The ledger for an import to `profile` (its history switch read); `StoreError` if it
-    cannot be used: without it a stopped import could not resume without sending rows twice."""
+    """The ledger for an import to `profile`, and its history switch; `StoreError` if unusable."""
     from plantstore_tui.core.store.ledger import open_ledger
     from plantstore_tui.core.store.settings import history_settings
 
@@ -198,8 +196,7 @@ def new_batch(
 def resume_batch(
     batches: Batches, batch: Batch, validation: Validation, *, resend_unknown: bool = False
 ) -> ImportPlan:
-    """The lines of an earlier batch not yet settled; lines whose fate is unknown are left out
-    unless `resend_unknown`. A finished batch has none left."""
+    """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`."""
     if batch.finished:
         return ImportPlan(batch, frozenset(), 0, resumed=True)
     skip = frozenset(batches.settled_lines(batch, resend_unknown=resend_unknown))
@@ -209,8 +206,7 @@ def resume_batch(
 def plan_import(
     target: Target, file_name: str, validation: Validation, resume: Batch | None
 ) -> tuple[ImportLedger, ImportPlan]:
-    """Open the ledger and plan: the rest of the batch `resume`, else a new batch (it blocks;
-    `StoreError` if the ledger cannot be used)."""
+    """Open the ledger and plan the rest of `resume`, else a new batch (blocks; `StoreError`)."""
     store = open_for_import(target.profile)
     batches = store.ledger.batches
     try:

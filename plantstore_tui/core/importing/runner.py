@@ -146,8 +146,7 @@ class ImportRunner:
         self._wake_writer.set()
 
     async def run(self, rows: Iterable[ImportRow]) -> StopReason:
-        """Send every row (until stopped); cancel to give up on the rows in flight too (they are
-        settled as unknown). The ledger is written up to date before this returns or raises."""
+        """Send every row until stopped or cancelled; the ledger is up to date when this ends."""
         self._workers = max(1, self._settings.concurrency)
         tasks = [asyncio.ensure_future(self._write_windows(iter(rows)))]
         tasks += [asyncio.ensure_future(self._worker()) for _ in range(self._workers)]
