@@ -463,6 +463,30 @@ def test_clear_never_deletes_a_pending_row_or_a_row_of_an_unfinished_batch() -> 
         assert {row.entry for row in ledger.query()} == pending - {line, refused}
 
 
+def test_a_restarted_import_leaves_the_earlier_unfinished_batch_to_the_history() -> None:
+    with opened("import") as ledger:
+        batches = ledger.batches
+        earlier = batches.start(
+            sha256="ef" * 32, base_url="http://h", profile=None, file_name="a.csv", rows=2
+        )
+        [line] = batches.advance([], [new_row("L", "9", source="import", batch=earlier.id, line=1)])
+        batches.advance([(line, rejected_of("9"))], [])
+        other = batches.start(
+            sha256="01" * 32, base_url="http://h", profile=None, file_name="b.csv", rows=1
+        )
+        assert ledger.clear() == 0  # both unfinished: kept
+        restarted = batches.start(
+            sha256="ef" * 32, base_url="http://h", profile=None, file_name="a.csv", rows=2
+        )
+        assert batches.latest("ef" * 32, "http://h") == restarted
+        # The restarted file's earlier batch is history now; another file's is still kept.
+        assert ledger.clear() == 1
+        latest_other = batches.latest("01" * 32, "http://h")
+        assert latest_other is not None
+        assert not latest_other.finished
+        assert other.id == latest_other.id
+
+
 def test_filters_and_text_search() -> None:
     with opened() as ledger:
         for number, name in enumerate(["Monstera", "Fern 100%", "Fern_x"]):

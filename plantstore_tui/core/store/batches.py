@@ -69,9 +69,21 @@ class Batches:
     def start(
         self, *, sha256: str, base_url: str, profile: str | None, file_name: str, rows: int
     ) -> Batch:
-        """Record a new batch."""
+        """Record a new batch. An earlier unfinished batch of the same file to the same target
+        is never resumed after this one (a restart): its rows are history from now on, no longer
+        kept from `history clear` and the row limit."""
         started = utc_now()
         with self._db.write() as connection:
+            superseded = [
+                batch_id
+                for (batch_id,) in connection.execute(
+                    "SELECT id FROM batches WHERE sha256 = ? AND base_url = ? AND finished = 0",
+                    (sha256, base_url),
+                )
+            ]
+            for batch_id in superseded:
+                connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (batch_id,))
+                connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (batch_id,))
             cursor = connection.execute(
                 "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
