@@ -23,7 +23,6 @@ from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, Pla
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.outcome import Outcome
-    from plantstore_tui.core.store.records import HistoryEntry
 
 
 class PlantSender(Protocol):
@@ -102,20 +101,6 @@ class QueuedPlant:
         """How long its send has taken so far, if it started."""
         return None if self.started is None else (time.perf_counter() - self.started) * 1000
 
-    @classmethod
-    def from_entry(cls, entry: HistoryEntry, plant: NewPlant) -> QueuedPlant:
-        """A plant the ledger holds (from an earlier session, or this one's after a restart)."""
-        return cls(
-            number=entry.entry,
-            texts=entry.typed,
-            plant=plant,
-            base_url=entry.base_url,
-            profile=entry.profile,
-            queued_at=entry.time.astimezone(),
-            state=entry.state,
-            held=entry.held,
-            note=entry.note or entry.message,
-        )
 
 
 Changed = Callable[[QueuedPlant], None]

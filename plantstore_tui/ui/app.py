@@ -150,34 +150,29 @@ class PlantStoreApp(App[None]):
             if choice in ("keep", "drop"):
                 self.exit()
 
-        subject = Text(f"{len(unsettled)} plant(s): " + ", ".join(counts))
+        stay = Choice("Keep working", "Esc", "stay", "quit-stay")
         if screen.ledger_in_memory:
-            question = ChoiceScreen(
-                "Quit and lose plants not settled?",
-                subject,
+            title = "Quit and lose plants not settled?"
+            explanation = (
                 "The ledger is in memory only (its file could not be used): quitting loses "
-                "them. Deal with them in needs attention (F4) first.",
-                [
-                    Choice("Quit, lose them", "d", "drop", "quit-drop", "error"),
-                    Choice("Keep working", "Esc", "stay", "quit-stay"),
-                ],
-                cancel="stay",
-                answered=answered,
+                "them. Deal with them in needs attention (F4) first."
             )
+            choices = [Choice("Quit, lose them", "d", "drop", "quit-drop", "error"), stay]
         else:
-            question = ChoiceScreen(
-                "Quit with plants not settled?",
-                subject,
+            title = "Quit with plants not settled?"
+            explanation = (
                 "They are in the ledger: the next plantstore-tui offers them in needs attention "
-                "(never sends them without you). A plant being sent may or may not arrive.",
-                [
-                    Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
-                    Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
-                    Choice("Keep working", "Esc", "stay", "quit-stay"),
-                ],
-                cancel="stay",
-                answered=answered,
+                "(never sends them without you). A plant being sent may or may not arrive."
             )
+            choices = [
+                Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
+                Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
+                stay,
+            ]
+        subject = Text(f"{len(unsettled)} plant(s): " + ", ".join(counts))
+        question = ChoiceScreen(
+            title, subject, explanation, choices, cancel="stay", answered=answered
+        )
         question.id = "quit-question"
         self.push_screen(question)
 

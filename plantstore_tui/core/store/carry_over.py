@@ -20,6 +20,7 @@ from typing import Any
 
 from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.records import PlantState, format_time, utc_now
+from plantstore_tui.core.store.rows import INSERT_COLUMNS, SETTLE_COLUMNS
 from plantstore_tui.core.store.sessions import QUEUED_WHEN_ENDED, SENDING_WHEN_ENDED
 from plantstore_tui.core.text import shorten
 
@@ -134,12 +135,20 @@ def _open_old(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=5.0)
 
 
-_INSERT = (
-    "INSERT INTO plants (source, profile, base_url, name_text, id_text, tag_text, plant_id, "
-    "name, tag, body, state, held, dismissed, note, log_ref, batch, line, queued_at, sent_at, "
-    "settled_at, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+# The columns a front end writes (rows.py), and the operator's say that only a carried row sets.
+_COLUMNS = frozenset({*INSERT_COLUMNS.split(", "), *SETTLE_COLUMNS, "dismissed"})
+
+
+def _insert(connection: sqlite3.Connection, **values: Any) -> None:
+    """One carried plant; a column not named keeps its default (NULL, or 0 for the flags)."""
+    names = sorted(values)
+    assert set(names) <= _COLUMNS, set(names) - _COLUMNS
+    marks = ", ".join("?" for _ in names)
+    # Column names from the fixed set above; every value is a bound parameter.
+    connection.execute(
+        f"INSERT INTO plants ({', '.join(names)}) VALUES ({marks})",  # noqa: S608
+        [values[name] for name in names],
+    )
 
 
 def _settled_state(outcome: str | None, fate: str | None) -> PlantState:
@@ -177,39 +186,34 @@ def _history(
         # never settled was never offered again: that one waits for the operator now, unless
         # a recovery file already brought it back.
         pending = not settled and source == "tui" and (base_url, plant_id, name) not in in_flight
-        connection.execute(
-            _INSERT,
-            (
-                source,
-                profile,
-                base_url,
-                name,
-                str(plant_id),
-                tag or "",
-                plant_id,
-                name,
-                tag,
-                bytes(body),
-                new_state.value,
-                0,
-                int(not pending),
-                None if settled else _UNSETTLED_NOTE,
-                log_ref,
-                None,
-                None,
-                time,
-                time,
-                time if settled else None,
-                outcome,
-                status,
-                response,
-                elapsed_ms,
-                kind,
-                fate if settled else "unknown",
-                message,
-                plant,
-                error,
-            ),
+        _insert(
+            connection,
+            source=source,
+            profile=profile,
+            base_url=base_url,
+            name_text=name,
+            id_text=str(plant_id),
+            tag_text=tag or "",
+            plant_id=plant_id,
+            name=name,
+            tag=tag,
+            body=bytes(body),
+            state=new_state.value,
+            dismissed=int(not pending),
+            note=None if settled else _UNSETTLED_NOTE,
+            log_ref=log_ref,
+            queued_at=time,
+            sent_at=time,
+            settled_at=time if settled else None,
+            outcome=outcome,
+            status=status,
+            response=response,
+            elapsed_ms=elapsed_ms,
+            kind=kind,
+            fate=fate if settled else "unknown",
+            message=message,
+            plant=plant,
+            error=error,
         )
         taken += 1
     return taken
@@ -248,41 +252,32 @@ def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> 
         note = _JOURNAL_NOTE if body == b"null" else None
         if state == "sending":
             note = SENDING_WHEN_ENDED
-        connection.execute(
-            _INSERT,
-            (
-                "import",
-                profile,
-                base_url,
-                name,
-                str(plant_id),
-                tag or "",
-                plant_id,
-                name,
-                tag,
-                body,
-                new_state.value,
-                0,
-                1,
-                note,
-                None,
-                batch,
-                line,
-                when,
-                when,
-                None if state == "sending" else when,
-                None if state == "sending" else outcome,
-                status,
-                None,
-                None,
-                None,
-                {"created": "created", "rejected": "not created", "failed": "not created"}.get(
-                    state, "unknown"
-                ),
-                message or None,
-                None,
-                None,
+        _insert(
+            connection,
+            source="import",
+            profile=profile,
+            base_url=base_url,
+            name_text=name,
+            id_text=str(plant_id),
+            tag_text=tag or "",
+            plant_id=plant_id,
+            name=name,
+            tag=tag,
+            body=body,
+            state=new_state.value,
+            dismissed=1,
+            note=note,
+            batch=batch,
+            line=line,
+            queued_at=when,
+            sent_at=when,
+            settled_at=None if state == "sending" else when,
+            outcome=None if state == "sending" else outcome,
+            status=status,
+            fate={"created": "created", "rejected": "not created", "failed": "not created"}.get(
+                state, "unknown"
             ),
+            message=message or None,
         )
     return len(lines)
 
@@ -344,39 +339,24 @@ def _recovery(connection: sqlite3.Connection, path: Path) -> int:
         if state == "sending":
             new_state = PlantState.UNKNOWN
         when = _utc(item["queued_at"])
-        connection.execute(
-            _INSERT,
-            (
-                "tui",
-                item["profile"],
-                item["base_url"],
-                item["name"],
-                item["id"],
-                item["tag"],
-                parsed.id,
-                parsed.name,
-                parsed.tag,
-                body_bytes(parsed),
-                new_state.value,
-                int(held),
-                0,
-                note,
-                None,
-                None,
-                None,
-                when,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                "unknown" if new_state is PlantState.UNKNOWN else None,
-                item["reason"] or None,
-                None,
-                None,
-            ),
+        _insert(
+            connection,
+            source="tui",
+            profile=item["profile"],
+            base_url=item["base_url"],
+            name_text=item["name"],
+            id_text=item["id"],
+            tag_text=item["tag"],
+            plant_id=parsed.id,
+            name=parsed.name,
+            tag=parsed.tag,
+            body=body_bytes(parsed),
+            state=new_state.value,
+            held=int(held),
+            note=note,
+            queued_at=when,
+            fate="unknown" if new_state is PlantState.UNKNOWN else None,
+            message=item["reason"] or None,
         )
     return len(plants)
 

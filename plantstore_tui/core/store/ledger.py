@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 100_000
 # What stands where a server echoed the token back.
 REDACTED = "[token]"
-# How often (in rows taken) a long run trims the ledger to its limit.
+# How often (in sends settled) a long run trims the ledger to its limit.
 _PRUNE_EVERY = 1_000
 # A row somebody still has to deal with: never cleared, never pruned.
 _PROTECTED = (
@@ -76,7 +76,7 @@ class Ledger:
         """Plants of instances that had ended, handed to the operator when this one opened."""
         self.carried: CarryOver | None = None
         """What the previous release left, taken in when this one opened."""
-        self._taken = 0
+        self._settled = 0
 
     @property
     def path(self) -> Path:
@@ -107,11 +107,7 @@ class Ledger:
     def take(self, row: rows.NewRow) -> int:
         """Write a plant this instance took (committed, durably, before this returns)."""
         with self.db.write() as connection:
-            entry = rows.insert(connection, row, self.session_id)
-        self._taken += 1
-        if self._taken % _PRUNE_EVERY == 0:
-            self.prune()
-        return entry
+            return rows.insert(connection, row, self.session_id)
 
     def sending(self, entry: int) -> None:
         """Its request is about to go out (committed before it does)."""
@@ -132,6 +128,10 @@ class Ledger:
                 "AND (source != 'tui' OR state = 'created')",
                 (entry,),
             )
+        # Here, not in `take`: the TUI settles in a worker thread, but takes on the UI thread.
+        self._settled += 1
+        if self._settled % _PRUNE_EVERY == 0:
+            self.prune()
         return state
 
     def hold(self, entries: Iterable[int], note: str) -> None:
