@@ -102,7 +102,6 @@ class QueuedPlant:
         return None if self.started is None else (time.perf_counter() - self.started) * 1000
 
 
-
 Changed = Callable[[QueuedPlant], None]
 # Asked before sending a plant queued unconfirmed; False holds it instead of sending it.
 Confirm = Callable[[QueuedPlant], Awaitable[bool]]

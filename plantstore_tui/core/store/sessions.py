@@ -15,7 +15,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from plantstore_tui.core.store.database import Database
+from plantstore_tui.core.store.database import Database, StoreError
 from plantstore_tui.core.store.records import format_time, utc_now
 
 SESSIONS_DIR = "sessions"
@@ -57,8 +57,6 @@ def start_session(db: Database, program: str) -> Session:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            from plantstore_tui.core.store.database import StoreError
-
             if fd is not None:
                 os.close(fd)
             raise StoreError(lock_path, f"cannot be locked ({exc.strerror})") from None
@@ -78,7 +76,7 @@ def start_session(db: Database, program: str) -> Session:
 
 def end_session(db: Database, session: Session) -> None:
     """Remove the session: what it left unsettled is swept like a dead session's."""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(StoreError):
         _orphan(db, [session.id])
     session.release()
 

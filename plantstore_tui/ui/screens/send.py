@@ -47,6 +47,13 @@ if TYPE_CHECKING:
 Clock = Callable[[], datetime]
 
 
+def _store_error() -> type[Exception]:
+    # Imported when it is needed: SQLite is not loaded before the first frame.
+    from plantstore_tui.core.store import StoreError
+
+    return StoreError
+
+
 class SendScreen(Screen[None]):
     """Where plants are entered, queued, sent, and their answers logged."""
 
@@ -461,7 +468,7 @@ class SendScreen(Screen[None]):
             )
             early, self._early = self._early, []
             note = f"Not sent: {self._connect_problem}"
-            with contextlib.suppress(Exception):  # a StoreError: the entries still say why
+            with contextlib.suppress(_store_error()):  # the entries still say why
                 self.ledger().hold([plant.number for plant in early], note)
             for plant in early:
                 plant.held, plant.note = True, note
@@ -490,7 +497,7 @@ class SendScreen(Screen[None]):
         early, self._early = self._early, []
         if early:
             numbers = [plant.number for plant in early]
-            with contextlib.suppress(Exception):  # a StoreError: the queue's own writes say so
+            with contextlib.suppress(_store_error()):  # the queue's own writes say so
                 ledger.retarget(numbers, target.base_url, target.profile)
                 ledger.keep_settled(numbers, settings is None or settings.enabled)
         for plant in early:
@@ -541,7 +548,7 @@ class SendScreen(Screen[None]):
         sending = int(queue is not None and queue.current is not None)
         attention = 0
         if self._ledger is not None:
-            with contextlib.suppress(Exception):  # a StoreError: counted as none
+            with contextlib.suppress(_store_error()):  # counted as none
                 attention = self._ledger.attention_count()
         return queued, sending, attention
 
@@ -780,7 +787,7 @@ class SendScreen(Screen[None]):
             if queue.current is not None:
                 numbers.append(queue.current.number)
         if self._ledger is not None:
-            with contextlib.suppress(Exception):  # a StoreError: nothing more to count
+            with contextlib.suppress(_store_error()):  # nothing more to count
                 numbers += [entry.entry for entry in self._ledger.attention()]
         return numbers
 
@@ -791,5 +798,5 @@ class SendScreen(Screen[None]):
         queue = self._queue
         if queue is not None:
             queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
-        with contextlib.suppress(Exception):  # a StoreError: they are offered again, not lost
+        with contextlib.suppress(_store_error()):  # they are offered again, not lost
             self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")
