@@ -165,6 +165,39 @@ async def test_two_sends_reuse_one_kept_alive_connection() -> None:
     assert server.connections == 1
 
 
+async def test_sends_in_flight_at_once_each_keep_their_own_connection() -> None:
+    plants = [NewPlant(id=number, name=f"P{number}") for number in range(12)]
+    async with (
+        MisbehavingServer(spec_like) as server,
+        PlantStoreClient(server.base_url, TOKEN) as client,
+    ):
+        outcomes = []
+        for start in (0, 4, 8):
+            outcomes += await asyncio.gather(
+                *(client.create_plant(plant) for plant in plants[start : start + 4])
+            )
+    assert all(isinstance(outcome, Created) for outcome in outcomes)
+    assert sorted(request.json()["id"] for request in server.requests) == list(range(12))
+    # Four at once open four connections; the rounds after them reuse those four.
+    assert server.connections == 4
+
+
+async def test_a_cookie_the_server_sets_is_never_sent_back() -> None:
+    def with_cookie(request: ReceivedRequest) -> list[Action]:
+        plant = {"name": request.json()["name"]}
+        return [Send(json_response(200, plant, headers=[("Set-Cookie", "session=abc; Path=/")]))]
+
+    async with (
+        MisbehavingServer(with_cookie) as server,
+        PlantStoreClient(server.base_url, TOKEN) as client,
+    ):
+        first = await client.create_plant(PLANT)
+        second = await client.create_plant(NewPlant(id=8, name="Ivy"))
+    assert isinstance(first, Created)
+    assert isinstance(second, Created)
+    assert [("cookie" in request.headers) for request in server.requests] == [False, False]
+
+
 def test_the_client_repr_names_the_target_only() -> None:
     client = PlantStoreClient("http://plants.test", TOKEN)
     assert repr(client) == "PlantStoreClient(base_url='http://plants.test')"

@@ -21,7 +21,6 @@ from plantstore_tui.cli import main
 from plantstore_tui.core.export import ExportFormat, export_command
 from plantstore_tui.core.form import find_forbidden_char
 from plantstore_tui.core.models import NewPlant
-from plantstore_tui.core.store.records import body_bytes
 from plantstore_tui.server.runner import BackgroundServer
 from tests.ledger_support import all_rows, data_dir
 from tests.misbehaving import MisbehavingServer, spec_like
@@ -172,7 +171,7 @@ def _plant(name: str, tag: str | None) -> NewPlant:
 
 @given(names, tags, st.sampled_from(list(ExportFormat)))
 def test_a_shell_reads_the_body_back_exactly(name: str, tag: str | None, as_: ExportFormat) -> None:
-    body = body_bytes(_plant(name, tag))
+    body = _plant(name, tag).body_bytes()
     words = shlex.split(export_command(URL, body, as_))
     assert words[-1] == body.decode()
     assert URL in words
@@ -185,7 +184,7 @@ def test_a_shell_reads_the_body_back_exactly(name: str, tag: str | None, as_: Ex
 def test_bash_passes_every_word_as_is_and_runs_nothing_else(
     name: str, tag: str | None, as_: ExportFormat
 ) -> None:
-    body = body_bytes(_plant(name, tag))
+    body = _plant(name, tag).body_bytes()
     command = export_command(URL, body, as_)
     program, _, rest = command.partition(" ")
     # The command's words, printed one per NUL by bash itself instead of being sent.

@@ -33,7 +33,6 @@ from plantstore_tui.core.store import (
 )
 from plantstore_tui.core.store import database as database_module
 from plantstore_tui.core.store.recorder import Recorder
-from plantstore_tui.core.store.records import body_bytes
 from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 from plantstore_tui.core.store.settings import duplicate_warning, history_settings
 from plantstore_tui.core.target import Limits, Target
@@ -111,7 +110,7 @@ async def test_a_created_send_is_one_settled_row_with_the_exact_body_sent() -> N
     assert (recorded.told, recorded.active, recorded.outcome.status) == ([], True, 200)
     [row] = all_rows()
     assert row.entry == recorded.entry
-    assert row.body == sent == body_bytes(plant)
+    assert row.body == sent == plant.body_bytes()
     assert (row.outcome, row.status, row.fate, row.kind) == ("created", 200, "created", None)
     assert row.state is PlantState.CREATED
     assert row.settled

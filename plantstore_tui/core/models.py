@@ -6,6 +6,7 @@ operator sees the same words for the same mistake wherever they type it.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -59,6 +60,13 @@ class NewPlant(BaseModel):
     def to_body(self) -> dict[str, Any]:
         """The JSON body to send: an absent tag is left out, never sent as null or ""."""
         return self.model_dump(exclude_none=True)
+
+    def body_bytes(self) -> bytes:
+        """The exact bytes of the JSON body sent (compact, UTF-8, as httpx encodes `json=`); the
+        ledger keeps these same bytes."""
+        return json.dumps(
+            self.to_body(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode("utf-8")
 
 
 class _ServerBody(BaseModel):

@@ -322,7 +322,6 @@ def _recovered_in_flight(connection: sqlite3.Connection) -> set[tuple[str, int, 
 def _recovery(connection: sqlite3.Connection, path: Path) -> int:
     from plantstore_tui.core.form import FormErrors
     from plantstore_tui.core.models import parse_new_plant
-    from plantstore_tui.core.store.records import body_bytes
 
     plants = _read_recovery(path)
     for number, item in enumerate(plants, 1):
@@ -350,7 +349,7 @@ def _recovery(connection: sqlite3.Connection, path: Path) -> int:
             plant_id=parsed.id,
             name=parsed.name,
             tag=parsed.tag,
-            body=body_bytes(parsed),
+            body=parsed.body_bytes(),
             state=new_state.value,
             held=int(held),
             note=note,

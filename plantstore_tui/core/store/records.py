@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from plantstore_tui.core.form import FormTexts
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
     from plantstore_tui.core.outcome import Outcome
 
 # Fixed width in UTC, so times compare as text in SQL (--since, clear --before).
@@ -66,13 +65,6 @@ def state_of(outcome: Outcome) -> PlantState:
             return PlantState.FAILED
         return PlantState.REJECTED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
     return PlantState.FAILED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
-
-
-def body_bytes(plant: NewPlant) -> bytes:
-    """The exact JSON body the client sends for `plant` (httpx's own encoding of `json=`)."""
-    return json.dumps(
-        plant.to_body(), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    ).encode("utf-8")
 
 
 def utc_now() -> datetime:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.store.records import PlantState, body_bytes, format_time, state_of, utc_now
+from plantstore_tui.core.store.records import PlantState, format_time, state_of, utc_now
 
 if TYPE_CHECKING:
     from plantstore_tui.core.models import NewPlant
@@ -61,7 +61,7 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         row.plant.id,
         row.plant.name,
         row.plant.tag,
-        body_bytes(row.plant),
+        row.plant.body_bytes(),
         row.state.value,
         int(row.held),
         int(row.keep),
