@@ -1,6 +1,6 @@
 """`import` beside a plain httpx loop, whole processes, against a server that is not ours.
 
-    .venv/bin/python benchmarks/import.py [--rows 5000] [--runs 3] [--add-rows 0] [--big-rows 0]
+    .venv/bin/python benchmarks/import.py [--rows 5000] [--runs 5] [--add-rows 0] [--big-rows 0]
 
 (a) `plantstore-tui import FILE` (validation, the ledger, concurrency 8) and a plain
 httpx.AsyncClient loop sending the same bodies from the same file with 8 requests in flight,
@@ -190,7 +190,7 @@ def main() -> None:
     """Measure both sides in turn and print the medians, the ratio and the goals."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--add-rows", type=int, default=0)
     parser.add_argument("--big-rows", type=int, default=0)
     args = parser.parse_args()

@@ -1,4 +1,4 @@
-"""The Plant Store API client: one long-lived `httpx.AsyncClient` per target, sends -> `Outcome`.
+"""The Plant Store API client: kept-alive httpx transports per target, sends -> `Outcome`.
 
 Every httpx, socket, decoding and Unicode failure is translated here, at one boundary, into a
 `Failed` outcome with words; nothing from httpx reaches a caller.
