@@ -29,15 +29,15 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.outcome import Created
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Created
 
 RUNS = 5
 
 
 def _created(plant: NewPlant) -> Created:
-    from plantstore_tui.core.models import Plant
-    from plantstore_tui.core.outcome import Created
+    from plantstore_tui.core.plant.models import Plant
+    from plantstore_tui.core.plant.outcome import Created
 
     return Created(
         url="http://127.0.0.1:9/plants",
@@ -51,8 +51,8 @@ def _created(plant: NewPlant) -> Created:
 
 def submits(count: int, synchronous: str, path: Path) -> tuple[list[float], list[float]]:
     """Milliseconds per submit (take) and per send's writes (sending + settle)."""
-    from plantstore_tui.core.form import FormTexts
-    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store.ledger import open_ledger
     from plantstore_tui.core.store.rows import NewRow
 
@@ -85,8 +85,8 @@ def fill(rows: int, path: Path) -> int:
     """A ledger of `rows` settled plants (as a day of sends leaves them); its size in bytes."""
     import sqlite3
 
-    from plantstore_tui.core.form import FormTexts
-    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store import rows as row_sql
     from plantstore_tui.core.store.ledger import open_ledger
 
@@ -117,7 +117,7 @@ async def screen_timings(rows: int) -> dict[str, list[float]]:
     """Milliseconds from F3 to the first page drawn, for the next page, and for a search."""
     from textual.widgets import DataTable, Input
 
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.http.target import Target
     from plantstore_tui.ui.app import PlantStoreApp
     from plantstore_tui.ui.connection import TargetLabel, connect_to
     from plantstore_tui.ui.screens.history import HistoryScreen

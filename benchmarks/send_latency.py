@@ -27,10 +27,10 @@ from pathlib import Path
 from pydantic import SecretStr
 from textual import events
 
-from plantstore_tui.core.client import PlantStoreClient
-from plantstore_tui.core.models import NewPlant
-from plantstore_tui.core.send_queue import QueuedPlant
-from plantstore_tui.core.target import Target
+from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.models import NewPlant
+from plantstore_tui.core.sending.queue import QueuedPlant
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.send import SendScreen

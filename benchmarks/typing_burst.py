@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 
-from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.plant.models import NewPlant
 
 REPO = Path(__file__).resolve().parent.parent
 # One harness for the tests and this benchmark: it lives with the tests, which import nothing

@@ -22,9 +22,9 @@ from pydantic import SecretStr
 from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input
 
-from plantstore_tui.core.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.store import open_for_reading
-from plantstore_tui.core.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile

@@ -10,8 +10,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import NamedTuple
 
-from plantstore_tui.core.models import ApiError, NewPlant, Plant
-from plantstore_tui.core.outcome import Created, Failed, FailureKind, PlantFate, Rejected
+from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.plant.outcome import Created, Failed, FailureKind, PlantFate, Rejected
 from plantstore_tui.core.store import ledger_path
 
 URL = "http://127.0.0.1:9/plants"

@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.models import ApiError, NewPlant, Plant, parse_new_plant
-from plantstore_tui.core.outcome import Created, Failed, FailureKind, Outcome, PlantFate, Rejected
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, parse_new_plant
+from plantstore_tui.core.plant.outcome import (
+    Created,
+    Failed,
+    FailureKind,
+    Outcome,
+    PlantFate,
+    Rejected,
+)
 from plantstore_tui.core.store import (
     LEDGER_FILE,
     HistoryEntry,

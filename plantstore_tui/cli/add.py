@@ -15,10 +15,11 @@ from plantstore_tui.cli.targets import (
     resolve_target,
     target_options,
 )
-from plantstore_tui.core.client import PlantStoreClient
-from plantstore_tui.core.form import FormErrors, FormTexts
-from plantstore_tui.core.models import NewPlant, parse_new_plant
-from plantstore_tui.core.outcome import (
+from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.form import FormErrors, FormTexts
+from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
+from plantstore_tui.core.plant.outcome import (
     Created,
     Failed,
     Outcome,
@@ -26,10 +27,9 @@ from plantstore_tui.core.outcome import (
     fate_sentence,
     outcome_to_json,
 )
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
-from plantstore_tui.core.target import Target
-from plantstore_tui.core.text import shorten, visible
 
 _BODY_SHOWN = 2000
 

@@ -38,12 +38,12 @@ from plantstore_tui.core.importing.plan import (
     new_batch,
     resume_batch,
 )
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger
     from plantstore_tui.core.store.batches import Batches
-    from plantstore_tui.core.target import Target
 
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000

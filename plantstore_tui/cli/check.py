@@ -18,11 +18,11 @@ from plantstore_tui.cli.targets import (
     resolve_target,
     target_options,
 )
-from plantstore_tui.core.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
-from plantstore_tui.core.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.outcome import Outcome
-from plantstore_tui.core.target import Target
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.http.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.outcome import Outcome
+from plantstore_tui.core.plant.text import visible
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
 

@@ -14,7 +14,8 @@ import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions
-from plantstore_tui.core.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import (
     HistoryEntry,
     HistoryFilter,
@@ -25,7 +26,6 @@ from plantstore_tui.core.store import (
     open_for_reading,
 )
 from plantstore_tui.core.store.records import OUTCOMES, outcome_words, utc_now
-from plantstore_tui.core.text import shorten, visible
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
 _DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
@@ -116,7 +116,7 @@ def _filter(
         raise InvalidInput("Give --profile or --base-url, not both.")
     normalized = None
     if chosen.base_url:
-        from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
+        from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
 
         try:
             normalized = normalize_base_url(chosen.base_url)
@@ -356,7 +356,7 @@ def export(entry: int, as_: str) -> None:
 
     Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it.
     """
-    from plantstore_tui.core.export import ExportFormat, export_command
+    from plantstore_tui.core.http.export import ExportFormat, export_command
 
     with _reading() as store:
         found = _get(store, entry)

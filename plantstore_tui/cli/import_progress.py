@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from plantstore_tui.cli.exits import ExitCode
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.results import ImportProgress, RowResult, StopReason
-    from plantstore_tui.core.target import Target
 
 
 class Progress:

@@ -18,10 +18,10 @@ from plantstore_tui.core.importing.results import ImportProgress, RowResult, Sto
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger, ImportPlan, ImportRow
     from plantstore_tui.core.importing.results import ImportSettings
     from plantstore_tui.core.importing.runner import ImportRunner
-    from plantstore_tui.core.target import Target
 
 # Rows that did not go through, listed in the summary; --report lists every one.
 _SHOWN_RESULTS = 20
@@ -97,7 +97,7 @@ async def _send_all(
     on_result: Callable[[RowResult], None],
     display: Progress,
 ) -> tuple[StopReason, bool, str | None]:
-    from plantstore_tui.core.client import PlantStoreClient
+    from plantstore_tui.core.http.client import PlantStoreClient
     from plantstore_tui.core.importing.runner import ImportRunner
 
     async with PlantStoreClient(

@@ -19,9 +19,8 @@ from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
 from plantstore_tui.cli.targets import TOKEN_ENV
-from plantstore_tui.core.config_files import ConfigError
-from plantstore_tui.core.probe import Verdict, probe
-from plantstore_tui.core.profiles import (
+from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.profiles import (
     MAX_TIMEOUT,
     InvalidProfile,
     Profile,
@@ -32,14 +31,15 @@ from plantstore_tui.core.profiles import (
     UnknownProfile,
     profile_from_table,
 )
-from plantstore_tui.core.target import Limits
-from plantstore_tui.core.text import visible
-from plantstore_tui.core.tokens import (
+from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
     TokenSource,
     clean_token,
 )
+from plantstore_tui.core.http.probe import Verdict, probe
+from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.plant.text import visible
 
 # Enough for any token; more on stdin is a mistake (a file piped by accident), not a token.
 _STDIN_CAP = 64 * 1024

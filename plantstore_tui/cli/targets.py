@@ -19,8 +19,8 @@ from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from plantstore_tui.core.profiles import Profile, ProfileStore
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.config.profiles import Profile, ProfileStore
+    from plantstore_tui.core.http.target import Target
 
 TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
 BASE_URL_ENV = "PLANTSTORE_BASE_URL"
@@ -83,8 +83,8 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
 
 def read_token(*, interactive: bool) -> tuple[SecretStr, str]:
     """The token from the environment or a hidden prompt, wrapped at once, and its source."""
-    from plantstore_tui.core.config_files import ConfigError
-    from plantstore_tui.core.tokens import SourceKind, TokenSource, clean_token, env_source
+    from plantstore_tui.core.config.files import ConfigError
+    from plantstore_tui.core.config.tokens import SourceKind, TokenSource, clean_token, env_source
 
     if os.environ.get(TOKEN_ENV, "").strip():
         source = env_source(TOKEN_ENV)
@@ -111,12 +111,12 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
         target = replace(target, ca_bundle=options.ca_bundle)
     if target.ca_bundle is not None:
         # Loaded once here so a bad CA file is a configuration problem (exit 4), said up front.
-        from plantstore_tui.core.client import CABundleError, tls_context
+        from plantstore_tui.core.http.client import CABundleError, tls_context
 
         try:
             tls_context(target.ca_bundle)
         except CABundleError as exc:
-            from plantstore_tui.core.text import visible
+            from plantstore_tui.core.plant.text import visible
 
             raise ConfigProblem(visible(str(exc))) from None
     return target
@@ -140,9 +140,9 @@ def _named_target(options: TargetOptions, *, interactive: bool) -> Target:
             allow_insecure_http=options.allow_insecure_http,
         )
 
-    from plantstore_tui.core.config_files import ConfigError
-    from plantstore_tui.core.profiles import ProfileStore
-    from plantstore_tui.core.text import visible
+    from plantstore_tui.core.config.files import ConfigError
+    from plantstore_tui.core.config.profiles import ProfileStore
+    from plantstore_tui.core.plant.text import visible
 
     store = ProfileStore()
     try:
@@ -179,9 +179,9 @@ def _ad_hoc_target(
     problem: type[click.ClickException],
     allow_insecure_http: bool,
 ) -> Target:
-    from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url
-    from plantstore_tui.core.profiles import insecure_http_problem
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.config.profiles import insecure_http_problem
+    from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
+    from plantstore_tui.core.http.target import Target
 
     try:
         normalized = normalize_base_url(base_url)
@@ -200,7 +200,7 @@ def _ad_hoc_target(
 def confirm_protected(target: Target, question: str, *, interactive: bool) -> None:
     """Ask `question` (it ends with "to", the profile is named after it) before sending to a
     protected profile; `InvalidInput` if it is not confirmed or there is nobody to ask."""
-    from plantstore_tui.core.text import visible
+    from plantstore_tui.core.plant.text import visible
 
     where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
     if not (interactive and sys.stdin.isatty()):

@@ -51,7 +51,7 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
 
 
 def _first_run() -> bool:
-    from plantstore_tui.core.profiles import ProfileStore
+    from plantstore_tui.core.config.profiles import ProfileStore
 
     saved = ProfileStore().load()
     return saved.error is None and not saved.profiles

@@ -24,8 +24,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from plantstore_tui.core.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.models import NewPlant, describe_validation_error
+from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.models import NewPlant, describe_validation_error
 from plantstore_tui.server.errors import (
     BODY_TOO_LARGE,
     DUPLICATE_ID,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from plantstore_tui.core.target import Target
+from plantstore_tui.core.http.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 
 DEMO_TOKEN_SOURCE = "the demo (fresh, random)"  # noqa: S105 (words, not a token)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
 
-from plantstore_tui.core.form import is_forbidden_char
+from plantstore_tui.core.plant.form import is_forbidden_char
 
 # Long enough for a field path and a reason, short enough that an echoed 60 kB key cannot bloat it.
 MAX_MESSAGE_CHARS = 300

@@ -12,7 +12,7 @@ import threading
 from contextlib import closing
 from pathlib import Path
 
-from plantstore_tui.core.models import NewPlant
+from plantstore_tui.core.plant.models import NewPlant
 
 # How long a write waits for another writer (another request, or a second server on the same
 # file) before giving up with "database is locked".

@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 
 
 @runtime_checkable
@@ -27,7 +27,7 @@ class ProfileUser(Protocol):
 
 
 def _saved_profiles() -> tuple[tuple[str, str], ...]:
-    from plantstore_tui.core.profiles import ProfileStore
+    from plantstore_tui.core.config.profiles import ProfileStore
 
     saved = ProfileStore().load()
     return tuple((profile.name, profile.base_url) for profile in saved.profiles)

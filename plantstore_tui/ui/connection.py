@@ -6,12 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.outcome import Outcome
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
 
 
 class PlantSender(Protocol):
@@ -72,7 +72,7 @@ Connect = Callable[[], Connection]
 
 def connect_to(target: Target) -> Connection:
     """Build the session's client for a resolved target."""
-    from plantstore_tui.core.client import PlantStoreClient
+    from plantstore_tui.core.http.client import PlantStoreClient
 
     return Connection(
         target,
@@ -84,7 +84,7 @@ def connect_to(target: Target) -> Connection:
 
 def connect_to_profile(name: str) -> Connection:
     """Resolve a saved profile (reading its token source) and build its client; may block."""
-    from plantstore_tui.core.profiles import ProfileStore
+    from plantstore_tui.core.config.profiles import ProfileStore
 
     store = ProfileStore()
     return connect_to(store.target(store.get(name)))

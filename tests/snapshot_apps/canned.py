@@ -10,10 +10,10 @@ from collections.abc import Callable
 import httpx
 from pydantic import SecretStr
 
-from plantstore_tui.core.client import PlantStoreClient
-from plantstore_tui.core.models import NewPlant
-from plantstore_tui.core.outcome import Outcome
-from plantstore_tui.core.target import Target
+from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.models import NewPlant
+from plantstore_tui.core.plant.outcome import Outcome
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connection, TargetLabel
 

@@ -9,7 +9,7 @@ from pydantic import SecretStr
 from textual.app import App
 from textual.pilot import Pilot
 
-from plantstore_tui.core.target import Target
+from plantstore_tui.core.http.target import Target
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to
 from plantstore_tui.ui.screens.send import SendScreen

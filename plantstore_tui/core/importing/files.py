@@ -21,8 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, cast
 
-from plantstore_tui.core.form import FormTexts, parse_id
-from plantstore_tui.core.text import shorten, visible
+from plantstore_tui.core.plant.form import FormTexts, parse_id
+from plantstore_tui.core.plant.text import shorten, visible
 
 # Problems kept to show; the rest are counted. Enough for any file an operator will fix by hand.
 MAX_PROBLEMS_KEPT = 1000

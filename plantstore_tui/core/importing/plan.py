@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.importing.files import (
     FileProblem,
     ImportFormat,
@@ -22,14 +21,15 @@ from plantstore_tui.core.importing.files import (
     read_rows,
     validate,
 )
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches
 from plantstore_tui.core.store.database import StoreError
-from plantstore_tui.core.text import visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store.ledger import Ledger
-    from plantstore_tui.core.target import Target
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +246,7 @@ def rows_to_send(
     The file was validated whole before, but it may have been edited since: a row that is not a
     plant any more stops the import instead of reaching the sender.
     """
-    from plantstore_tui.core.models import NewPlant, parse_new_plant
+    from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 
     with open_file() as stream:
         for item in read_rows(stream, fmt, columns):

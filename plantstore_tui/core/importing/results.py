@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.outcome import Created, Rejected
+from plantstore_tui.core.plant.outcome import Created, Rejected
 from plantstore_tui.core.store.records import PlantState, state_of
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.form import FormTexts
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.outcome import Outcome
 
 # The most rows a window holds: at least 64, and 8 per request in flight. A window's commit (one
 # fsync) then costs little beside its requests, and two windows buffered keep every worker busy.

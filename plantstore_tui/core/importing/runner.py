@@ -36,17 +36,17 @@ from plantstore_tui.core.importing.results import (
     result_of,
     retry_after_seconds,
 )
-from plantstore_tui.core.outcome import Failed, Rejected, cancelled
+from plantstore_tui.core.plant.outcome import Failed, Rejected, cancelled
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
 from plantstore_tui.core.store.rows import NewRow
-from plantstore_tui.core.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.importing.plan import ImportPlan, ImportRow
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.outcome import Outcome
-    from plantstore_tui.core.send_queue import PlantSender
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
+    from plantstore_tui.core.sending.queue import PlantSender
     from plantstore_tui.core.store.ledger import TargetLedger
 
 _TRANSPORT_KINDS = frozenset({"cannot_connect", "tls", "timeout", "connection_dropped"})

@@ -17,7 +17,7 @@ from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.ledger import Ledger
 
 # Never sent again by --resume.

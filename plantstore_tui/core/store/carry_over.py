@@ -18,11 +18,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from plantstore_tui.core.plant.text import shorten
 from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.records import PlantState, format_time, utc_now
 from plantstore_tui.core.store.rows import INSERT_COLUMNS, SETTLE_COLUMNS
 from plantstore_tui.core.store.sessions import QUEUED_WHEN_ENDED, SENDING_WHEN_ENDED
-from plantstore_tui.core.text import shorten
 
 OLD_HISTORY = "history.sqlite3"
 OLD_JOURNAL = "import-journal.sqlite3"
@@ -320,8 +320,8 @@ def _recovered_in_flight(connection: sqlite3.Connection) -> set[tuple[str, int, 
 
 
 def _recovery(connection: sqlite3.Connection, path: Path) -> int:
-    from plantstore_tui.core.form import FormErrors
-    from plantstore_tui.core.models import parse_new_plant
+    from plantstore_tui.core.plant.form import FormErrors
+    from plantstore_tui.core.plant.models import parse_new_plant
 
     plants = _read_recovery(path)
     for number, item in enumerate(plants, 1):

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from plantstore_tui.core.config_files import data_dir
+from plantstore_tui.core.config.files import data_dir
 from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
 LEDGER_FILE = "plantstore.sqlite3"

@@ -33,7 +33,7 @@ from plantstore_tui.core.store.sessions import Session, end_session, start_sessi
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.batches import Batches
     from plantstore_tui.core.store.carry_over import CarryOver
 

@@ -16,11 +16,11 @@ from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import HistoryEntry, PlantState
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.form import FormTexts
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.ledger import Ledger
-    from plantstore_tui.core.target import Target
 
 
 def off_message(error: StoreError) -> str:
@@ -76,7 +76,7 @@ class Recorder:
 
     def begin(self, target: Target, plant: NewPlant, texts: FormTexts | None = None) -> int | None:
         """Record a send about to go out (committed before it does); its entry, or None."""
-        from plantstore_tui.core.form import FormTexts
+        from plantstore_tui.core.plant.form import FormTexts
         from plantstore_tui.core.store.rows import NewRow
 
         ledger = self._ledger

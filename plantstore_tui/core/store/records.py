@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.plant.form import FormTexts
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.plant.outcome import Outcome
 
 # Fixed width in UTC, so times compare as text in SQL (--since, clear --before).
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -55,7 +55,7 @@ class Source(StrEnum):
 
 def state_of(outcome: Outcome) -> PlantState:
     """The state an outcome leaves a plant in (one rule for every front end)."""
-    from plantstore_tui.core.outcome import Created, PlantFate, Rejected
+    from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected
 
     if isinstance(outcome, Created):
         return PlantState.CREATED

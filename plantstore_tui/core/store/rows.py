@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.form import FormTexts
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store.records import PlantState, format_time, state_of, utc_now
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.outcome import Outcome
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
 
 Redact = Callable[[str], str]
 
@@ -113,7 +113,7 @@ _SETTLE = (
 def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[Any, ...]]:
     """The state an outcome leaves the row in, and the values of `SETTLE_COLUMNS`; `redact`
     takes out of every text what must not be kept."""
-    from plantstore_tui.core.outcome import Created, Rejected, outcome_to_json
+    from plantstore_tui.core.plant.outcome import Created, Rejected, outcome_to_json
 
     answer = outcome_to_json(outcome)
     plant = error = None

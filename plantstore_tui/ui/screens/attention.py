@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState
-from plantstore_tui.core.text import shorten, visible
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]

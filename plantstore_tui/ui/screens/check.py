@@ -13,9 +13,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.check import CheckReport, run_check
-from plantstore_tui.core.target import Target
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.http.check import CheckReport, run_check
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.text import visible
 
 
 class CheckTable(Static):

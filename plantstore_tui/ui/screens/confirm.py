@@ -15,11 +15,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.models import NewPlant
 
 
 T = TypeVar("T")

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.records import outcome_words
-from plantstore_tui.core.text import shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry, HistoryFilter, Ledger
@@ -237,7 +237,7 @@ class HistoryScreen(Screen[None]):
 
     def action_copy_curl(self) -> None:
         """Copy the highlighted send as a curl command, and show it below to select."""
-        from plantstore_tui.core.export import ExportFormat, export_command
+        from plantstore_tui.core.http.export import ExportFormat, export_command
 
         entry = self._current()
         if entry is None:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.importing import CheckedFile
-from plantstore_tui.core.target import Target
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 
 

@@ -34,7 +34,6 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.form import FormTexts
 from plantstore_tui.core.importing import (
     CheckedFile,
     ImportFormat,
@@ -50,15 +49,16 @@ from plantstore_tui.core.importing import (
     file_stamp,
     plan_import,
 )
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import PlantState, StoreError
-from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.import_question import import_question
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.target import Target
+    from plantstore_tui.core.http.target import Target
 
 LoadPlant = Callable[[FormTexts, bool], bool]
 """(a row's texts, may it exist already?) -> whether it was loaded into the form."""
@@ -321,7 +321,7 @@ class ImportScreen(Screen[None]):
     async def _send_plan(
         self, store: ImportLedger, plan: ImportPlan, checked: CheckedFile
     ) -> StopReason | str:
-        from plantstore_tui.core.client import PlantStoreClient
+        from plantstore_tui.core.http.client import PlantStoreClient
 
         assert checked.fmt is not None
         target = self._target

@@ -17,9 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, Switch
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.client import InvalidBaseURL, normalize_base_url, token_problem
-from plantstore_tui.core.config_files import ConfigError
-from plantstore_tui.core.profiles import (
+from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
     Profile,
@@ -29,12 +28,13 @@ from plantstore_tui.core.profiles import (
     name_problem,
     profile_from_table,
 )
-from plantstore_tui.core.target import Limits
-from plantstore_tui.core.text import visible
+from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url, token_problem
+from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.tokens import TokenSource
+    from plantstore_tui.core.config.tokens import TokenSource
 
 
 class TokenChoice(Enum):

@@ -17,12 +17,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, ListItem, ListView, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.check import CheckReport
-from plantstore_tui.core.config_files import ConfigError
-from plantstore_tui.core.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.target import Target
-from plantstore_tui.core.text import visible
-from plantstore_tui.core.tokens import TOKEN_ENV
+from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.config.tokens import TOKEN_ENV
+from plantstore_tui.core.http.check import CheckReport
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor

@@ -26,10 +26,10 @@ from textual.widget import Widget
 from textual.widgets import Button, Input
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.form import FormTexts
-from plantstore_tui.core.send_queue import QueuedPlant, SendQueue
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
 from plantstore_tui.core.store.records import PlantState
-from plantstore_tui.core.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import apply_key
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen, ProtectedSends
@@ -39,10 +39,10 @@ from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.models import NewPlant
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store import HistoryEntry, Ledger
     from plantstore_tui.core.store.settings import HistorySettings
-    from plantstore_tui.core.target import Target
 
 Clock = Callable[[], datetime]
 
@@ -312,8 +312,8 @@ class SendScreen(Screen[None]):
         self.app.push_screen(self._protected.question(target, plant, answered))
 
     def _parse(self, texts: FormTexts) -> NewPlant | None:
-        from plantstore_tui.core.form import FormErrors
-        from plantstore_tui.core.models import parse_new_plant
+        from plantstore_tui.core.plant.form import FormErrors
+        from plantstore_tui.core.plant.models import parse_new_plant
 
         parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
         if isinstance(parsed, FormErrors):
@@ -693,7 +693,7 @@ class SendScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="duplicate", exit_on_error=False)
     def _check_history(self, ledger: Ledger, base_url: str, id_text: str) -> None:
-        from plantstore_tui.core.form import parse_id
+        from plantstore_tui.core.plant.form import parse_id
         from plantstore_tui.core.store.settings import duplicate_warning
 
         plant_id = parse_id(id_text)

@@ -11,8 +11,8 @@ from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import PlantState
-from plantstore_tui.core.text import shorten, visible
 
 
 def summary_lines(

@@ -20,7 +20,7 @@ from textual.reactive import Reactive
 from textual.suggester import Suggester
 from textual.widgets import Button, Checkbox, Input, Static
 
-from plantstore_tui.core.form import (
+from plantstore_tui.core.plant.form import (
     FORM_FIELDS,
     INT64_MAX,
     INT64_MIN,

@@ -24,11 +24,11 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.core.text import shorten, visible
+from plantstore_tui.core.plant.text import shorten, visible
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.outcome import Outcome
-    from plantstore_tui.core.send_queue import QueuedPlant
+    from plantstore_tui.core.plant.outcome import Outcome
+    from plantstore_tui.core.sending.queue import QueuedPlant
 
 # Enough for any Plant or Error; a longer body is cut, saying how much was left out.
 BODY_SHOWN = 2000
@@ -91,7 +91,7 @@ def _status_words(outcome: Outcome) -> str:
 
 
 def _outcome_style_name(outcome: Outcome) -> str:
-    from plantstore_tui.core.outcome import Created, Rejected
+    from plantstore_tui.core.plant.outcome import Created, Rejected
 
     if isinstance(outcome, Created):
         return "created"
@@ -151,7 +151,7 @@ def render_outcome(
     number: int | None = None,
 ) -> Entry:
     """One log entry for one send attempt, built from Text without interpreting any markup."""
-    from plantstore_tui.core.outcome import Created, Failed, Rejected, fate_sentence
+    from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
 
     styles = styles or {}
     kind = _outcome_style_name(outcome)

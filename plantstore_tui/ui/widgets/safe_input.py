@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Input
 
-from plantstore_tui.core.form import is_forbidden_char
+from plantstore_tui.core.plant.form import is_forbidden_char
 
 
 def _symbol(char: str) -> str:

@@ -1,0 +1,265 @@
+"""Token sources: where a profile's token comes from, read straight into a `SecretStr`.
+
+In order: `PLANTSTORE_TOKEN` (this run only), the profile's `token_env`, its `token_command`, and
+the token plantstore-tui keeps itself: in the OS keyring when a usable one exists, else in a
+credentials.toml of mode 0600. No message here ever quotes a token.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from plantstore_tui.core.config.files import ConfigError, ConfigFileError, locked_update, read_toml
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
+COMMAND_TIMEOUT = 30.0
+# A token is a line; a command printing more than this is not printing a token.
+_COMMAND_OUTPUT_CAP = 64 * 1024
+_CREDENTIALS_HEADER = (
+    "# Tokens of plantstore-tui profiles, kept here only because no OS keyring was usable.\n"
+    "# Keep this file private (mode 0600): it holds credentials to your Plant Stores.\n"
+)
+
+
+class SourceKind(StrEnum):
+    """The kinds of place a token comes from."""
+
+    ENV = "env"
+    COMMAND = "command"
+    KEYRING = "keyring"
+    CREDENTIALS_FILE = "credentials file"
+    PROMPT = "prompt"
+    STDIN = "stdin"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSource:
+    """Where a token comes from, in words for any screen that shows a profile."""
+
+    kind: SourceKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        match self.kind:
+            case SourceKind.ENV | SourceKind.CREDENTIALS_FILE:
+                return f"{self.kind} {self.detail}"
+            case SourceKind.PROMPT:
+                return "typed at the prompt"
+            case _:
+                return str(self.kind)
+
+
+def env_source(variable: str) -> TokenSource:
+    """The source `env VARIABLE`."""
+    return TokenSource(SourceKind.ENV, variable)
+
+
+class TokenError(ConfigError):
+    """A token that cannot be had or cannot be used."""
+
+
+class NoToken(TokenError):
+    """No source has a token for the profile."""
+
+
+class InvalidToken(TokenError):
+    """A token that is empty or holds whitespace, control or non-ASCII characters."""
+
+
+class TokenCommandFailed(TokenError):
+    """The token command could not run, failed, or printed no usable token."""
+
+
+class KeyringFailed(TokenError):
+    """The OS keyring refused to read, save or delete a token."""
+
+
+def clean_token(raw: str, source: TokenSource) -> SecretStr:
+    """`raw` trimmed and wrapped at once; `InvalidToken` if it cannot go in a header."""
+    from plantstore_tui.core.http.client import token_problem
+
+    token = SecretStr(raw.strip())
+    problem = token_problem(token)
+    if problem is not None:
+        raise InvalidToken(f"{problem} (token from {source})")
+    return token
+
+
+def env_token(variable: str, environ: Mapping[str, str]) -> SecretStr | None:
+    """The token in an environment variable, None if it is unset or blank."""
+    raw = environ.get(variable, "")
+    return clean_token(raw, env_source(variable)) if raw.strip() else None
+
+
+def command_token(command: str, *, timeout: float = COMMAND_TIMEOUT) -> SecretStr:
+    """The trimmed stdout of `command`, run without a shell; its output is never shown."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise TokenCommandFailed(f"The token command cannot be parsed: {exc}") from None
+    if not argv:
+        raise TokenCommandFailed("The token command is empty")
+    try:
+        # The operator's own configured command, split like a shell would but run without one.
+        completed = subprocess.run(  # noqa: S603
+            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise TokenCommandFailed(f"The token command did not finish within {timeout:g} s") from None
+    except FileNotFoundError:
+        raise TokenCommandFailed(f"The token command {argv[0]!r} was not found") from None
+    except OSError as exc:
+        raise TokenCommandFailed(
+            f"The token command {argv[0]!r} cannot be run ({exc.strerror})"
+        ) from None
+    if completed.returncode != 0:
+        ended = (
+            f"was killed by signal {-completed.returncode}"
+            if completed.returncode < 0
+            else f"failed with exit status {completed.returncode}"
+        )
+        raise TokenCommandFailed(
+            f"The token command {ended}; its output is not shown because it may hold the "
+            "token: run the command yourself to see why"
+        )
+    return _token_from_output(completed.stdout, TokenSource(SourceKind.COMMAND, command))
+
+
+def _token_from_output(output: bytes, source: TokenSource) -> SecretStr:
+    if len(output) > _COMMAND_OUTPUT_CAP:
+        raise TokenCommandFailed(f"The token command printed {len(output):,} bytes: not a token")
+    try:
+        text = output.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidToken(f"The token is not UTF-8 text (token from {source})") from None
+    if not text.strip():
+        raise TokenCommandFailed("The token command succeeded but printed nothing")
+    return clean_token(text, source)
+
+
+def usable_keyring() -> KeyringBackend | None:
+    """The OS keyring backend, or None when keyring found only its fail or null backend."""
+    import keyring
+    from keyring.backends import fail, null
+
+    backend = keyring.get_keyring()
+    if isinstance(backend, fail.Keyring | null.Keyring) or backend.priority <= 0:
+        return None
+    return backend
+
+
+def _keyring_words(exc: Exception) -> str:
+    reason = str(exc).strip()
+    return f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+
+
+class StoredTokens:
+    """Tokens plantstore-tui keeps itself: the OS keyring when usable, else credentials.toml."""
+
+    def __init__(self, credentials_path: Path, service: str) -> None:
+        self.credentials_path = credentials_path
+        self.service = service
+
+    def home(self) -> TokenSource:
+        """Where `save` would put a token now."""
+        backend = usable_keyring()
+        if backend is not None:
+            return TokenSource(SourceKind.KEYRING, backend.name)
+        return TokenSource(SourceKind.CREDENTIALS_FILE, str(self.credentials_path))
+
+    def find(self, name: str) -> tuple[SecretStr, TokenSource] | None:
+        """The token saved for profile `name` and where it was, None if there is none."""
+        import keyring.errors
+
+        backend = usable_keyring()
+        if backend is not None:
+            try:
+                raw = backend.get_password(self.service, name)
+            except keyring.errors.NoKeyringError:
+                raw = None
+            except keyring.errors.KeyringError as exc:
+                raise KeyringFailed(
+                    f"The OS keyring could not be read ({_keyring_words(exc)})"
+                ) from None
+            if raw is not None:
+                source = TokenSource(SourceKind.KEYRING, backend.name)
+                return clean_token(raw, source), source
+        return self._find_in_file(name)
+
+    def _find_in_file(self, name: str) -> tuple[SecretStr, TokenSource] | None:
+        data = read_toml(self.credentials_path, private=True)
+        if data is None:
+            return None
+        tokens = data.get("tokens", {})
+        raw = tokens.get(name) if isinstance(tokens, dict) else None
+        if raw is None:
+            return None
+        if not isinstance(raw, str):
+            raise ConfigFileError(self.credentials_path, f"tokens.{name} must be a string")
+        source = TokenSource(SourceKind.CREDENTIALS_FILE, str(self.credentials_path))
+        return clean_token(raw, source), source
+
+    def save(self, name: str, token: SecretStr) -> TokenSource:
+        """Keep `token` for profile `name`; a keyring save also drops any copy in the file."""
+        import keyring.errors
+
+        backend = usable_keyring()
+        if backend is None:
+            self._write_file(name, token)
+            return TokenSource(SourceKind.CREDENTIALS_FILE, str(self.credentials_path))
+        try:
+            backend.set_password(self.service, name, token.get_secret_value())
+        except keyring.errors.KeyringError as exc:
+            raise KeyringFailed(
+                f"The OS keyring could not save the token ({type(exc).__name__}); "
+                "unlock the keyring, or give the profile a token_env or token_command"
+            ) from None
+        self._write_file(name, None)
+        return TokenSource(SourceKind.KEYRING, backend.name)
+
+    def forget(self, name: str) -> None:
+        """Delete the token saved for profile `name`, wherever it is; no token is fine."""
+        import keyring.errors
+
+        backend = usable_keyring()
+        if backend is not None:
+            try:
+                backend.delete_password(self.service, name)
+            except keyring.errors.PasswordDeleteError:
+                pass  # nothing was saved under this name
+            except keyring.errors.KeyringError as exc:
+                raise KeyringFailed(
+                    f"The OS keyring could not delete the token ({_keyring_words(exc)})"
+                ) from None
+        self._write_file(name, None)
+
+    def _write_file(self, name: str, token: SecretStr | None) -> None:
+        import tomlkit
+
+        if token is None and not self.credentials_path.exists():
+            return
+        with locked_update(self.credentials_path, private=True) as draft:
+            document = tomlkit.parse(draft.text or _CREDENTIALS_HEADER)
+            if "tokens" not in document:
+                if token is None:
+                    return
+                document["tokens"] = tomlkit.table()
+            tokens = document["tokens"]
+            if not isinstance(tokens, MutableMapping):
+                raise ConfigFileError(self.credentials_path, "tokens must be a table")
+            if token is not None:
+                tokens[name] = token.get_secret_value()
+            elif name in tokens:
+                del tokens[name]
+            draft.text = tomlkit.dumps(document)

@@ -1,0 +1,103 @@
+"""Is an answer what the spec says a Plant Store answers? Each departure named in words.
+
+The spec lists two answers to `POST /plants`: 200 with a Plant and 400 with an Error, both
+`application/json`. Whatever else a deployment sends is still shown as it came; these checks only
+add an "off spec" mark with the reasons, so an operator can tell a quirk from a broken deployment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from plantstore_tui.core.plant.form import INT32_MAX, INT32_MIN
+
+SPEC_STATUSES = frozenset({200, 400})
+_PLANT_FIELDS = {"name": True, "tag": False}
+_ERROR_FIELDS = {"error": True, "message": True}
+
+
+def media_type(content_type: str | None) -> str:
+    """The media type of a Content-Type header, lower case, without its parameters."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """True for application/json and any `+json` type (problem+json among them)."""
+    kind = media_type(content_type)
+    return kind == "application/json" or (kind.startswith("application/") and "+json" in kind)
+
+
+def _parse(body: bytes) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(body)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _type_name(value: Any) -> str:
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "a boolean"
+        case int():
+            return "an integer"
+        case float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "an array"
+        case _:
+            return "an object"
+
+
+def _shape_problems(value: Any, shape: str, fields: Mapping[str, bool]) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"the body is {_type_name(value)}, not the spec's {shape} object"]
+    problems = [
+        f"the {shape} has no {name!r}"
+        for name, required in fields.items()
+        if required and name not in value
+    ]
+    for name in fields:
+        if name not in value:
+            continue
+        item = value[name]
+        if name == "error":
+            if not isinstance(item, int) or isinstance(item, bool):
+                problems.append(f"the {shape}'s 'error' is {_type_name(item)}, not an int32")
+            elif not INT32_MIN <= item <= INT32_MAX:
+                problems.append(f"the {shape}'s 'error' ({item}) is outside int32")
+        elif not isinstance(item, str):
+            problems.append(f"the {shape}'s {name!r} is {_type_name(item)}, not a string")
+    extra = [name for name in value if name not in fields]
+    if extra:
+        listed = ", ".join(repr(name) for name in extra)
+        problems.append(f"the {shape} has fields the spec does not list: {listed}")
+    return problems
+
+
+def off_spec(status: int, content_type: str | None, body: bytes) -> tuple[str, ...]:
+    """Every way this answer to `POST /plants` departs from the spec; empty when it follows it."""
+    problems: list[str] = []
+    parsed, value = _parse(body) if body.strip() else (False, None)
+    if status not in SPEC_STATUSES:
+        problems.append(f"the spec lists only 200 and 400, not {status}")
+    if parsed and not is_json_media_type(content_type):
+        given = media_type(content_type) or "no Content-Type"
+        problems.append(f"the body is JSON but is labelled {given}")
+    if status not in SPEC_STATUSES:
+        return tuple(problems)
+    shape, fields = ("Plant", _PLANT_FIELDS) if status == 200 else ("Error", _ERROR_FIELDS)
+    kind = media_type(content_type)
+    if is_json_media_type(content_type) and kind != "application/json":
+        problems.append(f"the spec's {status} body is application/json, not {kind}")
+    if not parsed:
+        what = "empty" if not body.strip() else "not JSON"
+        problems.append(f"the {status} body is {what}, not the spec's {shape}")
+        return tuple(problems)
+    problems.extend(_shape_problems(value, shape, fields))
+    return tuple(problems)

@@ -1,0 +1,207 @@
+"""`Outcome`: the one result of a send, rendered by every front end.
+
+A send ends in exactly one of `Created`, `Rejected` (the server answered and said no) or `Failed`
+(no usable answer). Each says what it means for the plant and what to try next, in words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeAlias
+
+from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+
+
+class PlantFate(StrEnum):
+    """What an outcome means for the plant in the store."""
+
+    CREATED = "created"
+    NOT_CREATED = "not created"
+    UNKNOWN = "unknown"
+
+
+class FailureKind(StrEnum):
+    """Why a send got no usable answer."""
+
+    INVALID_URL = "invalid_url"
+    INVALID_TOKEN = "invalid_token"  # noqa: S105 (a kind of failure, not a secret)
+    CANNOT_CONNECT = "cannot_connect"
+    TLS = "tls"
+    TIMEOUT = "timeout"
+    CONNECTION_DROPPED = "connection_dropped"
+    REDIRECT = "redirect"
+    TOO_LARGE = "too_large"
+    INVALID_RESPONSE = "invalid_response"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Created:
+    """The server created the plant and answered with a `Plant`."""
+
+    url: str
+    sent: NewPlant
+    status: int
+    elapsed_ms: float
+    plant: Plant
+    body: str
+    # How the answer departs from the spec (core.conformance), shown beside it, never instead.
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def fate(self) -> PlantFate:
+        """Always created."""
+        return PlantFate.CREATED
+
+    @property
+    def headline(self) -> str:
+        """One line for the log."""
+        return f"Created plant {self.sent.id} ({self.plant.name})"
+
+    @property
+    def advice(self) -> str:
+        """Nothing to do."""
+        return ""
+
+
+_STATUS_ADVICE = {
+    400: "Correct the plant and send it again.",
+    401: "The token was refused: check the profile's token, or ask for a new one.",
+    403: "The token is not allowed to add plants: ask for one that is.",
+    404: "Nothing answers at /plants here: check the base URL (it is the part before /plants).",
+    405: "This address does not accept POST /plants: check the base URL.",
+    409: "The plant conflicts with one already stored: check the id.",
+    413: "The server found the request too large: shorten the name or the tag.",
+    415: "The server does not accept JSON here: check the base URL.",
+    422: "Correct the plant and send it again.",
+    429: "The server is rate limiting: wait a moment, then send again.",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rejected:
+    """The server answered with an error status; `error` is set if the body is an Error."""
+
+    url: str
+    sent: NewPlant
+    status: int
+    elapsed_ms: float
+    error: ApiError | None
+    body: str
+    body_problem: str | None = None
+    retry_after: str | None = None
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def fate(self) -> PlantFate:
+        """A 4xx means the server refused the plant; after a 5xx nobody can say."""
+        return PlantFate.NOT_CREATED if self.status < 500 else PlantFate.UNKNOWN
+
+    @property
+    def headline(self) -> str:
+        """One line for the log."""
+        if self.error is not None:
+            return f"Rejected with {self.status}: error {self.error.error}: {self.error.message}"
+        return f"Rejected with {self.status}: the body is not an Error ({self.body_problem})"
+
+    @property
+    def advice(self) -> str:
+        """What to try next."""
+        if self.status >= 500:
+            return (
+                "The server failed while handling the plant: check the store before sending again."
+            )
+        advice = _STATUS_ADVICE.get(self.status, "The server refused the plant.")
+        if self.status == 429 and self.retry_after:
+            advice += f" (Retry-After: {self.retry_after})"
+        return advice
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failed:
+    """No usable answer: `message` says what happened, `fate` what it means for the plant."""
+
+    url: str
+    sent: NewPlant
+    kind: FailureKind
+    message: str
+    fate: PlantFate
+    advice: str
+    status: int | None = None
+    elapsed_ms: float | None = None
+    location: str | None = None
+    body: str = ""
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        """One line for the log."""
+        return self.message
+
+
+Outcome: TypeAlias = Created | Rejected | Failed
+
+
+def outcome_name(outcome: Outcome) -> str:
+    """`created`, `rejected` or `failed`."""
+    match outcome:
+        case Created():
+            return "created"
+        case Rejected():
+            return "rejected"
+        case Failed():
+            return "failed"
+
+
+def fate_sentence(fate: PlantFate) -> str:
+    """The plant's fate as a sentence an operator can act on."""
+    match fate:
+        case PlantFate.CREATED:
+            return "The plant was created."
+        case PlantFate.NOT_CREATED:
+            return "The plant was not created."
+        case PlantFate.UNKNOWN:
+            return "The plant may or may not have been created."
+
+
+def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    """The `add --json` object of design.md."""
+    plant: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    kind: str | None = None
+    status: int | None
+    match outcome:
+        # mode="json": a NaN or Infinity a server sent would otherwise print as invalid JSON.
+        case Created():
+            plant, status = outcome.plant.as_received(), outcome.status
+        case Rejected():
+            status = outcome.status
+            error = None if outcome.error is None else outcome.error.as_received()
+        case Failed():
+            kind, status = outcome.kind.value, outcome.status
+    return {
+        "outcome": outcome_name(outcome),
+        "status": status,
+        "elapsed_ms": None if outcome.elapsed_ms is None else round(outcome.elapsed_ms, 3),
+        "sent": outcome.sent.to_body(),
+        "plant": plant,
+        "error": error,
+        "kind": kind,
+        "message": outcome.headline,
+        "fate": outcome.fate.value,
+        "off_spec": list(outcome.off_spec),
+    }
+
+
+def cancelled(url: str, sent: NewPlant, elapsed_ms: float | None) -> Failed:
+    """The operator cancelled a send that may already have reached the server."""
+    return Failed(
+        url=url,
+        sent=sent,
+        kind=FailureKind.CANCELLED,
+        message="Cancelled before the server answered",
+        fate=PlantFate.UNKNOWN,
+        advice="Check the store before sending this plant again.",
+        elapsed_ms=elapsed_ms,
+    )

@@ -1,0 +1,260 @@
+"""The send queue: plants taken one after another, sent in that order, one at a time.
+
+An operator submits a plant and types the next one at once; the plant is in the ledger as
+queued before the form clears, and waits here until the client has sent the ones before it.
+The queue writes `sending` to the ledger before each request goes out and settles the row
+after. A POST is not idempotent, so nothing is sent twice and nothing is retried: a plant that
+was not created waits in needs attention (a view of the ledger) until the operator deals with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, PlantState, state_of
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
+
+
+class PlantSender(Protocol):
+    """The part of `PlantStoreClient` a front end sends through (tests substitute canned
+    answers)."""
+
+    url: str
+
+    async def create_plant(self, plant: NewPlant) -> Outcome:
+        """Send one plant; never raises except `CancelledError`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connections."""
+        ...
+
+
+class QueueLedger(Protocol):
+    """What the queue writes to the ledger around each send (each call commits)."""
+
+    def sending(self, entry: int) -> None:
+        """Its request is about to go out."""
+        ...
+
+    def settle(self, entry: int, outcome: Outcome) -> object:
+        """How its send ended."""
+        ...
+
+    def hold(self, entries: list[int], note: str) -> None:
+        """Put queued plants aside."""
+        ...
+
+
+@dataclass(eq=False, slots=True)
+class QueuedPlant:
+    """One plant this screen took, as it stands; `number` is its entry in the ledger."""
+
+    number: int
+    texts: FormTexts
+    plant: NewPlant
+    base_url: str
+    profile: str | None
+    queued_at: datetime
+    # False when it was queued before its target was known to be protected or not.
+    confirmed: bool = True
+    state: PlantState = PlantState.QUEUED
+    held: bool = False
+    outcome: Outcome | None = None
+    # Words for a state no outcome explains (held by the operator, a bug in the sender).
+    note: str = ""
+    started: float | None = field(default=None, repr=False)
+
+    @property
+    def needs_attention(self) -> bool:
+        """True when the plant did not go through (or may not have), or was held back."""
+        return self.held or self.state in ATTENTION_STATES
+
+    @property
+    def fate_unknown(self) -> bool:
+        """True when the plant may or may not be in the store (it may exist already)."""
+        return self.state in (PlantState.SENDING, PlantState.UNKNOWN)
+
+    @property
+    def settled(self) -> bool:
+        """True once it is neither waiting nor in flight."""
+        return self.held or self.state not in OPEN_STATES
+
+    @property
+    def reason(self) -> str:
+        """Why it needs attention, in words (empty when it does not)."""
+        if self.outcome is not None and self.needs_attention:
+            return self.outcome.headline
+        return self.note
+
+    def elapsed_ms(self) -> float | None:
+        """How long its send has taken so far, if it started."""
+        return None if self.started is None else (time.perf_counter() - self.started) * 1000
+
+
+Changed = Callable[[QueuedPlant], None]
+# Asked before sending a plant queued unconfirmed; False holds it instead of sending it.
+Confirm = Callable[[QueuedPlant], Awaitable[bool]]
+NOT_CONFIRMED = "Not sent: the send was not confirmed."
+
+
+class SendQueue:
+    """Plants for one target, sent in the order put, one at a time, over one client.
+
+    `run()` is the only task that sends. Every change of a plant's state is written to the
+    ledger first, then reported to `on_change`, so a front end shows only what is on disk.
+    """
+
+    def __init__(self, sender: PlantSender, on_change: Changed, ledger: QueueLedger) -> None:
+        self.sender = sender
+        self._on_change = on_change
+        self._ledger = ledger
+        self._waiting: deque[QueuedPlant] = deque()
+        self._wake = asyncio.Event()
+        self._current: QueuedPlant | None = None
+        self._send_task: asyncio.Task[Outcome] | None = None
+        self._closing = False
+        self._paused = False
+
+    @property
+    def current(self) -> QueuedPlant | None:
+        """The plant being sent now, if any."""
+        return self._current
+
+    @property
+    def waiting(self) -> tuple[QueuedPlant, ...]:
+        """The plants not yet sent, in the order they will go."""
+        return tuple(self._waiting)
+
+    @property
+    def idle(self) -> bool:
+        """True when nothing is waiting or in flight."""
+        return self._current is None and not self._waiting
+
+    def put(self, plant: QueuedPlant) -> None:
+        """Queue a plant (already in the ledger as queued) behind the others; refused once the
+        queue is closing."""
+        if self._closing:
+            raise RuntimeError("The queue is closing: it takes no more plants")
+        plant.state, plant.held = PlantState.QUEUED, False
+        self._waiting.append(plant)
+        self._on_change(plant)
+        self._wake.set()
+
+    def hold_waiting(self, note: str) -> list[QueuedPlant]:
+        """Take every plant not yet sent off the queue; they are held, never sent."""
+        held = list(self._waiting)
+        self._waiting.clear()
+        self._hold(held, note)
+        return held
+
+    def _hold(self, plants: list[QueuedPlant], note: str) -> None:
+        if not plants:
+            return
+        # Even if the ledger cannot be written, these are not sent: the screen says why.
+        try:
+            self._ledger.hold([plant.number for plant in plants], note)
+        except Exception as exc:  # a StoreError: the words say which file and why
+            note = f"{note} (not recorded in the ledger: {exc})"
+        for plant in plants:
+            plant.held, plant.note = True, note
+            self._on_change(plant)
+
+    def pause(self) -> None:
+        """Send nothing more until `resume` (a send in flight goes on)."""
+        self._paused = True
+
+    def resume(self) -> None:
+        """Go on sending the plants that wait."""
+        self._paused = False
+        self._wake.set()
+
+    def cancel_current(self) -> QueuedPlant | None:
+        """Cancel the send in flight (its fate becomes unknown); the queue goes on unless paused."""
+        if self._send_task is None or self._send_task.done():
+            return None
+        self._send_task.cancel()
+        return self._current
+
+    def close_when_empty(self) -> None:
+        """Let `run()` return once the plants already queued are sent."""
+        self._closing = True
+        self._wake.set()
+
+    async def run(self, confirm: Confirm | None = None) -> None:
+        """Send queued plants until cancelled (or, after `close_when_empty`, until empty)."""
+        while True:
+            if not self._waiting or (self._paused and not self._closing):
+                if self._closing and not self._waiting:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            plant = self._waiting.popleft()
+            if not plant.confirmed and confirm is not None and not await confirm(plant):
+                self._hold([plant], NOT_CONFIRMED)
+                continue
+            await self._send(plant)
+
+    async def _send(self, plant: QueuedPlant) -> None:
+        from plantstore_tui.core.plant.outcome import cancelled
+
+        self._current = plant
+        try:
+            # In a thread: a ledger another program holds locked must not hold the screen.
+            await asyncio.to_thread(self._ledger.sending, plant.number)
+        except asyncio.CancelledError:
+            self._current = None
+            raise
+        except Exception as exc:  # a StoreError: unrecorded, the plant must not go out
+            self._current = None
+            self._hold([plant], f"Not sent: the ledger could not record the send ({exc}).")
+            return
+        plant.state, plant.started = PlantState.SENDING, time.perf_counter()
+        self._on_change(plant)
+        self._send_task = asyncio.ensure_future(self.sender.create_plant(plant.plant))
+        try:
+            outcome = await self._send_task
+        except asyncio.CancelledError:
+            outcome = cancelled(self.sender.url, plant.plant, plant.elapsed_ms())
+            # Not in a thread: the task may be ending, and this is the last word on the send.
+            self._record(plant, outcome)
+            self._settle(plant, outcome)
+            # Only the one send was cancelled: the queue goes on. A cancel of run() itself
+            # (the app is closing) ends the loop here, with this plant's fate said.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return
+        except Exception as exc:  # a bug in the sender: say so, and go on with the next plant
+            plant.note = f"The send stopped on an unexpected error: {type(exc).__name__}: {exc}"
+            plant.state = PlantState.UNKNOWN
+            self._current = self._send_task = None
+            self._on_change(plant)
+            return
+        try:
+            # Recorded before it is shown, so a history opened at the sight of it already has it.
+            await asyncio.to_thread(self._record, plant, outcome)
+        finally:
+            self._settle(plant, outcome)
+
+    def _record(self, plant: QueuedPlant, outcome: Outcome) -> None:
+        try:
+            self._ledger.settle(plant.number, outcome)
+        except Exception as exc:  # a StoreError: the outcome is still shown, with why
+            plant.note = f"Its outcome could not be recorded in the ledger: {exc}"
+
+    def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
+        plant.outcome, plant.state = outcome, state_of(outcome)
+        self._current = self._send_task = None
+        self._on_change(plant)

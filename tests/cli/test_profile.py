@@ -1,0 +1,730 @@
+"""`plantstore-tui profile ...` and target resolution by profile: words, files and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner, Result
+from profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
+from pydantic import SecretStr
+
+from plantstore_tui.cli import main, profile
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
+from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.http.probe import PROBE_BODY, Verdict, probe
+from plantstore_tui.core.http.target import Target
+
+
+@pytest.fixture(autouse=True)
+def config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    return isolate(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the hidden prompt ask, as it does on a terminal (CliRunner's stdin is not one)."""
+    monkeypatch.setattr(profile, "_stdin_is_terminal", lambda: True)
+
+
+def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input, env=env)
+
+
+def plants_in(server: Any) -> int:
+    with sqlite3.connect(server.db_path) as db:
+        count: int = db.execute("SELECT COUNT(*) FROM plants").fetchone()[0]
+    return count
+
+
+def server_token(server: Any) -> str:
+    value: str = server.token.get_secret_value()
+    return value
+
+
+# --- list and show ------------------------------------------------------------------------------
+
+
+def test_list_with_no_profiles_says_how_to_add_one(config: Path) -> None:
+    result = run("profile", "list")
+    assert result.exit_code == 0
+    assert f"No profiles in {config / 'profiles.toml'} yet." in result.stdout
+    assert "plantstore-tui profile add NAME --base-url URL" in result.stdout
+
+
+def test_list_marks_the_default_and_protected_and_names_each_token_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = ProfileStore()
+    store.add(Profile(name="local", base_url="http://127.0.0.1:8000"), token=SecretStr(CANARY))
+    store.add(
+        Profile(
+            name="prod", base_url="https://plants.example.com", token_env="PROD", protected=True
+        )
+    )
+    store.add(Profile(name="ci", base_url="https://ci.example.com", token_command="pass ci"))
+    result = run("profile", "list")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("* local  http://127.0.0.1:8000")
+    assert lines[1].endswith(f"token: credentials file {store.tokens.credentials_path}")
+    assert lines[2].startswith("  prod ")
+    assert "token: env PROD (not set)  PROTECTED" in lines[2]
+    assert lines[3].startswith("  ci ")
+    assert lines[3].endswith("token: command")
+    monkeypatch.setenv("PROD", "x")
+    monkeypatch.setenv("PLANTSTORE_TOKEN", "y")
+    result = run("profile", "list")
+    assert "token: env PROD  PROTECTED" in result.stdout
+    assert "PLANTSTORE_TOKEN is set: in this run it is the token of every profile." in result.stdout
+
+
+def test_list_json_is_one_object(config: Path) -> None:
+    store = ProfileStore()
+    store.add(Profile(name="local", base_url="http://127.0.0.1:8000", token_env="L", timeout=3))
+    result = run("profile", "list", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "config_file": str(config / "profiles.toml"),
+        "default": "local",
+        "profiles": [
+            {
+                "name": "local",
+                "base_url": "http://127.0.0.1:8000",
+                "default": True,
+                "protected": False,
+                "timeout": 3.0,
+                "allow_insecure_http": False,
+                "ca_bundle": None,
+                "history": True,
+                "token_env": "L",
+                "token_command": None,
+                "token_source": "env L (not set)",
+            }
+        ],
+        "problems": [],
+        "token_env_override": False,
+    }
+
+
+def test_list_reports_a_corrupt_file_with_its_position_and_exits_4(config: Path) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text("[profiles.a]\nbase_url = \n")
+    for command in (["list"], ["list", "--json"], ["show", "a"], ["use", "a"], ["remove", "a"]):
+        result = run("profile", *command)
+        assert result.exit_code == 4, (command, result.output)
+        assert f"{config / 'profiles.toml'}:2:" in result.stderr
+    assert (config / "profiles.toml").read_text() == "[profiles.a]\nbase_url = \n"
+
+
+def test_list_warns_about_what_it_cannot_use_and_lists_the_rest(config: Path) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text(
+        '[profiles.good]\nbase_url = "https://g.example"\n'
+        '[profiles.bad]\nbase_url = "https://bad.example"\nprotected = "yes"\n'
+        '[profiles."red\\u001b[31m"]\nbase_url = "https://red.example"\n'
+    )
+    result = run("profile", "list")
+    assert result.exit_code == 0, result.output
+    assert "  good " in result.stdout
+    assert "Warning: Profile 'bad': protected must be true or false" in result.stderr
+    assert "Warning: Profile 'red\\x1b[31m': the name" in result.stderr
+    assert "\x1b" not in result.output
+
+
+def test_show_prints_every_setting_and_the_token_source() -> None:
+    ProfileStore().add(
+        Profile(
+            name="prod",
+            base_url="https://plants.example.com",
+            token_command="pass show prod",
+            protected=True,
+            timeout=20,
+        )
+    )
+    result = run("profile", "show", "prod")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[:6] == [
+        "Profile prod (default)",
+        "  base_url:  https://plants.example.com",
+        "  token:     command",
+        "  command:   pass show prod",
+        "  protected: yes: sends ask for confirmation",
+        "  timeout:   20 s for the whole send",
+    ]
+
+
+def test_show_of_an_unknown_profile_names_the_known_ones_and_exits_4() -> None:
+    ProfileStore().add(Profile(name="local", base_url="http://127.0.0.1:1", token_env="X"))
+    result = run("profile", "show", "prod")
+    assert result.exit_code == 4
+    assert "Unknown profile 'prod'; saved profiles: local" in result.stderr
+
+
+# --- add ----------------------------------------------------------------------------------------
+
+
+def test_add_with_token_stdin_keeps_the_token_and_says_where(config: Path) -> None:
+    result = run(
+        "profile",
+        "add",
+        "local",
+        "--base-url",
+        "http://127.0.0.1:8000",
+        "--token-stdin",
+        input=f"{CANARY}\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Saved profile local: http://127.0.0.1:8000" in result.stdout
+    assert f"Token saved in: credentials file {config / 'credentials.toml'}" in result.stdout
+    assert "No usable OS keyring was found" in result.stdout
+    assert "local is the default profile." in result.stdout
+    assert "plantstore-tui profile test local" in result.stdout
+    assert CANARY not in result.output
+    assert CANARY not in (config / "profiles.toml").read_text()
+    assert ProfileStore().resolve_token(ProfileStore().get("local"))[0].get_secret_value() == CANARY
+
+
+def test_add_with_token_stdin_and_a_keyring_keeps_it_there(
+    monkeypatch: pytest.MonkeyPatch, config: Path
+) -> None:
+    keyring = MemoryKeyring()
+    use_keyring(monkeypatch, keyring)
+    result = run(
+        "profile",
+        "add",
+        "prod",
+        "--base-url",
+        "https://plants.example.com",
+        "--token-stdin",
+        "--protected",
+        "--timeout",
+        "15",
+        input=CANARY,
+    )
+    assert result.exit_code == 0, result.output
+    assert "Token saved in: keyring" in result.stdout
+    assert "Note:" not in result.stdout
+    assert list(keyring.passwords.values()) == [CANARY]
+    assert all(CANARY not in text for text in all_text(config))
+    saved = ProfileStore().get("prod")
+    assert (saved.protected, saved.timeout) == (True, 15)
+
+
+def test_add_asks_at_a_hidden_prompt_without_a_token_option(terminal: None, config: Path) -> None:
+    result = run("profile", "add", "local", "--base-url", "http://127.0.0.1:8000", input=CANARY)
+    assert result.exit_code == 0, result.output
+    assert "Token for local (hidden):" in result.stdout
+    assert CANARY not in result.output
+    assert ProfileStore().resolve_token(ProfileStore().get("local"))[0].get_secret_value() == CANARY
+
+
+def test_add_without_a_terminal_or_a_token_option_exits_2() -> None:
+    result = run("profile", "add", "local", "--base-url", "http://127.0.0.1:8000", input="")
+    assert result.exit_code == 2
+    assert "no terminal to ask for the token" in result.stderr
+    assert not ProfileStore().path.exists()
+
+
+def test_add_with_a_token_variable_or_command_asks_for_nothing(config: Path) -> None:
+    result = run("profile", "add", "a", "--base-url", "https://a.example", "--token-env", "A_TOK")
+    assert result.exit_code == 0, result.output
+    assert "Note: A_TOK is not set in this shell." in result.stdout
+    result = run("profile", "add", "b", "--base-url", "https://b.example", "--token-command", "x y")
+    assert result.exit_code == 0, result.output
+    assert "Token saved in" not in result.stdout
+    assert ProfileStore().get("b").token_command == "x y"
+    assert not (config / "credentials.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--base-url", "ftp://x.example", "--token-env", "T"], "http:// or https://"),
+        (["--base-url", "http://plants.example.com", "--token-env", "T"], "plain http://"),
+        (["--base-url", "https://x.example", "--token-env", "1X"], "token_env must be"),
+        (["--base-url", "https://x.example", "--token-env", "T", "--token-command", "c"], "one"),
+        (["--base-url", "https://x.example", "--token-env", "T", "--timeout", "0"], "timeout"),
+        (["--base-url", "https://x.example", "--token", CANARY], "No such option"),
+        (["--token-env", "T"], "--base-url"),
+    ],
+)
+def test_add_refuses_what_cannot_be_saved_with_exit_2(args: list[str], words: str) -> None:
+    result = run("profile", "add", "p", *args)
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr
+    assert not ProfileStore().path.exists()
+
+
+def test_add_refuses_a_bad_name_before_asking_for_a_token(terminal: None) -> None:
+    result = run("profile", "add", "bad name", "--base-url", "https://x.example", input=CANARY)
+    assert result.exit_code == 2
+    assert "Token for" not in result.output
+    assert "must be 1 to 64 letters" in result.stderr
+
+
+def test_add_allows_plain_http_beyond_loopback_with_the_opt_in() -> None:
+    args = ["--base-url", "http://lab.example.com", "--token-env", "T", "--allow-insecure-http"]
+    result = run("profile", "add", "lab", *args)
+    assert result.exit_code == 0, result.output
+    assert ProfileStore().get("lab").allow_insecure_http
+
+
+def test_add_of_an_existing_name_exits_2_before_asking(terminal: None) -> None:
+    ProfileStore().add(Profile(name="local", base_url="http://127.0.0.1:1", token_env="X"))
+    result = run("profile", "add", "local", "--base-url", "http://127.0.0.1:2", input=CANARY)
+    assert result.exit_code == 2
+    assert "Token for" not in result.output
+    assert "already exists" in result.stderr
+
+
+@pytest.mark.parametrize("token", [f"{CANARY} x", f"{CANARY}\x1b[2J", f"{CANARY}é", "   "])
+def test_add_refuses_a_token_that_cannot_be_sent_without_echoing_it(
+    token: str, config: Path
+) -> None:
+    result = run(
+        "profile", "add", "p", "--base-url", "https://x.example", "--token-stdin", input=token
+    )
+    assert result.exit_code == 2
+    assert CANARY not in result.output
+    assert "\x1b" not in result.output
+    assert not (config / "credentials.toml").exists()
+
+
+def test_add_keeps_the_operators_comments(config: Path) -> None:
+    config.mkdir()
+    original = (
+        '# mine\ndefault = "a"  # the usual\n\n'
+        '[profiles.a]  # first\nbase_url = "https://a.example"\ntoken_env = "A"\n'
+    )
+    (config / "profiles.toml").write_text(original)
+    result = run("profile", "add", "b", "--base-url", "https://b.example", "--token-env", "B")
+    assert result.exit_code == 0
+    assert (config / "profiles.toml").read_text().startswith(original)
+
+
+# --- edit, remove, use --------------------------------------------------------------------------
+
+
+def test_edit_changes_what_it_is_told_and_keeps_the_rest() -> None:
+    ProfileStore().add(
+        Profile(name="prod", base_url="https://p.example", token_env="P", protected=True, timeout=9)
+    )
+    result = run("profile", "edit", "prod", "--not-protected", "--default-timeout")
+    assert result.exit_code == 0, result.output
+    assert "Changed profile prod: https://p.example" in result.stdout
+    assert ProfileStore().get("prod") == Profile(
+        name="prod", base_url="https://p.example", token_env="P"
+    )
+    result = run("profile", "edit", "prod", "--protected", "--base-url", "https://q.example/")
+    assert result.exit_code == 0, result.output
+    assert ProfileStore().get("prod") == Profile(
+        name="prod", base_url="https://q.example", token_env="P", protected=True
+    )
+
+
+def test_edit_with_a_new_token_keeps_it_and_drops_the_variable(terminal: None) -> None:
+    ProfileStore().add(Profile(name="prod", base_url="https://p.example", token_env="P"))
+    result = run("profile", "edit", "prod", "--token-prompt", input=CANARY)
+    assert result.exit_code == 0, result.output
+    assert "Token saved in: credentials file" in result.stdout
+    assert CANARY not in result.output
+    store = ProfileStore()
+    assert store.get("prod").token_env is None
+    assert store.resolve_token(store.get("prod"))[0].get_secret_value() == CANARY
+
+
+def test_edit_switches_to_a_command_and_forgets_the_kept_token(config: Path) -> None:
+    ProfileStore().add(Profile(name="prod", base_url="https://p.example"), token=SecretStr(CANARY))
+    result = run("profile", "edit", "prod", "--token-command", "pass show prod")
+    assert result.exit_code == 0, result.output
+    assert ProfileStore().get("prod").token_command == "pass show prod"
+    assert all(CANARY not in text for text in all_text(config))
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["prod"], 2, "Nothing to change"),
+        (["prod", "--timeout", "3", "--default-timeout"], 2, "Choose one of --timeout"),
+        (["prod", "--token-stdin", "--token-prompt"], 2, "at most one token option"),
+        (["prod", "--base-url", "gopher://x"], 2, "http:// or https://"),
+        (["nope", "--protected"], 4, "Unknown profile 'nope'; saved profiles: prod"),
+    ],
+)
+def test_edit_refuses_with_the_right_exit_code(args: list[str], code: int, words: str) -> None:
+    ProfileStore().add(Profile(name="prod", base_url="https://p.example", token_env="P"))
+    before = ProfileStore().path.read_text()
+    result = run("profile", "edit", *args)
+    assert result.exit_code == code, result.output
+    assert words in result.stderr
+    assert ProfileStore().path.read_text() == before
+
+
+def test_edit_can_fix_a_profile_that_is_broken_in_the_file(config: Path) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text(
+        '# ours\n[profiles.lab]  # the lab box\nbase_url = "http://10.0.0.9:8000"\n'
+    )
+    result = run("profile", "edit", "lab", "--allow-insecure-http")
+    assert result.exit_code == 0, result.output
+    assert "Warning: Profile 'lab': plain http:// to 10.0.0.9" in result.stderr
+    assert ProfileStore().get("lab").allow_insecure_http
+    assert (
+        (config / "profiles.toml").read_text().startswith("# ours\n[profiles.lab]  # the lab box")
+    )
+
+
+def test_remove_deletes_the_profile_and_its_token_and_says_when_no_default_is_left(
+    config: Path,
+) -> None:
+    ProfileStore().add(Profile(name="prod", base_url="https://p.example"), token=SecretStr(CANARY))
+    result = run("profile", "remove", "prod")
+    assert result.exit_code == 0
+    assert "Removed profile prod." in result.stdout
+    assert "There is no default profile now" in result.stdout
+    assert all(CANARY not in text for text in all_text(config))
+    result = run("profile", "remove", "prod")
+    assert result.exit_code == 4
+    assert "Unknown profile 'prod'" in result.stderr
+
+
+def test_use_makes_a_profile_the_default() -> None:
+    store = ProfileStore()
+    store.add(Profile(name="a", base_url="https://a.example", token_env="A"))
+    store.add(Profile(name="b", base_url="https://b.example", token_env="B"))
+    result = run("profile", "use", "b")
+    assert result.exit_code == 0
+    assert "Default profile: b (https://b.example)" in result.stdout
+    assert store.load().default == "b"
+    assert run("profile", "use", "c").exit_code == 4
+
+
+# --- test ---------------------------------------------------------------------------------------
+
+
+def test_test_says_the_token_is_accepted_and_creates_no_plant(
+    reference_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCAL_TOKEN", server_token(reference_server))
+    ProfileStore().add(
+        Profile(name="local", base_url=reference_server.base_url, token_env="LOCAL_TOKEN")
+    )
+    result = run("profile", "test", "local")
+    assert result.exit_code == 0, result.output
+    assert f"POST {reference_server.base_url}/plants with an empty body" in result.stdout
+    assert "(token from env LOCAL_TOKEN)" in result.stdout
+    assert "The deployment answers and did not refuse the token" in result.stdout
+    assert "It answered 400 to an empty body, with error 1002" in result.stdout
+    assert plants_in(reference_server) == 0
+    assert server_token(reference_server) not in result.output
+
+
+def test_test_says_the_token_is_refused_and_exits_1(reference_server: Any) -> None:
+    ProfileStore().add(
+        Profile(name="local", base_url=reference_server.base_url), token=SecretStr(CANARY)
+    )
+    result = run("profile", "test", "local")
+    assert result.exit_code == 1, result.output
+    assert "The deployment refused the token" in result.stdout
+    assert "It answered 401" in result.stdout
+    assert CANARY not in result.output
+
+
+def test_test_with_nothing_listening_exits_3(closed_port: int) -> None:
+    base_url = f"http://127.0.0.1:{closed_port}"
+    ProfileStore().add(Profile(name="gone", base_url=base_url), token=SecretStr(CANARY))
+    result = run("profile", "test", "gone")
+    assert result.exit_code == 3, result.output
+    assert "No answer from the deployment" in result.stdout
+    assert "Cannot connect to 127.0.0.1" in result.stdout
+
+
+def test_test_without_a_token_or_a_profile_exits_4() -> None:
+    ProfileStore().add(Profile(name="env", base_url="https://e.example", token_env="UNSET_VAR"))
+    result = run("profile", "test", "env")
+    assert result.exit_code == 4
+    assert "$UNSET_VAR, which is not set" in result.stderr
+    result = run("profile", "test", "nope")
+    assert result.exit_code == 4
+    assert "Unknown profile 'nope'" in result.stderr
+
+
+def test_test_of_a_failing_token_command_exits_4_without_its_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CANARY_VAR", CANARY)
+    command = """sh -c 'echo "$CANARY_VAR"; echo "$CANARY_VAR" >&2; exit 5'"""
+    ProfileStore().add(Profile(name="cmd", base_url="https://c.example", token_command=command))
+    result = run("profile", "test", "cmd")
+    assert result.exit_code == 4
+    assert "failed with exit status 5" in result.stderr
+    assert CANARY not in result.output
+
+
+class StreamedBody(httpx.AsyncByteStream):
+    """A body httpx has not read ahead (it does for `content=`), so the client can stream it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.data
+
+
+def answering(status: int, body: object, seen: list[httpx.Request]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        headers = {"Content-Type": "application/json"}
+        return httpx.Response(
+            status, headers=headers, stream=StreamedBody(json.dumps(body).encode())
+        )
+
+    return httpx.MockTransport(handler)
+
+
+TARGET = Target(base_url="https://plants.example.com", token=SecretStr(CANARY), token_source="t")
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "verdict", "words"),
+    [
+        (400, {"error": 7, "message": "name is required"}, Verdict.TOKEN_ACCEPTED, "error 7"),
+        (422, {"detail": []}, Verdict.TOKEN_ACCEPTED, "(the spec says 400)"),
+        (401, {"error": 1, "message": "no"}, Verdict.TOKEN_REFUSED, "answered 401"),
+        (403, {"error": 1, "message": "no"}, Verdict.TOKEN_REFUSED, "answered 403"),
+        (200, {"name": ""}, Verdict.INVALID_BODY_ACCEPTED, "look in the store"),
+        (200, [], Verdict.INVALID_BODY_ACCEPTED, "answered 200"),
+        (404, "Not Found", Verdict.UNEXPECTED_ANSWER, "check the base URL"),
+        (503, "down", Verdict.UNEXPECTED_ANSWER, "answered 503"),
+        (302, None, Verdict.UNEXPECTED_ANSWER, "redirected"),
+    ],
+)
+async def test_a_probe_sends_an_empty_body_with_the_token_and_judges_the_answer(
+    status: int, body: object, verdict: Verdict, words: str
+) -> None:
+    seen: list[httpx.Request] = []
+    report = await probe(TARGET, transport=answering(status, body, seen))
+    assert report.verdict is verdict
+    assert words in report.headline + " " + report.detail
+    assert report.ok is (verdict is Verdict.TOKEN_ACCEPTED)
+    [request] = seen
+    assert request.method == "POST"
+    assert str(request.url) == "https://plants.example.com/plants"
+    assert request.content == PROBE_BODY
+    assert request.headers["Content-Length"] == str(len(PROBE_BODY))
+    assert request.headers["Content-Type"] == "application/json"
+    assert request.headers["Authorization"] == f"Bearer {CANARY}"
+
+
+def test_a_deployment_that_takes_an_empty_body_gets_a_loud_warning_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_transport = httpx.AsyncHTTPTransport
+    accepting = answering(200, {"name": "", "id": 0}, [])
+    monkeypatch.setattr(httpx, "AsyncHTTPTransport", lambda **_options: accepting)
+    ProfileStore().add(Profile(name="lax", base_url="https://x.example"), token=SecretStr(CANARY))
+    result = run("profile", "test", "lax")
+    monkeypatch.setattr(httpx, "AsyncHTTPTransport", real_transport)
+    assert result.exit_code == 1
+    assert "WARNING: the deployment accepted an empty body" in result.stdout
+
+
+# --- target resolution by profile ---------------------------------------------------------------
+
+
+@pytest.fixture
+def two_profiles(monkeypatch: pytest.MonkeyPatch) -> ProfileStore:
+    monkeypatch.setenv("A_TOKEN", "token-a")
+    monkeypatch.setenv("B_TOKEN", "token-b")
+    store = ProfileStore()
+    store.add(Profile(name="a", base_url="https://a.example", token_env="A_TOKEN"))
+    store.add(
+        Profile(
+            name="b", base_url="https://b.example", token_env="B_TOKEN", protected=True, timeout=4
+        )
+    )
+    return store
+
+
+def test_the_default_profile_is_the_target_when_nothing_is_said(two_profiles: ProfileStore) -> None:
+    target = resolve_target(TargetOptions(), interactive=False)
+    assert (target.profile, target.base_url) == ("a", "https://a.example")
+    assert target.token.get_secret_value() == "token-a"
+    assert target.token_source == "env A_TOKEN"
+
+
+def test_profile_option_and_variable_choose_a_profile(
+    two_profiles: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = resolve_target(TargetOptions(profile="b"), interactive=False)
+    assert (target.profile, target.protected, target.limits.deadline) == ("b", True, 4)
+    monkeypatch.setenv("PLANTSTORE_PROFILE", "b")
+    assert resolve_target(TargetOptions(), interactive=False).profile == "b"
+    assert resolve_target(TargetOptions(profile="a"), interactive=False).profile == "a"
+
+
+def test_base_url_wins_over_every_profile_and_takes_plantstore_token(
+    two_profiles: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANTSTORE_PROFILE", "b")
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    options = TargetOptions(profile="b", base_url="http://127.0.0.1:9/")
+    target = resolve_target(options, interactive=False)
+    assert (target.profile, target.base_url) == (None, "http://127.0.0.1:9")
+    assert target.token_source == "env PLANTSTORE_TOKEN"
+
+
+def test_plantstore_base_url_yields_to_a_chosen_profile_but_not_to_the_default(
+    two_profiles: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANTSTORE_BASE_URL", "https://adhoc.example")
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    assert resolve_target(TargetOptions(), interactive=False).base_url == "https://adhoc.example"
+    monkeypatch.setenv("PLANTSTORE_PROFILE", "b")
+    assert resolve_target(TargetOptions(), interactive=False).profile == "b"
+
+
+def test_plantstore_token_wins_over_the_profiles_token(
+    two_profiles: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    target = resolve_target(TargetOptions(profile="b"), interactive=False)
+    assert target.token.get_secret_value() == CANARY
+    assert target.token_source == "env PLANTSTORE_TOKEN"
+
+
+def test_an_unknown_profile_names_the_known_ones(two_profiles: ProfileStore) -> None:
+    with pytest.raises(ConfigProblem, match="Unknown profile 'c'; saved profiles: a, b"):
+        resolve_target(TargetOptions(profile="c"), interactive=False)
+
+
+def test_without_a_default_the_choice_is_asked_for(two_profiles: ProfileStore) -> None:
+    two_profiles.remove("a")
+    with pytest.raises(NoTarget, match=r"--profile NAME \(saved: b\)"):
+        resolve_target(TargetOptions(), interactive=False)
+
+
+def test_without_any_profile_the_words_offer_base_url_add_and_demo() -> None:
+    with pytest.raises(NoTarget) as caught:
+        resolve_target(TargetOptions(), interactive=False)
+    message = caught.value.message
+    assert "--base-url URL" in message
+    assert "plantstore-tui profile add" in message
+    assert "plantstore-tui demo" in message
+
+
+def test_a_corrupt_profiles_file_does_not_stop_an_ad_hoc_target(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text("default = \n")
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    target = resolve_target(TargetOptions(base_url="http://127.0.0.1:9"), interactive=False)
+    assert target.base_url == "http://127.0.0.1:9"
+    with pytest.raises(ConfigProblem, match=r"profiles\.toml:1:"):
+        resolve_target(TargetOptions(), interactive=False)
+
+
+def test_an_ad_hoc_token_over_plain_http_beyond_loopback_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
+    # On the command line it is a usage mistake (exit 2); from the environment, configuration (4).
+    with pytest.raises(InvalidInput, match=r"plain http:// to plants\.example\.com") as caught:
+        resolve_target(TargetOptions(base_url="http://plants.example.com"), interactive=False)
+    assert "--allow-insecure-http" in caught.value.message
+    monkeypatch.setenv("PLANTSTORE_BASE_URL", "http://plants.example.com")
+    with pytest.raises(ConfigProblem, match=r"plain http:// to plants\.example\.com"):
+        resolve_target(TargetOptions(), interactive=False)
+
+
+def test_add_sends_to_the_chosen_profile(
+    reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    monkeypatch.setenv("LOCAL_TOKEN", server_token(reference_server))
+    ProfileStore().add(
+        Profile(name="local", base_url=reference_server.base_url, token_env="LOCAL_TOKEN")
+    )
+    ProfileStore().add(Profile(name="other", base_url="https://o.example", token_env="O"))
+    result = run("add", "--name", "Fern", "--id", str(plant_id), "--profile", "local")
+    assert result.exit_code == 0, result.output
+    assert plants_in(reference_server) == 1
+    result = run("--profile", "local", "add", "--name", "Fern", "--id", str(plant_id + 1), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["outcome"] == "created"
+
+
+# --- the canary never shows --------------------------------------------------------------------
+
+
+def test_a_canary_token_from_every_source_never_appears_in_output_or_profiles_toml(
+    reference_server: Any, monkeypatch: pytest.MonkeyPatch, config: Path, terminal: None
+) -> None:
+    base = ["--base-url", reference_server.base_url]
+    monkeypatch.setenv("CANARY_VAR", CANARY)
+    command = """sh -c 'printf %s "$CANARY_VAR"'"""
+    results = [
+        run("profile", "add", "stdin", *base, "--token-stdin", input=CANARY),
+        run("profile", "add", "prompt", *base, input=CANARY),
+        run("profile", "add", "var", *base, "--token-env", "CANARY_VAR"),
+        run("profile", "add", "cmd", *base, "--token-command", command),
+    ]
+    keyring = MemoryKeyring()
+    use_keyring(monkeypatch, keyring)
+    results.append(run("profile", "add", "keyring", *base, "--token-stdin", input=CANARY))
+    results.append(run("profile", "edit", "prompt", "--token-prompt", input=CANARY))
+    assert all(result.exit_code == 0 for result in results), [r.output for r in results]
+    names = ("stdin", "prompt", "var", "cmd", "keyring")
+    for name in names:
+        results += [run("profile", "show", name), run("profile", "test", name)]
+        results.append(run("add", "--name", "Fern", "--id", "1", "--profile", name))
+    results += [run("profile", "list"), run("profile", "list", "--json")]
+    monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY + "x")
+    results.append(run("profile", "test", "var"))
+    for result in results:
+        assert CANARY not in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert CANARY not in (config / "profiles.toml").read_text()
+    assert CANARY not in repr(ProfileStore().load())
+
+
+def test_history_can_be_turned_off_and_on_for_a_profile(
+    shared_reference_server: Any, plant_id: int, another_plant_id: int
+) -> None:
+    token = shared_reference_server.token.get_secret_value()
+    url = shared_reference_server.base_url
+    env = {"QUIET_TOKEN": token}
+    added = run(
+        "profile",
+        "add",
+        "quiet",
+        "--base-url",
+        url,
+        "--token-env",
+        "QUIET_TOKEN",
+        "--no-history",
+        env=env,
+    )
+    assert added.exit_code == 0, added.output
+    assert "history:   off" in run("profile", "show", "quiet").output
+    listed = json.loads(run("profile", "list", "--json").stdout)["profiles"]
+    assert [p["history"] for p in listed if p["name"] == "quiet"] == [False]
+
+    sent = run("add", "--name", "Quiet", "--id", str(plant_id), "--profile", "quiet", env=env)
+    assert sent.exit_code == 0, sent.output
+    assert json.loads(run("history", "--json").stdout) == []
+
+    assert run("profile", "edit", "quiet", "--history").exit_code == 0
+    again = run(
+        "add", "--name", "Kept", "--id", str(another_plant_id), "--profile", "quiet", env=env
+    )
+    assert again.exit_code == 0, again.output
+    kept = json.loads(run("history", "--json").stdout)
+    assert [(row["profile"], row["sent"]["name"]) for row in kept] == [("quiet", "Kept")]

@@ -1,0 +1,85 @@
+"""Server text made safe for a terminal: every control, ESC, DEL and bidi shown, never obeyed."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from plantstore_tui.core.plant.text import shorten, visible
+
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+LINE_BREAKERS = "\u2028\u2029\ufeff"
+
+
+def dangerous(char: str) -> bool:
+    """Anything a terminal may act on or that reorders or breaks the line."""
+    return unicodedata.category(char) in ("Cc", "Cs") or char in BIDI + LINE_BREAKERS
+
+
+C0_C1_DEL = [chr(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]]
+
+
+@pytest.mark.parametrize("char", C0_C1_DEL + list(BIDI + LINE_BREAKERS) + ["\ud800", "\udfff"])
+def test_every_control_bidi_and_surrogate_becomes_a_visible_escape(char: str) -> None:
+    shown = visible(f"a{char}b")
+    assert shown.startswith("a\\")
+    assert shown.endswith("b")
+    assert not any(dangerous(c) for c in shown)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("\x1b[2J", "\\e[2J"),
+        ("\x1b]52;c;cm0gLXJmIH4=\x07", "\\e]52;c;cm0gLXJmIH4=\\x07"),
+        ("\x9b31m", "\\x9b31m"),
+        ("\x7f", "\\x7f"),
+        ("a\tb\r\nc", "a\\tb\\r\\nc"),
+        ("\u202eevil", "\\u202eevil"),
+        ("\ud83c", "\\ud83c"),
+    ],
+)
+def test_escapes_read_as_what_they_are(text: str, shown: str) -> None:
+    assert visible(text) == shown
+
+
+def test_newlines_may_be_kept_but_nothing_else() -> None:
+    assert visible("a\nb\r\x1b", keep_newlines=True) == "a\nb\\r\\e"
+
+
+def test_markup_and_ordinary_unicode_are_left_alone() -> None:
+    text = "[bold red]x[/] Monstera 🌿 ツツジ نعناع é"
+    assert visible(text) == text
+
+
+@given(st.text())
+def test_nothing_dangerous_survives_and_the_result_can_always_be_encoded(text: str) -> None:
+    shown = visible(text)
+    assert not any(dangerous(char) for char in shown)
+    shown.encode("utf-8")
+
+
+@given(st.text().filter(lambda text: not any(dangerous(char) for char in text)))
+def test_safe_text_is_unchanged(text: str) -> None:
+    assert visible(text) == text
+
+
+def test_shorten_leaves_short_text_alone() -> None:
+    assert shorten("abc", 3) == "abc"
+
+
+def test_shorten_says_how_much_it_left_out() -> None:
+    assert shorten("x" * 2010, 2000) == "x" * 2000 + "… (10 more characters not shown)"
+
+
+@given(st.text(), st.integers(0, 50))
+def test_shorten_keeps_a_prefix_of_at_most_limit_characters(text: str, limit: int) -> None:
+    short = shorten(text, limit)
+    if len(text) <= limit:
+        assert short == text
+    else:
+        assert short.startswith(text[:limit])
+        assert short.endswith(f"({len(text) - limit:,} more characters not shown)")

@@ -1,0 +1,425 @@
+"""The TUI driven with Pilot against the real reference server (and a misbehaving one)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from misbehaving import (
+    ESCAPES,
+    MARKUP,
+    Hang,
+    MisbehavingServer,
+    ReceivedRequest,
+    Send,
+    markup_and_escapes,
+    response,
+    spec_like,
+)
+from pydantic import SecretStr
+from snapshot_apps.support import (
+    SIZE,
+    app_for,
+    app_with,
+    drawn_log,
+    fill,
+    log_text,
+    ready,
+    send_and_wait,
+    settled,
+    target_of,
+    workers_done,
+)
+from textual.command import CommandPalette
+
+from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.store import PlantState
+from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
+from plantstore_tui.ui.screens.help import HelpScreen
+from plantstore_tui.ui.screens.send import SendScreen
+
+TERMINAL_CONTROLS = ("\x1b", "\x9b", "\x07", "\u202e", "\x7f")
+
+
+def _assert_terminal_safe(text: str) -> None:
+    for char in TERMINAL_CONTROLS:
+        assert char not in text, f"{char!r} reached the screen"
+
+
+async def test_fields_say_what_is_wrong_as_you_type(reference_server: Any) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        message = screen.form.query_one("#id-message")
+        assert str(message.render()) == ""
+        await pilot.press(*"Fern", "tab", *"12")
+        assert str(message.render()) == ""
+        await pilot.press("a")
+        assert "ID must be a whole number" in str(message.render())
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert str(message.render()) == ""
+
+        screen.form.field_input("name").focus()
+        await pilot.press("ctrl+u")  # delete to the start: the field held text, so it says why
+        await pilot.pause()
+        assert str(screen.form.query_one("#name-message").render()) == "Name is required"
+
+        screen.form.field_input("tag").value = "in\x1bdoor"
+        await pilot.pause()
+        tag_message = str(screen.form.query_one("#tag-message").render())
+        assert tag_message == "Tag has a control character (U+001B) at position 3"
+
+
+async def test_an_invalid_form_is_never_sent_and_focus_goes_to_the_first_bad_field(
+    reference_server: Any,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="99999999999999999999", tag="x")
+        await send_and_wait(pilot, app, "ctrl+s")
+        assert screen.log_panel.entries == []
+        assert app.focused is screen.form.field_input("id")
+        assert "ID must be between" in str(screen.form.query_one("#id-message").render())
+
+        await fill(pilot, screen, name="  ", id="", tag="")
+        await send_and_wait(pilot, app, "ctrl+s")
+        assert screen.log_panel.entries == []
+        assert app.focused is screen.form.field_input("name")
+        assert str(screen.form.query_one("#id-message").render()) == "ID is required"
+
+
+async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
+    reference_server: Any,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Monstera", id="41", tag="indoor")
+        await send_and_wait(pilot, app, "enter")  # Enter on the last field sends
+
+        text = log_text(screen)
+        assert f"09:30:15  #1  POST {reference_server.base_url}/plants  200" in text
+        assert "✔     Created plant 41 (Monstera)" in text
+        assert 'sent  {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
+        assert 'plant {"name": "Monstera", "tag": "indoor"}' in text
+        assert " ms" in text
+        form = screen.form
+        assert form.texts().name == ""
+        assert form.texts().tag == ""
+        assert form.texts().id == "42"
+        assert app.focused is form.field_input("name")
+
+        # Three plants with the keyboard alone: Name, Tab past the ID it filled in, Tag, Enter.
+        await pilot.press(*"Fern", "tab", "tab", *"in")
+        await pilot.pause()
+        tag = form.field_input("tag")
+        assert tag._suggestion == "indoor"  # tags sent this session are suggested
+        await pilot.press("right")
+        await send_and_wait(pilot, app, "enter")
+        assert "✔     Created plant 42 (Fern)" in log_text(screen)
+        assert form.texts().id == "43"
+
+
+async def test_the_next_id_toggle_keeps_the_id(reference_server: Any) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("ctrl+n")
+        assert screen.form.next_id_after_success is False
+        await fill(pilot, screen, name="Aloe", id="7")
+        await send_and_wait(pilot, app, "ctrl+s")
+        assert "Created plant 7 (Aloe)" in log_text(screen)
+        assert screen.form.texts().id == "7"
+
+
+async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attention(
+    reference_server: Any,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("ctrl+n")
+        for name in ("Fern", "Ivy"):
+            await fill(pilot, screen, name=name, id="5", tag="shade")
+            await send_and_wait(pilot, app, "ctrl+s")
+        assert len(screen.log_panel.entries) == 2
+        second = screen.log_panel.entries[1].text().plain
+        assert f"#2  POST {reference_server.base_url}/plants  400" in second
+        assert "A plant with id 5 already exists" in second
+        assert "error {" in second
+        assert "The plant was not created. Correct the plant and send it again." in second
+        assert "needs attention: F4 to load it into the form or dismiss it" in second
+        # The form was handed over for the next plant; the rejected one waits, fields intact.
+        assert screen.form.texts().name == ""
+        assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
+        [waiting] = screen.ledger().attention()
+        assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
+
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("enter")  # load the highlighted (only) plant into the form
+        await pilot.pause()
+        assert screen.form.texts() == waiting.typed
+        assert app.focused is screen.form.field_input("name")
+        assert screen.ledger().attention() == []
+        assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
+        assert "ready" in str(screen.status.query_one("#status-state").render())
+
+
+async def test_a_wrong_token_is_a_401_in_words(reference_server: Any) -> None:
+    app = app_for(reference_server.base_url, SecretStr("not-the-token-at-all"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="1")
+        await send_and_wait(pilot, app, "ctrl+s")
+        text = log_text(screen)
+        assert "  401" in text
+        assert "The bearer token is not valid" in text
+        assert "The token was refused" in text
+        assert "not-the-token-at-all" not in text
+
+
+async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> None:
+    base_url = reference_server.base_url
+    reference_server.stop()
+    app = app_for(base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="1")
+        await send_and_wait(pilot, app, "ctrl+s")
+        text = log_text(screen)
+        assert "no answer" in text
+        assert "Cannot connect to 127.0.0.1: the connection was refused" in text
+        assert "The plant was not created." in text
+        # Not lost: it waits in needs attention, and the status line counts it.
+        state = screen.status.query_one("#status-state")
+        assert state.has_class("-problem")
+        assert "1 needs attention (F4)" in str(state.render())
+        assert [plant.typed.name for plant in screen.ledger().attention()] == ["Fern"]
+
+
+def _first_hangs(arrived: asyncio.Event) -> Any:
+    """The first request gets no answer at all; every later one is answered as the spec says."""
+
+    def script(request: ReceivedRequest) -> list[Any]:
+        if not arrived.is_set():
+            arrived.set()
+            return [Hang()]
+        return spec_like(request)
+
+    return script
+
+
+def _state_words(screen: SendScreen) -> str:
+    return str(screen.status.query_one("#status-state").render())
+
+
+@pytest.mark.parametrize("hold", [True, False], ids=["hold-the-rest", "keep-sending"])
+async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(hold: bool) -> None:
+    arrived = asyncio.Event()
+    async with MisbehavingServer(_first_hangs(arrived)) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-slow-server"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await pilot.press(*"Fern", "tab", *"3", "tab", *"shade", "enter")
+            await asyncio.wait_for(arrived.wait(), 10)
+            await pilot.pause()
+            assert screen.sending
+            assert "sending…" in _state_words(screen)
+            shown = {active.binding.action for active in screen.active_bindings.values()}
+            assert "cancel_send" in shown  # Esc is in the footer
+
+            # The form was handed over at once: the next plant is typed and queued meanwhile.
+            assert screen.form.texts() == FormTexts(name="", id="4", tag="")
+            assert app.focused is screen.form.field_input("name")
+            await pilot.press(*"Aloe", "tab", "tab", *"sun", "enter")
+            await pilot.pause()
+            assert "sending… · 1 queued" in _state_words(screen)
+            assert "#2  POST " in log_text(screen)
+            assert "queued" in screen.log_panel.entries[1].text().plain
+
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ChoiceScreen)  # "Stop the queue too?"
+            # Nothing more goes out while the question waits for an answer.
+            assert len(server.requests) == 1
+            await pilot.press("h" if hold else "escape")
+            await settled(app, pilot)
+
+            first = screen.log_panel.entries[0].text().plain
+            assert "⚠     Cancelled before the server answered" in first
+            assert "The plant may or may not have been created." in first
+            assert "(it may exist already)" in first
+            second = screen.log_panel.entries[1].text().plain
+            attention = screen.ledger().attention()
+            if hold:
+                assert len(server.requests) == 1
+                assert "Not sent: held when the queue was stopped (Esc)." in second
+                assert [plant.typed.name for plant in attention] == ["Fern", "Aloe"]
+                assert "2 need attention (F4)" in _state_words(screen)
+            else:
+                assert [request.json()["name"] for request in server.requests] == ["Fern", "Aloe"]
+                assert server.requests[1].json() == {"id": 4, "name": "Aloe", "tag": "sun"}
+                assert "Created plant 4 (Aloe)" in second
+                assert [plant.typed.name for plant in attention] == ["Fern"]
+                assert "1 needs attention (F4)" in _state_words(screen)
+            # The fields of the cancelled plant are kept, exactly as typed.
+            assert attention[0].texts == FormTexts(name="Fern", id="3", tag="shade")
+            assert attention[0].state is PlantState.UNKNOWN
+
+
+@pytest.mark.parametrize("status", [400, 200])
+async def test_markup_and_escape_sequences_from_the_server_are_shown_literally(
+    status: int,
+) -> None:
+    async with MisbehavingServer(markup_and_escapes(status)) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-hostile-server"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await fill(pilot, screen, name="Fern", id="8")
+            await send_and_wait(pilot, app, "ctrl+s")
+            saved = log_text(screen)
+            drawn = drawn_log(screen)
+            for text in (saved, drawn):
+                _assert_terminal_safe(text)
+            assert MARKUP in saved  # as typed by the server, not turned into bold red
+            assert "\\e]52;c;cm0gLXJmIH4=\\x07\\e[2J\\x9b31m\\u202e" in saved
+            assert ESCAPES not in saved
+            _assert_terminal_safe(app.export_screenshot())
+
+
+async def test_a_long_body_is_cut_for_display_with_its_size() -> None:
+    body = b"<html>" + b"A" * 12_000 + b"</html>"
+    page = response(502, body, headers=[("Content-Type", "text/html")])
+    async with MisbehavingServer([Send(page)]) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-proxy"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await fill(pilot, screen, name="Fern", id="8")
+            await send_and_wait(pilot, app, "ctrl+s")
+            text = log_text(screen)
+            assert "  502" in text
+            assert "more characters not shown" in text
+            assert f"({len(body):,} bytes in all)" in text
+            assert "The plant may or may not have been created." in text
+            assert len(text) < 3000
+
+
+async def test_the_log_can_be_saved_without_the_token_and_cleared(
+    reference_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    token = reference_server.token.get_secret_value()
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="1", tag="green")
+        await send_and_wait(pilot, app, "ctrl+s")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        saved = tmp_path / "plantstore-log-20260504-093015.txt"
+        content = saved.read_text(encoding="utf-8")
+        assert "Created plant 1 (Fern)" in content
+        assert token not in content
+        assert token[-4:] not in content
+        assert any(str(saved) in n.message for n in app._notifications)
+
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert screen.log_panel.entries == []
+        assert screen.log_panel.lines == []
+
+
+async def test_the_status_line_names_the_target_and_token_source_never_the_token(
+    reference_server: Any,
+) -> None:
+    token = reference_server.token.get_secret_value()
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        status = str(screen.status.query_one("#status-target").render())
+        assert status == f"{reference_server.base_url} · token from the test …{token[-4:]}"
+        screenshot = app.export_screenshot()
+        assert token not in screenshot
+        assert token[:-4] not in screenshot
+
+
+async def test_help_opens_with_f1_and_closes_with_escape(reference_server: Any) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_palette_offers_the_main_actions(reference_server: Any) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        titles = {command.title for command in app.get_system_commands(screen)}
+        assert {"Send plant", "Clear log", "Save log", "Toggle next id", "Help"} <= titles
+
+        await fill(pilot, screen, name="Fern", id="2")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Send plant")
+        await workers_done(app)  # the palette searches in a worker
+        await pilot.pause()
+        await send_and_wait(pilot, app, "enter")
+        assert "Created plant 2 (Fern)" in log_text(screen)
+
+
+async def test_a_configuration_problem_is_shown_and_nothing_is_sent() -> None:
+    def connect() -> Connection:
+        raise ConfigProblem("The base URL must start with http:// or https://")
+
+    app = app_with(connect, TargetLabel(base_url="ftp://plants", token_source="the test"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        assert "Configuration problem: The base URL must start" in log_text(screen)
+        assert screen.status.query_one("#status-state").has_class("-problem")
+        await fill(pilot, screen, name="Fern", id="2")
+        await send_and_wait(pilot, app, "ctrl+s")
+        assert len(screen.log_panel.entries) == 1
+        assert any(n.title == "Cannot send" for n in app._notifications)
+
+
+async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: Any) -> None:
+    gate = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    target = target_of(reference_server.base_url, reference_server.token)
+
+    def connect() -> Connection:
+        # Runs in the app's thread: hold the client back until the plant has been submitted.
+        asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(10)
+        return connect_to(target)
+
+    app = app_with(connect, TargetLabel.of(target))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SendScreen)
+        await pilot.pause()
+        state = str(screen.status.query_one("#status-state").render())
+        assert state in ("starting…", "connecting…")
+        await fill(pilot, screen, name="Early", id="11")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        # Handed over and waiting for the client: its entry says so, the form is free.
+        assert screen.counts() == (1, 0, 0)
+        assert "queued" in screen.log_panel.entries[0].text().plain
+        assert screen.form.texts().name == ""
+        gate.set()
+        await settled(app, pilot)
+        await pilot.pause()
+        assert "Created plant 11 (Early)" in log_text(screen)

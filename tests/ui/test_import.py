@@ -1,0 +1,413 @@
+"""The import screen (F5), driven with Pilot against the real reference server.
+
+What arrived is read from the server's own database: a row sent twice would be refused there as
+a duplicate id, so "never twice" is checked where it matters. Each test has its own data
+directory (conftest), so its own ledger, read from another connection (import_support).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+from burst_support import stored_plants
+from import_support import created, expected, ledger_rows, plants, write_csv
+from pydantic import SecretStr
+from snapshot_apps.support import SIZE, app_for, fill, ready, settled
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
+
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.importing import ImportFormat, validate
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.models import NewPlant
+from plantstore_tui.core.store import PlantState, open_ledger
+from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
+from plantstore_tui.ui.screens.import_screen import ImportScreen
+from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.import_file import PathSuggester
+
+DEADLINE = 30
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screen lists the working directory: the test's own, where the history's data
+    directory (conftest puts it in tmp_path) is not."""
+    monkeypatch.setenv("PLANTSTORE_DATA_DIR", str(tmp_path.parent / f"{tmp_path.name}-data"))
+    monkeypatch.chdir(tmp_path)
+
+
+def stored(server: BackgroundServer) -> list[tuple[int, str, str | None]]:
+    return sorted(stored_plants(server.db_path))
+
+
+def text_of(screen: ImportScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def finished(pilot: Pilot[None], name: str) -> None:
+    """Wait for the screen's workers called `name` (not the directory tree's, which never end),
+    then for what they posted to be handled."""
+    workers = [worker for worker in pilot.app.workers if worker.name == name]
+    await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
+    await pilot.pause()
+
+
+async def open_import(app: PlantStoreApp, pilot: Pilot[None]) -> ImportScreen:
+    await ready(app, pilot)
+    await pilot.press("f5")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, ImportScreen)
+    return screen
+
+
+async def check(pilot: Pilot[None], screen: ImportScreen, name: str) -> None:
+    """Type the path, Enter, and wait for the check (a thread worker) to be shown."""
+    screen.query_one("#import-path", Input).value = name
+    await pilot.press("enter")
+    await finished(pilot, "check-file")
+
+
+async def confirm(pilot: Pilot[None], key: str = "enter") -> str:
+    """Ctrl+S asks; `key` answers; wait until the sending is done. The question, as drawn."""
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    question = pilot.app.screen
+    assert isinstance(question, ChoiceScreen)
+    words = [str(question.query_one("#confirm-subject", Static).render())]
+    words += [str(button.label) for button in question.query(Button)]
+    await pilot.press(key)
+    await finished(pilot, "import-send")
+    return "\n".join(words)
+
+
+def rows_with_ids(ids: Sequence[int]) -> list[tuple[str, int, str]]:
+    return [(f"Plant {i}", i, "bulk") for i in ids]
+
+
+async def test_a_valid_csv_is_checked_confirmed_and_sent(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(40)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await pilot.press("f5")  # opens from the send screen only: never a second one
+        await pilot.pause()
+        assert app.screen_stack[1:] == [screen]
+        await check(pilot, screen, "plants.csv")
+        assert "40 plant(s), every row valid (csv" in text_of(screen, "#import-verdict")
+        question = await confirm(pilot)
+        assert "40 plant(s) from plants.csv" in question
+        assert stored(reference_server) == expected(rows)
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.created, progress.rejected, progress.unknown) == (40, 0, 0)
+        assert "40 created, 0 rejected" in text_of(screen, "#import-summary")
+    # Started from the TUI, every row is in the ledger all the same: source import, its batch
+    # and its line (so in the history).
+    in_ledger = ledger_rows()
+    batches = {row.batch for row in in_ledger}
+    assert len(batches) == 1
+    assert None not in batches
+    assert sorted((row.source, row.line, row.plant_id, row.state) for row in in_ledger) == [
+        ("import", line, line - 1, "created") for line in range(2, 42)
+    ]
+
+
+async def test_a_file_with_bad_rows_lists_every_one_and_sends_nothing(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows: list[Sequence[object]] = [*plants(5), ("", 6, ""), ("Fern", "12b", ""), ("Ivy", 1, "")]
+    write_csv(tmp_path / "bad.csv", rows)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "bad.csv")
+        assert "3 bad row(s) of 8; nothing will be sent" in text_of(screen, "#import-verdict")
+        problems = text_of(screen, "#import-problems").splitlines()
+        assert problems[0] == "bad.csv:7: name: Name is required"
+        assert problems[1].startswith("bad.csv:8: id: ")
+        assert problems[2].startswith("bad.csv:9: id: id 1 is given twice")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
+    assert stored(reference_server) == []
+
+
+async def test_a_malformed_file_is_named_with_its_line(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    (tmp_path / "broken.csv").write_text('name,id\n"Fern,1\n', encoding="utf-8")
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "broken.csv")
+        verdict = text_of(screen, "#import-verdict")
+        assert "cannot be read as plants" in verdict
+        assert "broken.csv:2: malformed" in verdict
+
+
+def sent_before(server: BackgroundServer, path: Path, rows: Sequence[tuple[str, int, str]]) -> None:
+    """An earlier import of the file that stopped after `rows`: in the ledger and the store."""
+    validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
+    ledger = open_ledger("import")
+    try:
+        batches = ledger.batches
+        batch = batches.start(
+            sha256=validation.sha256,
+            base_url=server.base_url,
+            profile=None,
+            file_name="plants.csv",
+            rows=validation.valid,
+        )
+        for line, (name, plant_id, tag) in enumerate(rows, start=2):
+            plant = NewPlant(id=plant_id, name=name, tag=tag or None)
+            row = NewRow(
+                source="import",
+                texts=FormTexts(name=name, id=str(plant_id), tag=tag),
+                plant=plant,
+                base_url=server.base_url,
+                profile=None,
+                state=PlantState.SENDING,
+                batch=batch.id,
+                line=line,
+            )
+            (entry,) = batches.advance([], [row])
+            answer = httpx.post(
+                f"{server.base_url}/plants",
+                json=plant.to_body(),
+                headers={"Authorization": f"Bearer {server.token.get_secret_value()}"},
+            )
+            assert answer.status_code == 200
+            batches.advance([(entry, created(plant))], [])
+    finally:
+        ledger.close()
+
+
+async def test_a_second_import_resumes_and_sends_no_row_twice(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(30)
+    path = write_csv(tmp_path / "plants.csv", rows)
+    sent_before(reference_server, path, rows[:10])
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        assert "Imported to this target before" in text_of(screen, "#import-verdict")
+        question = await confirm(pilot, "r")
+        assert "10 created, 0 rejected" in question
+        assert "20 never sent" in question
+        assert "Resume: send 20  [r]" in question
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.to_send, progress.created, progress.rejected) == (20, 20, 0)
+    assert stored(reference_server) == expected(rows)
+
+
+async def test_a_rejected_row_is_loaded_into_the_form(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    write_csv(tmp_path / "plants.csv", rows_with_ids(range(1, 6)))
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        send_screen = await ready(app, pilot)
+        await fill(pilot, send_screen, "Already here", "3")
+        await pilot.press("ctrl+s")
+        await settled(app, pilot)
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await confirm(pilot)
+        assert [(result.line, result.state) for result in screen.results] == [
+            (4, PlantState.REJECTED)
+        ]
+        listing = screen.query_one("#import-results", OptionList)
+        assert app.focused is listing
+        assert "error 1003" in str(listing.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SendScreen)
+        assert send_screen.form.texts() == FormTexts(name="Plant 3", id="3", tag="bulk")
+    assert stored(reference_server) == sorted(
+        [(3, "Already here", None), *((i, f"Plant {i}", "bulk") for i in (1, 2, 4, 5))]
+    )
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+    """A reference server that answers each POST /plants after a fifth of a second."""
+    with BackgroundServer(
+        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=0.2
+    ) as server:
+        yield server
+
+
+async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
+    slow_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(400)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(slow_server.base_url, slow_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("enter")
+        async with asyncio.timeout(DEADLINE):
+            while screen.progress is None or screen.progress.settled < 8:
+                await pilot.pause()
+        await pilot.press("escape")
+        await finished(pilot, "import-send")
+        progress = screen.progress
+        assert app.screen is screen
+        assert progress.unknown == 0
+        assert 8 <= progress.created < 400
+        assert "Stopped before the end" in text_of(screen, "#import-summary")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SendScreen)
+    arrived = stored(slow_server)
+    assert len(arrived) == progress.created
+    assert set(arrived) <= set(expected(rows))
+    # Nothing is left marked sending: the rows that never went out were taken back.
+    assert {row.state for row in ledger_rows()} == {"created"}
+    assert len(ledger_rows()) == progress.created
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail("the app never got there")
+
+
+async def test_the_palette_opens_the_import_and_a_file_picked_in_the_tree_is_checked(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a file of plants\n", encoding="utf-8")
+    (tmp_path / "spring.jsonl").write_text(
+        '{"name": "Fern", "id": 1}\n{"name": "Ivy", "id": 2, "tag": "climber"}\n',
+        encoding="utf-8",
+    )
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"import plants")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen))
+        screen = app.screen
+        assert isinstance(screen, ImportScreen)
+        tree = screen.query_one(DirectoryTree)
+        await until(pilot, lambda: bool(tree.root.children))
+        # Only what import reads is offered.
+        assert [str(node.label) for node in tree.root.children] == ["spring.jsonl"]
+        tree.focus()
+        await pilot.press("down", "enter")
+        await finished(pilot, "check-file")
+        assert screen.query_one("#import-path", Input).value == "spring.jsonl"
+        assert "2 plant(s), every row valid (jsonl" in text_of(screen, "#import-verdict")
+        await confirm(pilot)
+    assert stored(reference_server) == [(1, "Fern", None), (2, "Ivy", "climber")]
+
+
+async def test_a_protected_profile_is_named_in_the_question_and_cancel_sends_nothing(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    write_csv(tmp_path / "plants.csv", plants(3))
+    target = Target(
+        base_url=reference_server.base_url,
+        token=reference_server.token,
+        token_source="the test",
+        profile="prod",
+        protected=True,
+    )
+    app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        question = app.screen
+        assert isinstance(question, ChoiceScreen)
+        assert question.has_class("-danger")
+        assert "protected" in str(question.query_one("#confirm-detail", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.progress is None
+    assert stored(reference_server) == []
+
+
+async def test_the_path_is_completed_from_its_folder(tmp_path: Path) -> None:
+    (tmp_path / "orders").mkdir()
+    (tmp_path / "orders" / "spring.csv").write_text("name,id\n", encoding="utf-8")
+    (tmp_path / "orders" / "spring.txt").write_text("", encoding="utf-8")
+    (tmp_path / ".hidden.csv").write_text("name,id\n", encoding="utf-8")
+    suggester = PathSuggester(tmp_path)
+    assert await suggester.get_suggestion("or") == "orders/"
+    assert await suggester.get_suggestion("orders") == "orders/"
+    assert await suggester.get_suggestion("orders/s") == "orders/spring.csv"
+    assert await suggester.get_suggestion("orders/spring.csv") is None
+    assert await suggester.get_suggestion(".h") == ".hidden.csv"
+    assert await suggester.get_suggestion(str(tmp_path / "ord")) == f"{tmp_path}/orders/"
+    assert await suggester.get_suggestion("nowhere/x") is None
+
+
+async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    lines = "".join(f"Plant {i},{i}x\n" for i in range(1500))
+    (tmp_path / "bad.csv").write_text(f"name,id\n{lines}", encoding="utf-8")
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "bad.csv")
+        assert "1,500 bad row(s) of 1,500" in text_of(screen, "#import-verdict")
+        problems = text_of(screen, "#import-problems").splitlines()
+        assert len(problems) == 1001
+        assert problems[999].startswith("bad.csv:1001: id: ")
+        assert problems[-1] == "… and 500 more bad row(s) not listed"
+    assert stored(reference_server) == []
+
+
+async def test_restart_is_asked_for_and_sends_every_row_as_a_new_import(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(5)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await confirm(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        question = await confirm(pilot, "a")
+        assert "5 created, 0 rejected" in question
+        assert "Restart: send all 5  [a]" in question
+        progress = screen.progress
+        assert progress is not None
+        # Every row went again, and the store refused each as a duplicate: nothing twice there.
+        assert (progress.to_send, progress.created, progress.rejected) == (5, 0, 5)
+    assert stored(reference_server) == expected(rows)

@@ -1,0 +1,198 @@
+"""The app around its screens: protected sends confirmed, profiles switched on F2, first run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from snapshot_apps.support import SIZE, app_with, fill, log_text, ready
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+from textual.widgets import ListView, OptionList
+
+from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.screens.confirm import ConfirmScreen
+from plantstore_tui.ui.screens.first_run import FirstRunScreen
+from plantstore_tui.ui.screens.profiles import ProfileRow, ProfilesScreen
+from plantstore_tui.ui.screens.send import SendScreen
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail("the app never got there")
+
+
+def save_profiles(server: Any, monkeypatch: pytest.MonkeyPatch, *profiles: Profile) -> None:
+    monkeypatch.setenv("WIRING_TOKEN", server.token.get_secret_value())
+    store = ProfileStore()
+    for profile in profiles:
+        store.add(profile)
+
+
+def app_on_profile(name: str) -> PlantStoreApp:
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
+    return app_with(lambda: connect_to_profile(name), label)
+
+
+def two_profiles_on_first(server: Any, monkeypatch: pytest.MonkeyPatch) -> PlantStoreApp:
+    """Profiles `first` and `second` on the same server, and the app sending to `first`."""
+    base_url = server.base_url
+    save_profiles(
+        server,
+        monkeypatch,
+        Profile(name="first", base_url=base_url, token_env="WIRING_TOKEN"),
+        Profile(name="second", base_url=base_url + "/", token_env="WIRING_TOKEN"),
+    )
+    return app_on_profile("first")
+
+
+async def send_goes_through(pilot: Pilot[None], screen: SendScreen, plant_id: int) -> None:
+    await fill(pilot, screen, name="Fern", id=str(plant_id))
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: len(screen.log_panel.entries) == 1)
+    assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+
+
+def status_text(screen: SendScreen) -> str:
+    return str(screen.status.query_one("#status-target").render())
+
+
+async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_ask(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    base_url = shared_reference_server.base_url
+    save_profiles(
+        shared_reference_server,
+        monkeypatch,
+        Profile(name="prod", base_url=base_url, token_env="WIRING_TOKEN", protected=True),
+    )
+    app = app_on_profile("prod")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        assert "prod PROTECTED" in status_text(screen)
+        assert screen.status.query_one("#status-target").has_class("-protected")
+
+        await fill(pilot, screen, name="Fern", id=str(plant_id))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: not screen.sending)
+        assert screen.log_panel.entries == []
+
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: len(screen.log_panel.entries) == 1)
+        assert f"Created plant {plant_id} (Fern)" in log_text(screen)
+
+        # "Don't ask again": the next sends to prod go without a question.
+        await fill(pilot, screen, name="Aloe", id=str(plant_id + 10_000_000))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("a")
+        await until(pilot, lambda: len(screen.log_panel.entries) == 2)
+        await fill(pilot, screen, name="Ivy", id=str(plant_id + 20_000_000))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(screen.log_panel.entries) == 3)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert f"Created plant {plant_id + 20_000_000} (Ivy)" in log_text(screen)
+
+
+async def test_f2_switches_the_profile_plants_go_to(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    app = two_profiles_on_first(shared_reference_server, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        assert status_text(screen).startswith("first · ")
+
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
+        profiles = app.screen
+        assert isinstance(profiles, ProfilesScreen)
+        await until(pilot, lambda: len(profiles.query(ProfileRow)) == 2)
+        view = profiles.query_one("#profiles-list", ListView)
+        view.focus()
+        view.index = [row.profile_name for row in profiles.query(ProfileRow)].index("second")
+        await pilot.press("u")
+        await until(pilot, lambda: app.screen is screen)
+        await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
+        assert status_text(screen).startswith("second · ")
+        await send_goes_through(pilot, screen, plant_id)
+
+
+async def test_first_run_can_start_the_demo_and_send_to_it() -> None:
+    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+            screen = app.get_default_screen()
+            assert isinstance(screen, SendScreen)
+            await pilot.press("d")
+            await until(pilot, lambda: app.screen is screen and screen.target is not None)
+            assert "token from the demo" in status_text(screen)
+
+            await fill(pilot, screen, name="Fern", id="1")
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: len(screen.log_panel.entries) == 1)
+            assert "Created plant 1 (Fern)" in log_text(screen)
+    finally:
+        app.stop_demo()
+
+
+async def test_first_run_quits_when_asked() -> None:
+    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        await pilot.press("q")
+        await until(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 0
+
+
+async def test_the_palette_switches_to_another_saved_profile(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    app = two_profiles_on_first(shared_reference_server, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"use profile sec")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        # Only the profile not in use is offered.
+        await until(pilot, lambda: "Use profile second" in palette_text(palette))
+        assert "Use profile first" not in palette_text(palette)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
+        assert status_text(screen).startswith("second · ")
+        await send_goes_through(pilot, screen, plant_id)
+
+
+async def test_a_click_on_the_target_opens_the_profiles(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_profiles(
+        shared_reference_server,
+        monkeypatch,
+        Profile(name="first", base_url=shared_reference_server.base_url, token_env="WIRING_TOKEN"),
+    )
+    app = app_on_profile("first")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await pilot.click("#status-target")
+        await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
+
+
+def palette_text(palette: CommandPalette) -> str:
+    options = palette.query_one(OptionList)
+    return "\n".join(
+        str(options.get_option_at_index(index).prompt) for index in range(options.option_count)
+    )
