@@ -116,7 +116,7 @@ def _filter(
         raise InvalidInput("Give --profile or --base-url, not both.")
     normalized = None
     if chosen.base_url:
-        from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
+        from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
         try:
             normalized = normalize_base_url(chosen.base_url)

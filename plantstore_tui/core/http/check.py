@@ -20,9 +20,10 @@ from typing import Any
 import httpx
 
 from plantstore_tui.core.config.profiles import is_loopback_host
-from plantstore_tui.core.http.client import CABundleError, PlantStoreClient, tls_context
+from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.conformance import is_json_media_type, media_type
 from plantstore_tui.core.http.target import Limits, Target
+from plantstore_tui.core.http.tls import CABundleError, tls_context
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Failed, FailureKind, Outcome, Rejected
 from plantstore_tui.core.plant.text import shorten

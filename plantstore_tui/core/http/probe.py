@@ -12,8 +12,10 @@ from enum import StrEnum
 
 import httpx
 
-from plantstore_tui.core.http.client import CABundleError, PlantStoreClient, plants_url, tls_context
+from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.http.tls import CABundleError, tls_context
+from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import (
     Created,
