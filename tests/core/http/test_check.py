@@ -27,7 +27,8 @@ from misbehaving import (
 from pydantic import SecretStr
 
 from plantstore_tui.cli.check import render_report
-from plantstore_tui.core.http.check import CheckReport, ProbeResult, Verdict, run_check
+from plantstore_tui.core.http.check import run_check
+from plantstore_tui.core.http.check_report import CheckReport, ProbeResult, Verdict
 from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.server.runner import BackgroundServer
 
