@@ -29,6 +29,7 @@ _GATEWAY_WHY = (
 
 
 def reached(outcome: Outcome) -> bool:
+    """False when no answer came at all (a TLS failure still reached the deployment)."""
     return not (isinstance(outcome, Failed) and outcome.status is None and not _is_tls(outcome))
 
 
@@ -47,18 +48,20 @@ def opening(first: Outcome) -> tuple[ProbeResult, ...] | None:
     if not isinstance(first, Failed) or first.status is not None:
         return None
     if _is_tls(first):
-        reached = ProbeResult("reachable", Verdict.PASS, "a TCP connection was opened")
-        return reached, ProbeResult("tls", Verdict.FAIL, first.message, first.advice)
+        connected = ProbeResult("reachable", Verdict.PASS, "a TCP connection was opened")
+        return connected, ProbeResult("tls", Verdict.FAIL, first.message, first.advice)
     return (ProbeResult("reachable", Verdict.FAIL, first.message, first.advice),)
 
 
 def reachable_result(first: Outcome) -> ProbeResult:
+    """The `reachable` row, from the first answer."""
     if first.status in _GATEWAY:
         return ProbeResult("reachable", Verdict.FAIL, f"answered {_timed(first)}", _GATEWAY_WHY)
     return ProbeResult("reachable", Verdict.PASS, f"answered {_timed(first)}")
 
 
 def tls_result(target: Target, seen: Seen) -> ProbeResult:
+    """The `tls` row: plain http, or the protocol and the certificate's issuer and expiry."""
     url = httpx.URL(target.base_url)
     if url.scheme == "http":
         if is_loopback_host(url.host):
@@ -139,6 +142,7 @@ def _accepted(name: str, what: str, outcome: Outcome) -> ProbeResult:
 
 
 def token_result(name: str, what: str, outcome: Outcome, seen: Seen) -> ProbeResult:
+    """A row for a request without the right token: it passes when the token is refused."""
     if outcome.status is not None and 200 <= outcome.status < 300:
         return _accepted(name, f"without a name, sent {what}", outcome)
     if isinstance(outcome, Failed):
@@ -163,6 +167,7 @@ def token_result(name: str, what: str, outcome: Outcome, seen: Seen) -> ProbeRes
 
 
 def refusal_result(name: str, what: str, outcome: Outcome, seen: Seen) -> ProbeResult:
+    """A row for a body the spec refuses: it passes on 400 with the spec's Error."""
     if outcome.status is not None and 200 <= outcome.status < 300:
         return _accepted(name, what, outcome)
     if isinstance(outcome, Failed):
