@@ -18,7 +18,8 @@ from plantstore_tui.cli.targets import (
     resolve_target,
     target_options,
 )
-from plantstore_tui.core.http.check import CheckReport, CreatePlan, Verdict, run_check, with_limits
+from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
+from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome

@@ -25,7 +25,7 @@ from plantstore_tui.core.store import (
     ledger_path,
     open_for_reading,
 )
-from plantstore_tui.core.store.records import OUTCOMES, outcome_words, utc_now
+from plantstore_tui.core.store.records import OUTCOMES, outcome_words, pending_words, utc_now
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
 _DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
@@ -116,7 +116,7 @@ def _filter(
         raise InvalidInput("Give --profile or --base-url, not both.")
     normalized = None
     if chosen.base_url:
-        from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
+        from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
         try:
             normalized = normalize_base_url(chosen.base_url)
@@ -243,14 +243,6 @@ def _matches(entry: HistoryEntry, where: HistoryFilter) -> bool:
     )
 
 
-def _pending_words(entry: HistoryEntry) -> str:
-    if entry.held:
-        return "held"
-    return {PlantState.FAILED: "not sent", PlantState.UNKNOWN: "fate unknown"}.get(
-        entry.state, entry.state.value
-    )
-
-
 def _list_pending(where: HistoryFilter, as_json: bool) -> None:
     with _reading() as store:
         found = [] if store is None else store.pending()
@@ -273,7 +265,7 @@ def _list_pending(where: HistoryFilter, as_json: bool) -> None:
             (
                 str(entry.entry),
                 _local(entry.time),
-                _pending_words(entry),
+                pending_words(entry),
                 visible(shorten(entry.profile or entry.base_url, 24)),
                 visible(shorten(typed.id, 20)),
                 visible(shorten(typed.name, 24)),

@@ -17,7 +17,7 @@ from typing import Any
 import click
 from pydantic import SecretStr
 
-from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TOKEN_ENV
 from plantstore_tui.core.config.files import ConfigError
 from plantstore_tui.core.config.profiles import (
@@ -37,7 +37,6 @@ from plantstore_tui.core.config.tokens import (
     TokenSource,
     clean_token,
 )
-from plantstore_tui.core.http.probe import Verdict, probe
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.text import visible
 
@@ -394,29 +393,20 @@ def use(name: str) -> None:
 @profile.command("test")
 @click.argument("name")
 def test(name: str) -> None:
-    """Check that NAME's deployment answers and accepts its token, creating no plant.
+    """Check NAME's deployment as `plantstore-tui check --profile NAME` does, creating no plant.
 
-    Sends POST /plants with an empty body, which a Plant Store must refuse. Exits 0 when
-    the token is accepted, 1 when it is refused or the answer is not a Plant Store's,
-    3 when there is no answer, 4 for a configuration problem.
+    Every probe sends a body a Plant Store must refuse. Exits 0 when no probe fails, 1 when one
+    fails (a refused token among them), 3 when there is no answer, 4 for a configuration problem.
     """
+    from plantstore_tui.cli.check import exit_code_of, render_report
+    from plantstore_tui.core.http.check import run_check
+
     store = ProfileStore()
     with _reported():
         target = store.target(store.get(name))
     click.echo(
-        f"Testing {name}: POST {visible(target.base_url)}/plants with an empty body "
-        f"(token from {visible(target.token_source)}) ..."
+        f"Testing {visible(name)} (token from {visible(target.token_source)}), creating nothing"
     )
-    report = asyncio.run(probe(target))
-    outcome = report.outcome
-    timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.0f} ms"
-    click.echo(visible(report.headline) + timing)
-    click.echo("  " + visible(report.detail))
-    match report.verdict:
-        case Verdict.TOKEN_ACCEPTED:
-            code = ExitCode.CREATED
-        case Verdict.NO_ANSWER:
-            code = ExitCode.TRANSPORT_FAILURE
-        case _:
-            code = ExitCode.REJECTED
-    raise SystemExit(code)
+    report = asyncio.run(run_check(target))
+    click.echo(render_report(report))
+    raise SystemExit(exit_code_of(report))

@@ -111,7 +111,7 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
         target = replace(target, ca_bundle=options.ca_bundle)
     if target.ca_bundle is not None:
         # Loaded once here so a bad CA file is a configuration problem (exit 4), said up front.
-        from plantstore_tui.core.http.client import CABundleError, tls_context
+        from plantstore_tui.core.http.tls import CABundleError, tls_context
 
         try:
             tls_context(target.ca_bundle)
@@ -180,8 +180,8 @@ def _ad_hoc_target(
     allow_insecure_http: bool,
 ) -> Target:
     from plantstore_tui.core.config.profiles import insecure_http_problem
-    from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
     try:
         normalized = normalize_base_url(base_url)

@@ -22,6 +22,7 @@ from plantstore_tui.cli.targets import (
 )
 
 if TYPE_CHECKING:
+    from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 
 
@@ -57,10 +58,18 @@ def _first_run() -> bool:
     return saved.error is None and not saved.profiles
 
 
+def _throwaway_server() -> ThrowawayServer:
+    """The demo the first-run screen offers, imported only when chosen (the first frame waits for
+    no server code)."""
+    from plantstore_tui.server.demo import ThrowawayServer
+
+    return ThrowawayServer()
+
+
 def _run(connect: Connect | None, label: TargetLabel) -> None:
     from plantstore_tui.ui.app import PlantStoreApp
 
-    app = PlantStoreApp(connect, label)
+    app = PlantStoreApp(connect, label, demo=_throwaway_server)
     try:
         app.run()
     finally:

@@ -6,9 +6,9 @@ import asyncio
 import signal
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from rich.text import Text
 from textual import events
@@ -27,7 +27,7 @@ from plantstore_tui.ui.shutdown import SignalEnd
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-    from plantstore_tui.server.demo import ThrowawayServer
+    from plantstore_tui.core.http.target import Target
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
@@ -37,6 +37,19 @@ KEY_SLICE_SECONDS = 1 / 30
 
 def _now() -> datetime:
     return datetime.now().astimezone()
+
+
+class DemoServer(Protocol):
+    """A throwaway server to try the product on; the front door says which (ui never imports
+    the server)."""
+
+    def start(self) -> Target:
+        """Start it and return the target that sends to it."""
+        ...
+
+    def stop(self) -> None:
+        """Stop it; safe to call twice or before start."""
+        ...
 
 
 class PlantStoreApp(App[None]):
@@ -53,14 +66,23 @@ class PlantStoreApp(App[None]):
         Binding("f5", "import", "Import", show=False),
     ]
 
-    def __init__(self, connect: Connect | None, label: TargetLabel, *, clock: Clock = _now) -> None:
-        """`connect` None means no target yet: the app opens on the first-run screen."""
+    def __init__(
+        self,
+        connect: Connect | None,
+        label: TargetLabel,
+        *,
+        clock: Clock = _now,
+        demo: Callable[[], DemoServer] | None = None,
+    ) -> None:
+        """`connect` None means no target yet: the app opens on the first-run screen, which
+        offers the demo that `demo` makes."""
         super().__init__()
         self._connect = connect
         self._label = label
         self._clock = clock
         self._send_screen = SendScreen(connect, label, clock)
-        self._demo: ThrowawayServer | None = None
+        self._make_demo = demo
+        self._demo: DemoServer | None = None
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._slice_started = time.monotonic()
@@ -112,7 +134,7 @@ class PlantStoreApp(App[None]):
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
             self.use_profile(choice.profile.name)
-        elif choice is not None and choice.demo:
+        elif choice is not None and choice.demo and self._make_demo is not None:
             label = TargetLabel(base_url="starting…", token_source="the demo")
             self._send_screen.reconnect(self._start_demo, label)
         else:
@@ -178,10 +200,10 @@ class PlantStoreApp(App[None]):
 
     def _start_demo(self) -> Connection:
         # Runs in the connect thread; the server stops when the app is done (stop_demo).
-        from plantstore_tui.server.demo import ThrowawayServer
         from plantstore_tui.ui.connection import connect_to
 
-        self._demo = ThrowawayServer()
+        assert self._make_demo is not None, "offered only when the front door handed one in"
+        self._demo = self._make_demo()
         return connect_to(self._demo.start())
 
     def stop_demo(self) -> None:

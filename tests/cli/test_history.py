@@ -36,6 +36,7 @@ from plantstore_tui.cli.history import parse_moment
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import FailureKind, Outcome, PlantFate
 from plantstore_tui.core.store import PlantState
+from plantstore_tui.core.store.records import pending_words
 from plantstore_tui.core.store.schema import SCHEMA_VERSION
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -421,6 +422,17 @@ def test_pending_lists_what_waits_for_an_operator_exactly_as_typed() -> None:
     assert lines[3].split()[3] == "held"
     assert " 007 " in lines[3]
     assert lines[-1].startswith("(3 plant(s): the TUI's needs attention (F4)")
+
+
+def test_pending_words_are_the_ones_every_pending_view_shows() -> None:
+    # The one wording of core.store.records, which the TUI's needs attention (F4) shows too.
+    entries = tui_plants_left_waiting()
+    rows = {row.entry: row for row in all_rows()}
+    lines = run("history", "--pending").stdout.splitlines()[1:4]
+    words = [pending_words(rows[entries[key]]) for key in ("refused", "maybe", "queued")]
+    assert words == ["rejected", "fate unknown", "held"]
+    for line, said in zip(lines, words, strict=True):
+        assert f" {said} " in line
 
 
 def test_pending_takes_the_filters() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,6 @@ from plantstore_tui.cli import main, profile
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.config.profiles import Profile, ProfileStore
-from plantstore_tui.core.http.probe import PROBE_BODY, Verdict, probe
-from plantstore_tui.core.http.target import Target
 
 
 @pytest.fixture(autouse=True)
@@ -409,7 +407,13 @@ def test_use_makes_a_profile_the_default() -> None:
 # --- test ---------------------------------------------------------------------------------------
 
 
-def test_test_says_the_token_is_accepted_and_creates_no_plant(
+def _rows(output: str) -> list[str]:
+    """The check's table rows, each without its timing (two runs take different times)."""
+    table = output[output.index("Check of ") :]
+    return [re.sub(r" in \d+ ms", "", line) for line in table.splitlines()]
+
+
+def test_test_is_the_check_and_creates_no_plant(
     reference_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LOCAL_TOKEN", server_token(reference_server))
@@ -418,10 +422,15 @@ def test_test_says_the_token_is_accepted_and_creates_no_plant(
     )
     result = run("profile", "test", "local")
     assert result.exit_code == 0, result.output
-    assert f"POST {reference_server.base_url}/plants with an empty body" in result.stdout
-    assert "(token from env LOCAL_TOKEN)" in result.stdout
-    assert "The deployment answers and did not refuse the token" in result.stdout
-    assert "It answered 400 to an empty body, with error 1002" in result.stdout
+    assert "Testing local (token from env LOCAL_TOKEN), creating nothing" in result.stdout
+    assert f"Check of {reference_server.base_url}/plants: pass" in result.stdout
+    assert "missing name       PASS  refused: 400 with the spec's Error (error 1002)" in (
+        result.stdout
+    )
+    # The same rows, in the same words, as `check --profile local`.
+    checked = run("check", "--profile", "local")
+    assert checked.exit_code == 0, checked.output
+    assert _rows(result.stdout) == _rows(checked.stdout)
     assert plants_in(reference_server) == 0
     assert server_token(reference_server) not in result.output
 
@@ -432,8 +441,8 @@ def test_test_says_the_token_is_refused_and_exits_1(reference_server: Any) -> No
     )
     result = run("profile", "test", "local")
     assert result.exit_code == 1, result.output
-    assert "The deployment refused the token" in result.stdout
-    assert "It answered 401" in result.stdout
+    assert "missing name       FAIL  the token was refused: 401" in result.stdout
+    assert "Check the profile's token, or ask for a new one." in result.stdout
     assert CANARY not in result.output
 
 
@@ -442,8 +451,7 @@ def test_test_with_nothing_listening_exits_3(closed_port: int) -> None:
     ProfileStore().add(Profile(name="gone", base_url=base_url), token=SecretStr(CANARY))
     result = run("profile", "test", "gone")
     assert result.exit_code == 3, result.output
-    assert "No answer from the deployment" in result.stdout
-    assert "Cannot connect to 127.0.0.1" in result.stdout
+    assert "reachable  FAIL  Cannot connect to 127.0.0.1" in result.stdout
 
 
 def test_test_without_a_token_or_a_profile_exits_4() -> None:
@@ -468,72 +476,21 @@ def test_test_of_a_failing_token_command_exits_4_without_its_output(
     assert CANARY not in result.output
 
 
-class StreamedBody(httpx.AsyncByteStream):
-    """A body httpx has not read ahead (it does for `content=`), so the client can stream it."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        yield self.data
-
-
-def answering(status: int, body: object, seen: list[httpx.Request]) -> httpx.MockTransport:
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        headers = {"Content-Type": "application/json"}
-        return httpx.Response(
-            status, headers=headers, stream=StreamedBody(json.dumps(body).encode())
-        )
-
-    return httpx.MockTransport(handler)
-
-
-TARGET = Target(base_url="https://plants.example.com", token=SecretStr(CANARY), token_source="t")
-
-
-@pytest.mark.parametrize(
-    ("status", "body", "verdict", "words"),
-    [
-        (400, {"error": 7, "message": "name is required"}, Verdict.TOKEN_ACCEPTED, "error 7"),
-        (422, {"detail": []}, Verdict.TOKEN_ACCEPTED, "(the spec says 400)"),
-        (401, {"error": 1, "message": "no"}, Verdict.TOKEN_REFUSED, "answered 401"),
-        (403, {"error": 1, "message": "no"}, Verdict.TOKEN_REFUSED, "answered 403"),
-        (200, {"name": ""}, Verdict.INVALID_BODY_ACCEPTED, "look in the store"),
-        (200, [], Verdict.INVALID_BODY_ACCEPTED, "answered 200"),
-        (404, "Not Found", Verdict.UNEXPECTED_ANSWER, "check the base URL"),
-        (503, "down", Verdict.UNEXPECTED_ANSWER, "answered 503"),
-        (302, None, Verdict.UNEXPECTED_ANSWER, "redirected"),
-    ],
-)
-async def test_a_probe_sends_an_empty_body_with_the_token_and_judges_the_answer(
-    status: int, body: object, verdict: Verdict, words: str
-) -> None:
-    seen: list[httpx.Request] = []
-    report = await probe(TARGET, transport=answering(status, body, seen))
-    assert report.verdict is verdict
-    assert words in report.headline + " " + report.detail
-    assert report.ok is (verdict is Verdict.TOKEN_ACCEPTED)
-    [request] = seen
-    assert request.method == "POST"
-    assert str(request.url) == "https://plants.example.com/plants"
-    assert request.content == PROBE_BODY
-    assert request.headers["Content-Length"] == str(len(PROBE_BODY))
-    assert request.headers["Content-Type"] == "application/json"
-    assert request.headers["Authorization"] == f"Bearer {CANARY}"
-
-
-def test_a_deployment_that_takes_an_empty_body_gets_a_loud_warning_and_exit_1(
+def test_a_deployment_that_takes_any_body_fails_the_test_and_exits_1(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     real_transport = httpx.AsyncHTTPTransport
-    accepting = answering(200, {"name": "", "id": 0}, [])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"name": "", "id": 0})
+
+    accepting = httpx.MockTransport(handler)
     monkeypatch.setattr(httpx, "AsyncHTTPTransport", lambda **_options: accepting)
     ProfileStore().add(Profile(name="lax", base_url="https://x.example"), token=SecretStr(CANARY))
     result = run("profile", "test", "lax")
     monkeypatch.setattr(httpx, "AsyncHTTPTransport", real_transport)
     assert result.exit_code == 1
-    assert "WARNING: the deployment accepted an empty body" in result.stdout
+    assert "FAIL  it accepted a plant without a name" in result.stdout
 
 
 # --- target resolution by profile ---------------------------------------------------------------

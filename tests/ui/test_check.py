@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from tls_support import TOKEN, TLSServer, plant_store
 
-from plantstore_tui.core.http.check import CheckReport, Verdict
+from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp

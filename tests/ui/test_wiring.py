@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import ListView, OptionList
 
 from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.server.demo import ThrowawayServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
@@ -129,7 +130,8 @@ async def test_f2_switches_the_profile_plants_go_to(
 
 
 async def test_first_run_can_start_the_demo_and_send_to_it() -> None:
-    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    label = TargetLabel(base_url="no target yet", token_source="no profile")
+    app = PlantStoreApp(None, label, demo=ThrowawayServer)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))

@@ -164,7 +164,7 @@ def insecure_http_problem(base_url: str, *, allowed: bool) -> str | None:
 
 def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
     """Check one `[profiles.NAME]` table; `InvalidProfile` lists everything wrong with it."""
-    from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url
+    from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
     problems: list[str] = []
     if (problem := name_problem(name)) is not None:
@@ -647,7 +647,7 @@ class ProfileStore:
         )
 
     def _check_token(self, profile: Profile, token: SecretStr | None) -> None:
-        from plantstore_tui.core.http.client import token_problem
+        from plantstore_tui.core.http.urls import token_problem
 
         if token is None:
             return

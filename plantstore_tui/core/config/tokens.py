@@ -87,7 +87,7 @@ class KeyringFailed(TokenError):
 
 def clean_token(raw: str, source: TokenSource) -> SecretStr:
     """`raw` trimmed and wrapped at once; `InvalidToken` if it cannot go in a header."""
-    from plantstore_tui.core.http.client import token_problem
+    from plantstore_tui.core.http.urls import token_problem
 
     token = SecretStr(raw.strip())
     problem = token_problem(token)

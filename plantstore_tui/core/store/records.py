@@ -229,6 +229,15 @@ def outcome_words(entry: HistoryEntry) -> str:
     return entry.outcome
 
 
+def pending_words(entry: HistoryEntry) -> str:
+    """Why a plant still needs the operator, in the words every pending view shows (CLI and TUI)."""
+    if entry.held:
+        return "held"
+    return {PlantState.FAILED: "not sent", PlantState.UNKNOWN: "fate unknown"}.get(
+        entry.state, entry.state.value
+    )
+
+
 def _open_words(state: str) -> str:
     if state == PlantState.QUEUED:
         return "Queued: not sent yet"

@@ -15,23 +15,16 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from plantstore_tui.core.plant.text import shorten, visible
-from plantstore_tui.core.store.records import HistoryEntry, PlantState
+from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
-
-_STATE_WORDS = {
-    PlantState.REJECTED: "rejected",
-    PlantState.FAILED: "not sent",
-    PlantState.UNKNOWN: "fate unknown",
-}
 
 
 def _option(plant: HistoryEntry) -> Option:
     line = Text()
     line.append(f"#{plant.entry}  ", style="dim")
-    words = "held" if plant.held else _STATE_WORDS.get(plant.state, plant.state.value)
-    line.append(words, style="bold")
+    line.append(pending_words(plant), style="bold")
     line.append(f"  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
     if plant.tag:
         line.append(f"  [{visible(shorten(plant.tag, 20))}]", style="dim")

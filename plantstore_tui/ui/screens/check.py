@@ -13,7 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.http.check import CheckReport, run_check
+from plantstore_tui.core.http.check import run_check
+from plantstore_tui.core.http.check_report import CheckReport
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible
 

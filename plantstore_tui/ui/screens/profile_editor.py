@@ -28,8 +28,8 @@ from plantstore_tui.core.config.profiles import (
     name_problem,
     profile_from_table,
 )
-from plantstore_tui.core.http.client import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 

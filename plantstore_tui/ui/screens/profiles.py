@@ -20,7 +20,7 @@ from textual.worker import Worker, WorkerState
 from plantstore_tui.core.config.files import ConfigError
 from plantstore_tui.core.config.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.config.tokens import TOKEN_ENV
-from plantstore_tui.core.http.check import CheckReport
+from plantstore_tui.core.http.check_report import CheckReport
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.screens.check import CheckScreen

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 
+import httpx
 import pytest
 from misbehaving import (
     Action,
@@ -27,7 +28,8 @@ from misbehaving import (
 from pydantic import SecretStr
 
 from plantstore_tui.cli.check import render_report
-from plantstore_tui.core.http.check import CheckReport, ProbeResult, Verdict, run_check
+from plantstore_tui.core.http.check import run_check
+from plantstore_tui.core.http.check_report import CheckReport, ProbeResult, Verdict
 from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -329,3 +331,35 @@ async def test_a_gateway_answering_for_a_stopped_deployment_is_said_so() -> None
     assert reachable.verdict is Verdict.FAIL
     assert "proxy or load balancer answered in the deployment's place" in reachable.why
     assert report.reachable  # something answered: exit 1, not 3
+
+
+async def test_each_probe_sends_its_body_and_authorization_through_the_client() -> None:
+    # What `profile test` sent alone before it became the check: `{}` first, never a plant.
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.headers.get("Authorization") != f"Bearer {CANARY}":
+            return httpx.Response(401, json={"error": 1401, "message": "no"})
+        return httpx.Response(400, json={"error": 1002, "message": "refused"})
+
+    target = _target("https://plants.example.com")
+    report = await run_check(target, transport=httpx.MockTransport(handler))
+    assert report.verdict is Verdict.PASS, report.to_json()
+    assert [json.loads(request.content) for request in seen] == [
+        {},
+        {},
+        {"id": 0, "tag": "plantstore-tui-check"},
+        {"id": "not-a-number", "name": "plantstore-tui check"},
+    ]
+    authorizations = [request.headers.get("Authorization") for request in seen]
+    assert authorizations[0] is None
+    assert authorizations[1] is not None
+    assert authorizations[1].startswith("Bearer ")
+    assert CANARY not in authorizations[1]
+    assert authorizations[2:] == [f"Bearer {CANARY}"] * 2
+    for request in seen:
+        assert request.method == "POST"
+        assert str(request.url) == "https://plants.example.com/plants"
+        assert request.headers["Content-Length"] == str(len(request.content))
+        assert request.headers["Content-Type"] == "application/json"

@@ -50,13 +50,9 @@ from misbehaving import (
 from pydantic import SecretStr
 
 from plantstore_tui import __version__
-from plantstore_tui.core.http.client import (
-    InvalidBaseURL,
-    PlantStoreClient,
-    normalize_base_url,
-    plants_url,
-)
+from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, plants_url
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import (
     Created,

@@ -1,0 +1,166 @@
+"""The words for a send that got no usable answer: what happened, the plant's fate, what to try.
+
+Every exception a send can raise below the client (httpx, sockets, TLS, decompression, Unicode)
+is translated here, at one boundary; the client turns the `Failure` into a `Failed` outcome.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import ssl
+import zlib
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import httpx
+from pydantic import SecretStr
+
+from plantstore_tui.core.http.body import BodyTooLarge, UnsupportedEncoding
+from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.tls import handshake_problem
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
+from plantstore_tui.core.plant.outcome import FailureKind, PlantFate
+from plantstore_tui.core.plant.text import shorten
+
+_CHECK_STORE = "Check the store before sending this plant again."
+_CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
+_CORRECT_URL = "Correct the base URL of the target."
+_SMALL_JSON = "Check the base URL: a Plant Store answers with a small JSON body."
+
+# Everything a send can raise below the client; CancelledError is not among them on purpose.
+SEND_FAILURES = (
+    TimeoutError,
+    BodyTooLarge,
+    UnsupportedEncoding,
+    zlib.error,
+    httpx.HTTPError,
+    httpx.StreamError,
+    httpx.InvalidURL,
+    httpx.CookieConflict,
+    OSError,
+    UnicodeError,
+)
+
+
+class Failure(NamedTuple):
+    """Why a send failed, in words, and what it means for the plant."""
+
+    kind: FailureKind
+    message: str
+    fate: PlantFate
+    advice: str
+
+    @classmethod
+    def not_created(cls, kind: FailureKind, message: str, advice: str) -> Failure:
+        """A failure before anything reached the server."""
+        return cls(kind, message, PlantFate.NOT_CREATED, advice)
+
+    @classmethod
+    def unknown(cls, kind: FailureKind, message: str, advice: str = _CHECK_STORE) -> Failure:
+        """A failure after the plant may have reached the server."""
+        return cls(kind, message, PlantFate.UNKNOWN, advice)
+
+
+def unsendable(base_url: str, token: SecretStr) -> Failure | None:
+    """Why no send to `base_url` with `token` can go out, if something stops them all."""
+    try:
+        normalize_base_url(base_url)
+    except InvalidBaseURL as exc:
+        return Failure.not_created(FailureKind.INVALID_URL, str(exc), _CORRECT_URL)
+    problem = token_problem(token)
+    if problem is not None:
+        message = f"{problem}, so it cannot be sent"
+        return Failure.not_created(FailureKind.INVALID_TOKEN, message, "Set the token again.")
+    return None
+
+
+def explain(exc: Exception, status: int | None, limits: Limits, host: str) -> Failure:
+    """The words for a send to `host` that got no usable answer; `status` is set once one began."""
+    answer = "The answer" if status is None else f"The answer ({status})"
+    match exc:
+        case TimeoutError():
+            message = f"No complete answer within the {limits.deadline:g} s deadline"
+            return Failure.unknown(FailureKind.TIMEOUT, message)
+        case BodyTooLarge(size_hint=size_hint):
+            message = f"{answer} is too large to read: {size_hint}"
+            # A 4xx refused the plant whatever its body; after anything else nobody can say.
+            fate = PlantFate.NOT_CREATED if 400 <= (status or 0) < 500 else PlantFate.UNKNOWN
+            return Failure(FailureKind.TOO_LARGE, message, fate, _SMALL_JSON)
+        case UnsupportedEncoding():
+            message = f"{answer} uses a content encoding this client does not read: {exc}"
+            advice = "Check the base URL, or the deployment's compression settings."
+            return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
+        case zlib.error():
+            message = f"{answer} is compressed but does not decompress"
+            return Failure.unknown(FailureKind.INVALID_RESPONSE, message)
+        # Failures to reach the server say "not created" only while no answer has begun.
+        case httpx.ConnectTimeout() if status is None:
+            message = f"Could not connect within {limits.connect:g} s"
+            return Failure.not_created(FailureKind.TIMEOUT, message, _CHECK_RUNNING)
+        case httpx.ConnectError() if status is None:
+            tls = _tls_problem(exc)
+            if tls is not None:
+                return Failure.not_created(FailureKind.TLS, *tls)
+            message = f"Cannot connect to {host}: {_connect_reason(exc)}"
+            return Failure.not_created(FailureKind.CANNOT_CONNECT, message, _CHECK_RUNNING)
+        case httpx.UnsupportedProtocol() | httpx.InvalidURL() | UnicodeError() if status is None:
+            message = "The base URL cannot be used for a request"
+            return Failure.not_created(FailureKind.INVALID_URL, message, _CORRECT_URL)
+        case httpx.TimeoutException():
+            message = f"The server did not answer within {limits.read:g} s"
+            return Failure.unknown(FailureKind.TIMEOUT, message)
+        case httpx.RemoteProtocolError() if not _disconnected(exc):
+            message = f"{answer} is not valid HTTP: {shorten(str(exc), 200)}"
+            advice = (
+                "Check the base URL's scheme, host and port: something other than a Plant "
+                "Store may be answering. " + _CHECK_STORE
+            )
+            return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
+        case httpx.RemoteProtocolError() | httpx.NetworkError():
+            message = "The connection dropped before the answer was complete"
+            return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+        case _:
+            message = f"The request failed: {type(exc).__name__}"
+            return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    # httpx wraps httpcore, which wraps anyio's "All connection attempts failed", whose cause is
+    # the OSError (or a group of them) that says what really happened.
+    pending = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(link for link in (current.__cause__, current.__context__) if link)
+
+
+def _tls_problem(exc: BaseException) -> tuple[str, str] | None:
+    """What went wrong in the TLS handshake, and what to try, if that is where it failed."""
+    for cause in _causes(exc):
+        if isinstance(cause, ssl.SSLError):
+            return handshake_problem(cause)
+    return None
+
+
+def _connect_reason(exc: httpx.ConnectError) -> str:
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionRefusedError):
+            return "the connection was refused (nothing listens there)"
+        if isinstance(cause, socket.gaierror):
+            return "the host name does not resolve"
+        if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "the network or host is unreachable"
+    return "the connection could not be opened"
+
+
+def _disconnected(exc: httpx.RemoteProtocolError) -> bool:
+    # httpcore and h11 raise the same class for "the peer hung up" and "that was not HTTP".
+    text = str(exc).lower()
+    return "disconnected" in text or "peer closed" in text

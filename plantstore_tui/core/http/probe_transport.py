@@ -1,0 +1,73 @@
+"""The check's transport: sends the body and Authorization a probe sets, and notes the answer.
+
+The client builds every request from a NewPlant; a probe needs a body no NewPlant makes (`{}`, a
+missing name, an id that is not an integer) and, at times, another Authorization or none. This
+transport rewrites the request on its way out, so the probes still go through the client and get
+its Outcome, its words and its limits.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+
+@dataclass(slots=True)
+class Seen:
+    """What the transport saw of the last answer that the Outcome does not keep."""
+
+    content_type: str | None = None
+    tls_version: str | None = None
+    certificate: Mapping[str, Any] | None = None
+
+
+# The `authorization` that sends the client's own header, the profile's token.
+KEEP = object()
+
+
+class ProbeTransport(httpx.AsyncBaseTransport):
+    """Sends the next request with the body and Authorization a probe sets, and notes the answer."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+        # None: the body the client built.
+        self.body: bytes | None = None
+        # KEEP: the client's own; None: no Authorization at all; a str: this header value.
+        self.authorization: object = KEEP
+        self.seen = Seen()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Rewrite the request as the probe asks, send it, and note the TLS session and type."""
+        headers = [
+            (name, value)
+            for name, value in request.headers.raw
+            if name.lower() != b"content-length"
+            and not (self.authorization is not KEEP and name.lower() == b"authorization")
+        ]
+        if isinstance(self.authorization, str):
+            headers.append((b"Authorization", self.authorization.encode("ascii")))
+        content = self.body if self.body is not None else request.content
+        rewritten = httpx.Request(
+            request.method,
+            request.url,
+            headers=headers,
+            content=content,
+            extensions=request.extensions,
+        )
+        self.seen = Seen()
+        response = await self._inner.handle_async_request(rewritten)
+        self.seen.content_type = response.headers.get("Content-Type")
+        stream = response.extensions.get("network_stream")
+        ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
+        if isinstance(ssl_object, ssl.SSLObject | ssl.SSLSocket):
+            self.seen.tls_version = ssl_object.version()
+            self.seen.certificate = ssl_object.getpeercert() or None
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self._inner.aclose()
