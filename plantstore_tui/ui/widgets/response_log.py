@@ -10,6 +10,7 @@ from bisect import bisect_right
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -324,6 +325,24 @@ class ResponseLog(ScrollView, can_focus=True):
         return "\n\n".join(entry.text().plain for entry in self.entries) + (
             "\n" if self.entries else ""
         )
+
+    def save(self, path: Path) -> None:
+        """Write the log as plain text to the new file `path`, and say where (or why not)."""
+        text = self.plain_text()
+        if not text:
+            self.notify("The log is empty: nothing to save.", title="Log not saved")
+            return
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(text)
+        except OSError as exc:
+            self.notify(
+                f"Could not write {path}: {exc.strerror or exc}",
+                title="Log not saved",
+                severity="error",
+            )
+            return
+        self.notify(f"Saved to {path.resolve()}", title="Log saved")
 
     def _render_entry(self, index: int) -> list[Strip]:
         renderable = self.entries[index].renderable()
