@@ -28,7 +28,7 @@ from plantstore_tui.ui.screens.confirm import Answer, ProtectedSends
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_sending,
-    switch_question,
+    switch_target,
     tell_ledger_news,
 )
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
@@ -258,23 +258,9 @@ class SendScreen(FormScreen):
         )
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
-        """Send to another target from now on; plants queued for the old one are asked about."""
-        waiting = self.session.in_line()
-        if not waiting:
-            self._switch(connect, label)
-            return True
-        target = self.session.target
-        old = "the old target" if target is None else visible(target.profile or target.base_url)
-
-        def answered(choice: str) -> None:
-            if choice == "cancel":
-                return
-            if choice == "hold":
-                self.session.hold_queued("Not sent: held when the profile was switched.")
-            self._switch(connect, label)
-
-        self.app.push_screen(switch_question(waiting, old, answered))
-        return False
+        """Send to another target from now on (True: at once); plants in line for the old one
+        are asked about first."""
+        return switch_target(self.session, self.app, lambda: self._switch(connect, label))
 
     def _switch(self, connect: Connect, label: TargetLabel) -> None:
         self.session.choose(label.base_url, label.profile)

@@ -1,5 +1,6 @@
 """What the send screen tells and asks the operator about plants: the ledger's news once it is
-open, stopping the queue, switching the target with plants in line."""
+open, whether to hold the queue after a cancel, where plants in line go when the target
+switches."""
 
 from __future__ import annotations
 
@@ -69,19 +70,36 @@ def stop_sending(session: EntrySession, app: App[object]) -> None:
     )
 
 
-def switch_question(waiting: int, old: str, answered: Callable[[str], None]) -> ChoiceScreen[str]:
-    """Before a switch of target with plants in line: send them as planned, hold them, or stay;
-    answers `send`, `hold` or `cancel`."""
-    return ChoiceScreen(
-        "Plants are still queued",
-        Text(f"{waiting} plant(s) queued for {old}"),
-        "They can go to that target as planned, or wait in needs attention (F4), "
-        "where each can be loaded into the form for the new target or dismissed.",
-        [
-            Choice(f"Send them to {old}", "s", "send", "switch-send", "primary"),
-            Choice("Hold them", "h", "hold", "switch-hold"),
-            Choice("Don't switch", "Esc", "cancel", "switch-cancel"),
-        ],
-        cancel="cancel",
-        answered=answered,
+def switch_target(session: EntrySession, app: App[object], switch: Callable[[], None]) -> bool:
+    """Switch at once when no plant is in line (True); else ask whether they go to the old
+    target as planned or are held, and switch after the answer unless it is "don't switch"."""
+    waiting = session.in_line()
+    if not waiting:
+        switch()
+        return True
+    target = session.target
+    old = "the old target" if target is None else visible(target.profile or target.base_url)
+
+    def answered(choice: str) -> None:
+        if choice == "cancel":
+            return
+        if choice == "hold":
+            session.hold_queued("Not sent: held when the profile was switched.")
+        switch()
+
+    app.push_screen(
+        ChoiceScreen(
+            "Plants are still queued",
+            Text(f"{waiting} plant(s) queued for {old}"),
+            "They can go to that target as planned, or wait in needs attention (F4), "
+            "where each can be loaded into the form for the new target or dismissed.",
+            [
+                Choice(f"Send them to {old}", "s", "send", "switch-send", "primary"),
+                Choice("Hold them", "h", "hold", "switch-hold"),
+                Choice("Don't switch", "Esc", "cancel", "switch-cancel"),
+            ],
+            cancel="cancel",
+            answered=answered,
+        )
     )
+    return False
