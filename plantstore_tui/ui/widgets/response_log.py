@@ -273,10 +273,6 @@ class ResponseLog(ScrollView, can_focus=True):
             name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
         }
 
-    def add_outcome(self, outcome: Outcome, at: datetime, key: Hashable | None = None) -> None:
-        """Append (or, for a known `key`, replace) the entry of one send attempt."""
-        self.put(render_outcome(outcome, at, self._styles()), key)
-
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
         self.put(
@@ -305,10 +301,6 @@ class ResponseLog(ScrollView, can_focus=True):
             self._render_from(index, only=index)
         if at_end or index == len(self.entries) - 1:
             self._follow_end()
-
-    def has_entry(self, key: Hashable) -> bool:
-        """Whether an entry with this key is shown."""
-        return key in self._index
 
     def clear_entries(self) -> None:
         """Forget every entry."""
