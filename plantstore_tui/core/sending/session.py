@@ -2,10 +2,10 @@
 deals with when they did not go through.
 
 A front end drives it and shows what it reports. `take` commits a plant to the ledger before the
-front end lets go of the form; `enqueue` puts it in line, behind the plants taken before it,
-until a target is connected; every change of a plant is written to the ledger first, then
-reported to `on_change`. The plants of this session that may still change live here (in line in
-the queue); needs attention and the history are views of the ledger.
+front end lets go of the form; `enqueue` puts it in line behind the plants taken before it (they
+wait for the connection if it is not made yet); every change of a plant is written to the ledger
+first, then reported to `on_change`. The plants of this session that may still change are held
+here and nowhere else in memory; needs attention and the history are views of the ledger.
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ class LedgerNews:
 class EntrySession:
     """Plants taken into the ledger, sent in order to the target of the moment, and dealt with.
 
-    `chosen` False means no target yet: plants are refused until `choose` names one. Between
-    `choose` and `connected` (or `cannot_connect`) plants wait in line for the connection.
+    `chosen` False means no target yet (a first run): a front end sends nothing until `choose`
+    names one. Between `choose` and `connected` (or `cannot_connect`) plants wait in line for
+    the connection.
     """
 
     def __init__(
