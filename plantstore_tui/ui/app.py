@@ -17,11 +17,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.sending.session import Clock
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
-from plantstore_tui.ui.screens.send import Clock, SendScreen
+from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
 
 if TYPE_CHECKING:
@@ -148,14 +149,14 @@ class PlantStoreApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
-        screen = self._send_screen
-        unsettled = screen.unsettled()
+        session = self._send_screen.session
+        unsettled = session.unsettled()
         if not unsettled:
             self.exit()
             return
         if isinstance(self.screen, ChoiceScreen) and self.screen.id == "quit-question":
             return
-        queued, sending, attention = screen.counts()
+        queued, sending, attention = session.counts()
         counts = [
             f"{count} {words}"
             for count, words in (
@@ -168,12 +169,12 @@ class PlantStoreApp(App[None]):
 
         def answered(choice: str) -> None:
             if choice == "drop":
-                screen.drop_unsettled()
+                session.drop_unsettled()
             if choice in ("keep", "drop"):
                 self.exit()
 
         stay = Choice("Keep working", "Esc", "stay", "quit-stay")
-        if screen.ledger_in_memory:
+        if session.ledger_in_memory:
             title = "Quit and lose plants not settled?"
             explanation = (
                 "The ledger is in memory only (its file could not be used): quitting loses "

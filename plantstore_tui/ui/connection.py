@@ -4,28 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.models import NewPlant
-    from plantstore_tui.core.plant.outcome import Outcome
-
-
-class PlantSender(Protocol):
-    """The part of `PlantStoreClient` the TUI uses (tests substitute canned answers)."""
-
-    url: str
-
-    async def create_plant(self, plant: NewPlant) -> Outcome:
-        """Send one plant; never raises except `CancelledError`."""
-        ...
-
-    async def aclose(self) -> None:
-        """Close the kept-alive connections."""
-        ...
+    from plantstore_tui.core.sending.queue import PlantSender
 
 
 @dataclass(frozen=True, slots=True)

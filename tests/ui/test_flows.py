@@ -158,7 +158,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         # The form was handed over for the next plant; the rejected one waits, fields intact.
         assert screen.form.texts().name == ""
         assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
-        [waiting] = screen.ledger().attention()
+        [waiting] = screen.session.ledger().attention()
         assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
 
         await pilot.press("f4")
@@ -167,7 +167,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         await pilot.pause()
         assert screen.form.texts() == waiting.typed
         assert app.focused is screen.form.field_input("name")
-        assert screen.ledger().attention() == []
+        assert screen.session.ledger().attention() == []
         assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
         assert "ready" in str(screen.status.query_one("#status-state").render())
 
@@ -201,7 +201,7 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         state = screen.status.query_one("#status-state")
         assert state.has_class("-problem")
         assert "1 needs attention (F4)" in str(state.render())
-        assert [plant.typed.name for plant in screen.ledger().attention()] == ["Fern"]
+        assert [plant.typed.name for plant in screen.session.ledger().attention()] == ["Fern"]
 
 
 def _first_hangs(arrived: asyncio.Event) -> Any:
@@ -257,7 +257,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             assert "The plant may or may not have been created." in first
             assert "(it may exist already)" in first
             second = screen.log_panel.entries[1].text().plain
-            attention = screen.ledger().attention()
+            attention = screen.session.ledger().attention()
             if hold:
                 assert len(server.requests) == 1
                 assert "Not sent: held when the queue was stopped (Esc)." in second
@@ -416,7 +416,7 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         await pilot.press("ctrl+s")
         await pilot.pause()
         # Handed over and waiting for the client: its entry says so, the form is free.
-        assert screen.counts() == (1, 0, 0)
+        assert screen.session.counts() == (1, 0, 0)
         assert "queued" in screen.log_panel.entries[0].text().plain
         assert screen.form.texts().name == ""
         gate.set()

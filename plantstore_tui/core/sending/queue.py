@@ -58,7 +58,7 @@ class QueueLedger(Protocol):
 
 @dataclass(eq=False, slots=True)
 class QueuedPlant:
-    """One plant this screen took, as it stands; `number` is its entry in the ledger."""
+    """One plant an entry session took, as it stands; `number` is its entry in the ledger."""
 
     number: int
     texts: FormTexts
@@ -151,12 +151,11 @@ class SendQueue:
         self._on_change(plant)
         self._wake.set()
 
-    def hold_waiting(self, note: str) -> list[QueuedPlant]:
+    def hold_waiting(self, note: str) -> None:
         """Take every plant not yet sent off the queue; they are held, never sent."""
         held = list(self._waiting)
         self._waiting.clear()
         self._hold(held, note)
-        return held
 
     def _hold(self, plants: list[QueuedPlant], note: str) -> None:
         if not plants:
@@ -179,12 +178,10 @@ class SendQueue:
         self._paused = False
         self._wake.set()
 
-    def cancel_current(self) -> QueuedPlant | None:
+    def cancel_current(self) -> None:
         """Cancel the send in flight (its fate becomes unknown); the queue goes on unless paused."""
-        if self._send_task is None or self._send_task.done():
-            return None
-        self._send_task.cancel()
-        return self._current
+        if self._send_task is not None and not self._send_task.done():
+            self._send_task.cancel()
 
     def close_when_empty(self) -> None:
         """Let `run()` return once the plants already queued are sent."""

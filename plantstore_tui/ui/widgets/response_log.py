@@ -10,6 +10,7 @@ from bisect import bisect_right
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -272,10 +273,6 @@ class ResponseLog(ScrollView, can_focus=True):
             name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
         }
 
-    def add_outcome(self, outcome: Outcome, at: datetime, key: Hashable | None = None) -> None:
-        """Append (or, for a known `key`, replace) the entry of one send attempt."""
-        self.put(render_outcome(outcome, at, self._styles()), key)
-
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
         self.put(
@@ -305,10 +302,6 @@ class ResponseLog(ScrollView, can_focus=True):
         if at_end or index == len(self.entries) - 1:
             self._follow_end()
 
-    def has_entry(self, key: Hashable) -> bool:
-        """Whether an entry with this key is shown."""
-        return key in self._index
-
     def clear_entries(self) -> None:
         """Forget every entry."""
         self.entries.clear()
@@ -324,6 +317,24 @@ class ResponseLog(ScrollView, can_focus=True):
         return "\n\n".join(entry.text().plain for entry in self.entries) + (
             "\n" if self.entries else ""
         )
+
+    def save(self, path: Path) -> None:
+        """Write the log as plain text to the new file `path`, and say where (or why not)."""
+        text = self.plain_text()
+        if not text:
+            self.notify("The log is empty: nothing to save.", title="Log not saved")
+            return
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(text)
+        except OSError as exc:
+            self.notify(
+                f"Could not write {path}: {exc.strerror or exc}",
+                title="Log not saved",
+                severity="error",
+            )
+            return
+        self.notify(f"Saved to {path.resolve()}", title="Log saved")
 
     def _render_entry(self, index: int) -> list[Strip]:
         renderable = self.entries[index].renderable()

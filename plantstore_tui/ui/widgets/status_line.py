@@ -64,3 +64,24 @@ class StatusLine(Horizontal):
         """A click on the target asks for the profiles."""
         if event.widget is not None and event.widget.id == "status-target":
             self.post_message(self.TargetClicked())
+
+
+def state_words(
+    queued: int, sending: int, attention: int, *, problem: bool, connected: bool
+) -> tuple[str, StatusKind]:
+    """What the state half of the line says about plants in line and plants needing attention."""
+    parts = []
+    if sending:
+        parts.append("sending…")
+    if queued:
+        parts.append(f"{queued} queued")
+    if attention:
+        verb = "needs" if attention == 1 else "need"
+        parts.append(f"{attention} {verb} attention (F4)")
+    if problem:
+        return ("cannot send: configuration problem", "problem")
+    if parts:
+        return (" · ".join(parts), "problem" if attention else "busy")
+    if not connected:
+        return ("connecting…", "busy")
+    return ("ready", "ready")

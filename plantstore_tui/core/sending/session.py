@@ -1,0 +1,390 @@
+"""The entry session: the plants one operator takes, sends to the target of the moment, and
+deals with when they did not go through.
+
+A front end drives it and shows what it reports. `take` commits a plant to the ledger before the
+front end lets go of the form; `enqueue` puts it in line behind the plants taken before it (they
+wait for the connection if it is not made yet); every change of a plant is written to the ledger
+first, then reported to `on_change`. The plants of this session that may still change are held
+here and nowhere else in memory; needs attention and the history are views of the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
+from plantstore_tui.core.store.records import PlantState
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.store import Ledger
+    from plantstore_tui.core.store.settings import HistorySettings
+
+Clock = Callable[[], datetime]
+# A plant moved on; the words say what the operator did about it, if they did.
+OnChange = Callable[[QueuedPlant, str | None], None]
+
+
+def _store_error() -> type[Exception]:
+    # Imported when it is needed: SQLite is not loaded before a front end's first frame.
+    from plantstore_tui.core.store import StoreError
+
+    return StoreError
+
+
+class Counts(NamedTuple):
+    """This session's plants queued, in flight, and needing attention."""
+
+    queued: int
+    sending: int
+    attention: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerNews:
+    """What the operator is told once the ledger is open."""
+
+    problem: str | None
+    carried_problems: tuple[str, ...]
+    waiting: int
+
+
+class EntrySession:
+    """Plants taken into the ledger, sent in order to the target of the moment, and dealt with.
+
+    `chosen` False means no target yet (a first run): a front end sends nothing until `choose`
+    names one. Between `choose` and `connected` (or `cannot_connect`) plants wait in line for
+    the connection.
+    """
+
+    def __init__(
+        self,
+        on_change: OnChange,
+        clock: Clock,
+        *,
+        base_url: str,
+        profile: str | None = None,
+        chosen: bool = True,
+    ) -> None:
+        self._on_change = on_change
+        self._clock = clock
+        self._base_url, self._profile, self._chosen = base_url, profile, chosen
+        self._target: Target | None = None
+        self._problem: str | None = None
+        self._settings: HistorySettings | None = None
+        self._queue: SendQueue | None = None
+        self._stopped: SendQueue | None = None
+        # Plants taken before the connection is made: they join its queue when it is.
+        self._early: list[QueuedPlant] = []
+        # The plants of this session whose fate or entry may still change, by ledger entry.
+        self._plants: dict[int, QueuedPlant] = {}
+        self._ledger: Ledger | None = None
+        self._ledger_lock = threading.Lock()
+        self._told = False
+        self._quiet = asyncio.Event()
+
+    # The ledger -------------------------------------------------------------------------------
+
+    def ledger(self) -> Ledger:
+        """The ledger, opened now if it is not yet (a file that cannot be used gives one in
+        memory, and says so); safe from any thread."""
+        with self._ledger_lock:
+            if self._ledger is None:
+                from plantstore_tui.core.store import open_ledger
+
+                self._ledger = open_ledger("tui", memory_if_unusable=True)
+            return self._ledger
+
+    @property
+    def ledger_in_memory(self) -> bool:
+        """True when the ledger's file could not be used: plants live as long as this run."""
+        return self._ledger is not None and self._ledger.problem is not None
+
+    def ledger_news(self) -> LedgerNews | None:
+        """What to tell the operator about the ledger, once it is open; None after the first
+        call (or before it is open)."""
+        ledger = self._ledger
+        if self._told or ledger is None:
+            return None
+        self._told = True
+        carried = ledger.carried
+        news = LedgerNews(
+            problem=ledger.problem,
+            carried_problems=() if carried is None else tuple(carried.problems),
+            waiting=ledger.attention_count(),
+        )
+        self._update_quiet()
+        return news
+
+    def next_id(self) -> int | None:
+        """The id after the last plant created on the target, if the ledger knows one (reads
+        the ledger: call it off the UI thread)."""
+        ledger, target = self._ledger, self._target
+        if ledger is None or target is None:
+            return None
+        last = ledger.last_created_id(target.base_url)
+        return None if last is None else last + 1
+
+    def duplicate_warning(self, id_text: str) -> str | None:
+        """Words saying the ledger shows this id created (or maybe created) on the target
+        already (reads the ledger: call it off the UI thread)."""
+        from plantstore_tui.core.plant.form import parse_id
+        from plantstore_tui.core.store.settings import duplicate_warning
+
+        ledger, target = self._ledger, self._target
+        plant_id = parse_id(id_text)
+        if ledger is None or target is None or not isinstance(plant_id, int):
+            return None
+        return duplicate_warning(ledger.sent_before(target.base_url, plant_id))
+
+    @property
+    def knows_history(self) -> bool:
+        """True once the ledger is open and the target known: `next_id` and
+        `duplicate_warning` can answer."""
+        return self._ledger is not None and self._target is not None
+
+    # The target -------------------------------------------------------------------------------
+
+    @property
+    def chosen(self) -> bool:
+        """False until a target is chosen (first run): nothing can be sent yet."""
+        return self._chosen
+
+    @property
+    def target(self) -> Target | None:
+        """The target plants go to, once connected."""
+        return self._target
+
+    @property
+    def problem(self) -> str | None:
+        """Why the chosen target cannot be used (a configuration problem), if it cannot."""
+        return self._problem
+
+    @property
+    def connecting(self) -> bool:
+        """True while the chosen target is being resolved and its client built."""
+        return self._chosen and self._target is None and self._problem is None
+
+    def choose(self, base_url: str, profile: str | None) -> None:
+        """Send to another target from now on: the old queue sends what it still holds, then
+        closes its client; plants taken meanwhile wait for the new connection."""
+        old, self._queue, self._target = self._queue, None, None
+        if old is not None:
+            old.close_when_empty()
+        self._base_url, self._profile, self._chosen = base_url, profile, True
+        self._problem = None
+        self._update_quiet()
+
+    def connected(
+        self, target: Target, sender: PlantSender, settings: HistorySettings | None = None
+    ) -> SendQueue:
+        """The chosen target is resolved: its queue, which `run` then sends from; the plants
+        that waited for it join it, in the order taken."""
+        self._target = target
+        ledger = self.ledger()
+        if settings is not None:
+            self._settings = settings
+            ledger.limit = settings.limit
+        queue = SendQueue(sender, self._changed, ledger.for_target(target.token))
+        self._queue = queue
+        early, self._early = self._early, []
+        if early:
+            numbers = [plant.number for plant in early]
+            with contextlib.suppress(_store_error()):  # the queue's own writes say so
+                ledger.retarget(numbers, target.base_url, target.profile)
+                ledger.keep_settled(numbers, self._keep)
+        for plant in early:
+            plant.base_url, plant.profile = target.base_url, target.profile
+            queue.put(plant)
+        self._update_quiet()
+        return queue
+
+    def cannot_connect(self, problem: str) -> None:
+        """The chosen target cannot be used: the plants that waited for it are held."""
+        self._problem = problem
+        early, self._early = self._early, []
+        note = f"Not sent: {problem}"
+        with contextlib.suppress(_store_error()):  # the entries still say why
+            self.ledger().hold([plant.number for plant in early], note)
+        for plant in early:
+            plant.held, plant.note = True, note
+            self._changed(plant)
+        self._update_quiet()
+
+    async def run(self, queue: SendQueue, confirm: Confirm | None = None) -> None:
+        """Send from `queue` until cancelled, or until it is left behind by `choose` and empty
+        (its client is closed then)."""
+        try:
+            await queue.run(confirm)
+        finally:
+            if queue is not self._queue:
+                await queue.sender.aclose()
+
+    # Plants -----------------------------------------------------------------------------------
+
+    @property
+    def _keep(self) -> bool:
+        return self._settings is None or self._settings.enabled
+
+    def take(self, texts: FormTexts, plant: NewPlant, *, confirmed: bool) -> QueuedPlant:
+        """Commit a plant to the ledger as queued (durably, before this returns); `StoreError`
+        if it cannot be written. `confirmed` False asks `run`'s confirm before it is sent."""
+        from plantstore_tui.core.store.rows import NewRow
+
+        target = self._target
+        base_url = self._base_url if target is None else target.base_url
+        profile = self._profile if target is None else target.profile
+        number = self.ledger().take(
+            NewRow(
+                source="tui",
+                texts=texts,
+                plant=plant,
+                base_url=base_url,
+                profile=profile,
+                keep=self._keep,
+            )
+        )
+        return QueuedPlant(
+            number=number,
+            texts=texts,
+            plant=plant,
+            base_url=base_url,
+            profile=profile,
+            queued_at=self._clock(),
+            confirmed=confirmed,
+        )
+
+    def enqueue(self, plant: QueuedPlant) -> None:
+        """Put a plant `take` returned in line, behind the others."""
+        if self._queue is not None:
+            self._queue.put(plant)
+        else:
+            self._early.append(plant)
+            self._changed(plant)
+
+    def _changed(self, plant: QueuedPlant) -> None:
+        if plant.state is PlantState.CREATED:
+            self._plants.pop(plant.number, None)
+        else:
+            self._plants[plant.number] = plant
+        self._update_quiet()
+        self._on_change(plant, None)
+
+    @property
+    def plants(self) -> tuple[QueuedPlant, ...]:
+        """This session's plants whose entry may still change (not created, not dealt with)."""
+        return tuple(self._plants.values())
+
+    @property
+    def sending(self) -> bool:
+        """Whether a send is in flight."""
+        return self._queue is not None and self._queue.current is not None
+
+    def in_line(self) -> int:
+        """How many plants the current queue still has to send, the one in flight included."""
+        queue = self._queue
+        return 0 if queue is None else len(queue.waiting) + (queue.current is not None)
+
+    def hold_queued(self, note: str) -> None:
+        """Take the plants not yet sent off the queue: they wait in needs attention."""
+        if self._queue is not None:
+            self._queue.hold_waiting(note)
+
+    def cancel_send(self) -> int | None:
+        """Cancel the send in flight (its fate becomes unknown); how many plants wait behind
+        it, and while any do nothing more goes out until `go_on`. None when nothing is in line."""
+        queue = self._queue
+        if queue is None or queue.idle:
+            return None
+        waiting = len(queue.waiting)
+        if waiting:
+            queue.pause()
+            self._stopped = queue
+        queue.cancel_current()
+        return waiting
+
+    def go_on(self, hold: str | None = None) -> None:
+        """After `cancel_send`: send the plants that wait, or hold them with the note `hold`."""
+        queue, self._stopped = self._stopped, None
+        if queue is None:
+            return
+        if hold is not None:
+            queue.hold_waiting(hold)
+        queue.resume()
+
+    def release(self, number: int, note: str) -> bool:
+        """The operator dealt with a plant that needed attention (loaded it into the form or
+        dismissed it); False if another instance already had. `StoreError` if not written."""
+        if not self.ledger().release(number, note):
+            return False
+        plant = self._plants.pop(number, None)
+        if plant is not None:
+            self._on_change(plant, note)
+        return True
+
+    # Counting, waiting, quitting --------------------------------------------------------------
+
+    def counts(self) -> Counts:
+        """How many of this session's plants are queued, in flight, and need attention."""
+        queue = self._queue
+        queued = len(self._early) + (0 if queue is None else len(queue.waiting))
+        sending = int(queue is not None and queue.current is not None)
+        attention = 0
+        if self._ledger is not None:
+            with contextlib.suppress(_store_error()):  # counted as none
+                attention = self._ledger.attention_count()
+        return Counts(queued, sending, attention)
+
+    def _update_quiet(self) -> None:
+        queue = self._queue
+        busy = bool(self._early) or (queue is not None and not queue.idle)
+        if self.connecting or busy or not self._told:
+            self._quiet.clear()
+        else:
+            self._quiet.set()
+
+    async def wait_until_quiet(self) -> None:
+        """Wait until the ledger's news is told, the connection made (or failed), and no plant
+        is queued or in flight."""
+        await self._quiet.wait()
+
+    def unsettled(self) -> list[int]:
+        """The ledger entries of plants not yet done with: queued, in flight, or needing
+        attention."""
+        numbers = [plant.number for plant in self._early]
+        queue = self._queue
+        if queue is not None:
+            numbers += [plant.number for plant in queue.waiting]
+            if queue.current is not None:
+                numbers.append(queue.current.number)
+        if self._ledger is not None:
+            with contextlib.suppress(_store_error()):  # nothing more to count
+                numbers += [entry.entry for entry in self._ledger.attention()]
+        return numbers
+
+    def drop_unsettled(self) -> None:
+        """The operator quits and gives up every plant not yet done with: none is offered again
+        (a plant in flight still goes, or is cancelled)."""
+        at = self._clock().strftime("%H:%M:%S")
+        if self._queue is not None:
+            self._queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
+        with contextlib.suppress(_store_error()):  # they are offered again, not lost
+            self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")
+
+    async def close(self) -> None:
+        """Close the current target's client and the ledger (ending this instance's session);
+        cancel the task running the queue first."""
+        if self._queue is not None:
+            await self._queue.sender.aclose()
+        with self._ledger_lock:
+            ledger, self._ledger = self._ledger, None
+        if ledger is not None:
+            ledger.close()

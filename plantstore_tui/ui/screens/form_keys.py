@@ -1,0 +1,77 @@
+"""The key routing of a screen built around the plant form: every key and paste applied in
+order, Enter moving on to the next field or sending, a field's text selected as the focus
+arrives."""
+
+from __future__ import annotations
+
+from textual import events, on
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button
+
+from plantstore_tui.ui.ordered_input import apply_key
+from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
+
+
+class FormScreen(Screen[None]):
+    """A screen holding a `PlantForm` whose keys are applied in order; `action_send` sends."""
+
+    @property
+    def form(self) -> PlantForm:
+        """The plant form."""
+        return self.query_one(PlantForm)
+
+    def action_send(self) -> None:
+        """Check the form and send what it holds."""
+        raise NotImplementedError
+
+    async def take_in_order(self, event: events.Key | events.Paste) -> bool:
+        """Apply a key or paste completely before the app reads the next (ui/ordered_input.py)."""
+        focused = self.focused
+        if isinstance(event, events.Paste):
+            if not isinstance(focused, FieldInput):
+                return False
+            problem = focused.paste_now(event.text)
+            if problem is not None:
+                self.notify(problem, title="Not pasted", severity="warning")
+            return True
+        if self.maximized is not None:
+            return False
+        return await apply_key(self.app, event, self._type_now)
+
+    def _type_now(self, event: events.Key) -> bool:
+        focused = self.focused
+        return isinstance(focused, FieldInput) and focused.type_now(event)
+
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
+        """Focus a widget; a form field gets its text selected at once, as the focus moves."""
+        previous = self.focused
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        form = self.form
+        within = self.focused is not None and form in self.focused.ancestors
+        if form.has_class("-focus-within") != within:
+            form.set_class(within, "-focus-within")
+        if (
+            isinstance(widget, FieldInput)
+            and widget is self.focused
+            and widget is not previous
+            and not from_app_focus
+        ):
+            widget.select_all()
+
+    def action_enter(self) -> None:
+        """Enter: on Name or ID the next field; on Tag or Send, send."""
+        focused = self.focused
+        if isinstance(focused, FieldInput) and focused.field != "tag":
+            self.focus_next()
+        elif isinstance(focused, FieldInput) or (
+            isinstance(focused, Button) and focused.id == PlantForm.SEND_BUTTON_ID
+        ):
+            self.action_send()
+
+    @on(Button.Pressed, f"#{PlantForm.SEND_BUTTON_ID}")
+    def _send_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_send()

@@ -1,0 +1,341 @@
+"""The entry session driven without a screen: plants taken into the ledger, sent in order to the
+target of the moment, and dealt with when they did not go through."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from burst_support import stored_plants
+from ledger_support import data_dir, ledger_rows
+from misbehaving import Hang, MisbehavingServer, ReceivedRequest, spec_like
+from pydantic import SecretStr
+
+from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
+from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
+from plantstore_tui.core.sending.session import Counts, EntrySession, LedgerNews
+from plantstore_tui.core.store import PlantState
+from plantstore_tui.core.store.settings import HistorySettings
+from plantstore_tui.server.runner import BackgroundServer
+
+DEADLINE = 10
+
+
+def clock() -> datetime:
+    """Always the same moment."""
+    return datetime(2026, 5, 4, 9, 30, 15, tzinfo=UTC)
+
+
+class Reports:
+    """Every change the session reported, as (entry, state, held, words), and a way to wait."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, PlantState, bool, str | None]] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, plant: QueuedPlant, after: str | None) -> None:
+        self.seen.append((plant.number, plant.state, plant.held, after))
+        self._changed.set()
+
+    def states(self, number: int) -> list[PlantState]:
+        """The states reported for one plant, in order."""
+        return [state for entry, state, _, _ in self.seen if entry == number]
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        """Wait for reports until `condition` holds."""
+        async with asyncio.timeout(DEADLINE):
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
+
+
+def new_session(reports: Reports, base_url: str) -> EntrySession:
+    """A session whose ledger is open and its news told, as the screen has it after mounting."""
+    session = EntrySession(reports, clock, base_url=base_url)
+    session.ledger()
+    assert session.ledger_news() is not None
+    return session
+
+
+def target_of(base_url: str, token: SecretStr) -> Target:
+    """A target as the command line resolves it."""
+    return Target(base_url=base_url, token=token, token_source="the test")
+
+
+@asynccontextmanager
+async def sending_to(
+    session: EntrySession, target: Target, settings: HistorySettings | None = None
+) -> AsyncIterator[asyncio.Task[None]]:
+    """The session connected to `target` and sending; the task stopped and the session closed
+    after."""
+    queue = session.connected(target, PlantStoreClient(target.base_url, target.token), settings)
+    runner = asyncio.create_task(session.run(queue))
+    try:
+        yield runner
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        await session.close()
+
+
+def typed(name: str, id: str, tag: str = "") -> tuple[FormTexts, NewPlant]:
+    """The texts of a form and the plant they make."""
+    plant = parse_new_plant(name=name, id=id, tag=tag)
+    assert isinstance(plant, NewPlant)
+    return FormTexts(name=name, id=id, tag=tag), plant
+
+
+def submit(session: EntrySession, name: str, id: str, tag: str = "") -> QueuedPlant:
+    """Take a plant and put it in line, as a valid submit of the form does."""
+    texts, plant = typed(name, id, tag)
+    queued = session.take(texts, plant, confirmed=True)
+    session.enqueue(queued)
+    return queued
+
+
+async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target):
+        texts, plant = typed("Fern", " 7", "shade")
+        queued = session.take(texts, plant, confirmed=True)
+        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "queued", 0)]
+        assert reports.seen == []
+        session.enqueue(queued)
+        await session.wait_until_quiet()
+        assert reports.states(queued.number) == [
+            PlantState.QUEUED,
+            PlantState.SENDING,
+            PlantState.CREATED,
+        ]
+        assert stored_plants(reference_server.db_path) == [(7, "Fern", "shade")]
+        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "created", 0)]
+        assert session.counts() == Counts(queued=0, sending=0, attention=0)
+        assert session.plants == ()
+        assert session.unsettled() == []
+        assert session.next_id() == 8
+        assert "plant 7 was created here" in (session.duplicate_warning("+7") or "")
+        assert session.duplicate_warning("8") is None
+        assert session.duplicate_warning("seven") is None
+
+
+async def test_plants_taken_before_the_connection_wait_and_go_in_order_to_its_target(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, "loading…")
+    assert session.connecting
+    first = submit(session, "First", "1")
+    second = submit(session, "Second", "2", "b")
+    assert session.counts() == Counts(queued=2, sending=0, attention=0)
+    assert sorted(session.unsettled()) == [first.number, second.number]
+    assert [plant.number for plant in session.plants] == [first.number, second.number]
+    early = session.ledger().get(first.number)
+    assert early is not None
+    assert early.base_url == "loading…"
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target):
+        await session.wait_until_quiet()
+        assert stored_plants(reference_server.db_path) == [(1, "First", None), (2, "Second", "b")]
+        sent = session.ledger().get(second.number)
+        assert sent is not None
+        assert (sent.base_url, sent.state) == (reference_server.base_url, PlantState.CREATED)
+        assert session.counts() == Counts(queued=0, sending=0, attention=0)
+
+
+async def test_a_profile_without_history_keeps_no_plant_once_it_is_created(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, "loading…")
+    early = submit(session, "Early", "1")
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target, HistorySettings(enabled=False)):
+        later = submit(session, "Later", "2")
+        await session.wait_until_quiet()
+        assert reports.states(early.number)[-1] is PlantState.CREATED
+        assert reports.states(later.number)[-1] is PlantState.CREATED
+        assert stored_plants(reference_server.db_path) == [(1, "Early", None), (2, "Later", None)]
+        assert session.ledger().query() == []
+
+
+async def test_a_target_that_cannot_be_used_holds_the_plants_that_waited_for_it() -> None:
+    reports = Reports()
+    session = new_session(reports, "ftp://plants")
+    waiting = submit(session, "Fern", "3")
+    session.cannot_connect("The base URL must start with http:// or https://")
+    assert session.problem is not None
+    assert reports.seen[-1] == (waiting.number, PlantState.QUEUED, True, None)
+    [held] = session.ledger().attention()
+    assert (held.entry, held.held) == (waiting.number, True)
+    assert held.note == "Not sent: The base URL must start with http:// or https://"
+    assert session.counts() == Counts(queued=0, sending=0, attention=1)
+    assert session.unsettled() == [waiting.number]
+    await session.wait_until_quiet()
+    await session.close()
+
+
+async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target):
+        submit(session, "Fern", "5")
+        again = submit(session, "Ivy", "5", "dup")
+        await session.wait_until_quiet()
+        assert reports.states(again.number)[-1] is PlantState.REJECTED
+        assert session.counts() == Counts(queued=0, sending=0, attention=1)
+        assert session.plants == (again,)
+        [waiting] = session.ledger().attention()
+        assert waiting.typed == FormTexts(name="Ivy", id="5", tag="dup")
+
+        assert session.release(again.number, "Dismissed at 09:30:15.")
+        assert reports.seen[-1] == (
+            again.number,
+            PlantState.REJECTED,
+            False,
+            "Dismissed at 09:30:15.",
+        )
+        assert session.ledger().attention() == []
+        assert session.plants == ()
+        assert session.counts() == Counts(queued=0, sending=0, attention=0)
+        assert not session.release(again.number, "Dismissed again.")
+
+
+def first_hangs(arrived: asyncio.Event) -> Any:
+    """The first request gets no answer at all; every later one is answered as the spec says."""
+
+    def script(request: ReceivedRequest) -> list[Any]:
+        if not arrived.is_set():
+            arrived.set()
+            return [Hang()]
+        return spec_like(request)
+
+    return script
+
+
+async def test_a_cancelled_send_is_of_unknown_fate_and_the_plants_behind_it_can_be_held() -> None:
+    arrived = asyncio.Event()
+    async with MisbehavingServer(first_hangs(arrived)) as server:
+        reports = Reports()
+        session = new_session(reports, server.base_url)
+        async with sending_to(session, target_of(server.base_url, SecretStr("token-for-a-hang"))):
+            slow = submit(session, "Slow", "1")
+            behind = submit(session, "Behind", "2")
+            await server.wait_for_requests(1)
+            await reports.until(lambda: session.sending)
+            assert session.in_line() == 2
+            assert session.cancel_send() == 1
+            await reports.until(lambda: PlantState.UNKNOWN in reports.states(slow.number))
+            # Paused until the operator answers: the plant behind has not gone out.
+            assert len(server.requests) == 1
+            assert session.counts() == Counts(queued=1, sending=0, attention=1)
+
+            session.go_on("Not sent: held when the queue was stopped.")
+            await session.wait_until_quiet()
+            assert len(server.requests) == 1
+            attention = session.ledger().attention()
+            assert [(row.entry, row.state, row.held) for row in attention] == [
+                (slow.number, PlantState.UNKNOWN, False),
+                (behind.number, PlantState.QUEUED, True),
+            ]
+            assert session.cancel_send() is None
+
+
+async def test_a_plant_not_confirmed_when_its_turn_comes_is_held_not_sent(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    texts, plant = typed("Fern", "9")
+    asked: list[int] = []
+
+    async def refuse(queued: QueuedPlant) -> bool:
+        asked.append(queued.number)
+        return False
+
+    target = target_of(reference_server.base_url, reference_server.token)
+    client = PlantStoreClient(target.base_url, target.token)
+    queued = session.take(texts, plant, confirmed=False)
+    session.enqueue(queued)
+    runner = asyncio.create_task(session.run(session.connected(target, client), refuse))
+    try:
+        await session.wait_until_quiet()
+        assert asked == [queued.number]
+        [held] = session.ledger().attention()
+        assert (held.entry, held.held, held.note) == (queued.number, True, NOT_CONFIRMED)
+        assert stored_plants(reference_server.db_path) == []
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        await session.close()
+
+
+async def test_a_switch_lets_the_old_queue_finish_and_sends_what_follows_to_the_new_target(
+    reference_server: BackgroundServer,
+    shared_reference_server: BackgroundServer,
+    plant_id: int,
+) -> None:
+    old, new = reference_server, shared_reference_server
+    reports = Reports()
+    session = new_session(reports, old.base_url)
+    old_queue = session.connected(
+        target_of(old.base_url, old.token), PlantStoreClient(old.base_url, old.token)
+    )
+    old_runner = asyncio.create_task(session.run(old_queue))
+    before = submit(session, "Before", str(plant_id))
+    session.choose(new.base_url, "new")
+    assert session.connecting
+    assert session.target is None
+    after = submit(session, "After", str(plant_id))
+    taken = session.ledger().get(after.number)
+    assert taken is not None
+    assert (taken.base_url, taken.profile) == (new.base_url, "new")
+    # Left behind, the old queue sends what it held, then ends by itself.
+    await asyncio.wait_for(old_runner, DEADLINE)
+    assert reports.states(before.number)[-1] is PlantState.CREATED
+    assert stored_plants(old.db_path) == [(plant_id, "Before", None)]
+    async with sending_to(session, target_of(new.base_url, new.token)):
+        await session.wait_until_quiet()
+        assert reports.states(after.number)[-1] is PlantState.CREATED
+        assert (plant_id, "After", None) in stored_plants(new.db_path)
+
+
+async def test_the_ledger_news_tells_once_of_plants_left_by_an_earlier_session() -> None:
+    first = new_session(Reports(), "ftp://plants")
+    submit(first, "Left", "4")
+    first.cannot_connect("no usable target")
+    await first.close()
+
+    session = EntrySession(Reports(), clock, base_url="ftp://plants")
+    assert session.ledger_news() is None  # not open yet
+    session.ledger()
+    assert session.ledger_news() == LedgerNews(problem=None, carried_problems=(), waiting=1)
+    assert session.ledger_news() is None
+    assert not session.ledger_in_memory
+    await session.close()
+
+
+async def test_dropping_at_quit_releases_every_plant_not_settled() -> None:
+    reports = Reports()
+    session = new_session(reports, "ftp://plants")
+    submit(session, "Fern", "1")
+    submit(session, "Ivy", "2")
+    session.cannot_connect("no usable target")
+    assert len(session.unsettled()) == 2
+    session.drop_unsettled()
+    assert session.unsettled() == []
+    assert session.ledger().pending() == []
+    assert session.counts() == Counts(queued=0, sending=0, attention=0)
+    await session.close()
