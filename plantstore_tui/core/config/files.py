@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from plantstore_tui.core.errors import PlantStoreError
+
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
 DATA_DIR_ENV = "PLANTSTORE_DATA_DIR"
@@ -54,7 +56,7 @@ def data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
 
 
-class ConfigError(Exception):
+class ConfigError(PlantStoreError):
     """A configuration file or value that cannot be used; the message says what to do."""
 
 

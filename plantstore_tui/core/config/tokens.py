@@ -1,8 +1,8 @@
-"""Token sources: where a profile's token comes from, read straight into a `SecretStr`.
+"""Token sources: where a token comes from, read straight into a `SecretStr`.
 
-In order: `PLANTSTORE_TOKEN` (this run only), the profile's `token_env`, its `token_command`, and
-the token plantstore-tui keeps itself: in the OS keyring when a usable one exists, else in a
-credentials.toml of mode 0600. No message here ever quotes a token.
+An environment variable, a token command, or the token plantstore-tui keeps itself: in the OS
+keyring when a usable one exists, else in a credentials.toml of mode 0600. Which one wins is
+`targets.profile_token`'s rule. No message here ever quotes a token.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from plantstore_tui.core.config.files import ConfigError, ConfigFileError, locke
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
-TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
 COMMAND_TIMEOUT = 30.0
 # A token is a line; a command printing more than this is not printing a token.
 _COMMAND_OUTPUT_CAP = 64 * 1024

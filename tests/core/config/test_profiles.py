@@ -17,15 +17,15 @@ from pydantic import SecretStr
 
 from plantstore_tui.core.config import files as config_files
 from plantstore_tui.core.config.files import ConfigFileError, CorruptConfigFile, locked_update
+from plantstore_tui.core.config.hosts import is_loopback_host
 from plantstore_tui.core.config.profiles import (
     InvalidProfile,
     Profile,
     ProfileExists,
-    ProfileStore,
     UnknownProfile,
-    is_loopback_host,
     profile_from_table,
 )
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import InvalidToken, SourceKind
 from plantstore_tui.core.http.target import Limits
 
@@ -599,7 +599,8 @@ def test_an_update_that_would_not_parse_is_refused(tmp_path: Path) -> None:
 
 _SAVER = """
 import sys
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 
 prefix, count = sys.argv[1], int(sys.argv[2])
 store = ProfileStore()
