@@ -17,7 +17,6 @@ from pydantic import SecretStr
 
 from plantstore_tui.core.config import files as config_files
 from plantstore_tui.core.config.files import ConfigFileError, CorruptConfigFile, locked_update
-from plantstore_tui.core.config.hosts import is_loopback_host
 from plantstore_tui.core.config.profiles import (
     InvalidProfile,
     Profile,
@@ -328,11 +327,6 @@ def test_plain_http_beyond_loopback_is_allowed_with_the_opt_in() -> None:
         "p", {"base_url": "http://lab.example.com", "allow_insecure_http": True}
     )
     assert profile.allow_insecure_http
-
-
-@pytest.mark.parametrize("host", ["localhost.example.com", "127.0.0.1.nip.io", "::2", "10.0.0.1"])
-def test_names_and_addresses_that_only_look_local_are_not_loopback(host: str) -> None:
-    assert not is_loopback_host(host)
 
 
 @pytest.mark.parametrize(
