@@ -1,9 +1,4 @@
-"""Config files on disk: where they live, read strictly, replaced atomically under a lock.
-
-Two running instances (two terminals, the TUI and a script) may save at the same moment, so every
-change re-reads the file under an exclusive lock and replaces it whole: a reader sees the old file
-or the new one, never half of one, and neither writer loses the other's change.
-"""
+"""Config files on disk: where they live, read strictly, replaced atomically under a lock."""
 
 from __future__ import annotations
 
@@ -244,6 +239,10 @@ class Draft:
 @contextmanager
 def locked_update(path: Path, *, private: bool = False) -> Iterator[Draft]:
     """Lock the file, read it afresh, let the caller change `draft.text`, then save if changed.
+
+    Two running instances (two terminals, the TUI and a script) may save at the same moment: a
+    reader sees the old file or the new one, never half of one, and neither writer loses the
+    other's change.
 
     A file that does not parse raises `CorruptConfigFile` before the caller sees it, so it is
     never overwritten; an exception inside the block leaves the file as it was.

@@ -1,10 +1,4 @@
-"""The profile store: profiles.toml and the tokens of its profiles, read and changed safely.
-
-profiles.toml never holds a token, so it can be shared. It is read with tomllib and changed with
-tomlkit (`toml_edit`), so the operator's comments and layout survive an edit; every change happens
-under the file's lock on a fresh read (see `files`). `ProfileStore` is the one API for the command
-line and the TUI alike: reading never raises, and changes raise `ConfigError`s with words.
-"""
+"""The profile store: profiles.toml and the tokens of its profiles, read and changed safely."""
 
 from __future__ import annotations
 
@@ -111,7 +105,13 @@ def _keyring_service(directory: Path) -> str:
 
 
 class ProfileStore:
-    """profiles.toml and the tokens of its profiles, in one config directory."""
+    """profiles.toml and the tokens of its profiles, in one config directory.
+
+    The one API for the command line and the TUI alike: reading never raises, and changes raise
+    `ConfigError`s with words. profiles.toml never holds a token, so it can be shared. It is read
+    with tomllib and changed with `toml_edit`, so the operator's comments and layout survive an
+    edit; every change happens under the file's lock on a fresh read (`files.locked_update`).
+    """
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory if directory is not None else config_dir()

@@ -1,11 +1,4 @@
-"""Which target wins and which token it carries: every precedence rule, headless (no click).
-
-A target, first to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`,
-`PLANTSTORE_BASE_URL` (ad hoc), the default profile; `--ca-bundle` wins over a profile's
-`ca_bundle`. A profile's token, first to last: `PLANTSTORE_TOKEN` (this run only), the profile's
-`token_env`, its `token_command`, the token plantstore-tui keeps. An ad hoc target's token:
-`PLANTSTORE_TOKEN`, else the hidden prompt the front end offers.
-"""
+"""Which target wins and which token it carries: every precedence rule, headless (no click)."""
 
 from __future__ import annotations
 
@@ -77,9 +70,10 @@ def resolve_target(
 ) -> Target:
     """The target that wins, its token resolved and its CA file loaded once.
 
-    `prompt` asks for an ad hoc target's token (None: nobody to ask). Raises `NoTarget`,
-    `InvalidAdHocTarget`, another `ConfigError`, or `CABundleError` for a CA file that cannot be
-    used.
+    First to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`, `PLANTSTORE_BASE_URL`
+    (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`. `prompt` asks
+    for an ad hoc target's token (None: nobody to ask). Raises `NoTarget`, `InvalidAdHocTarget`,
+    another `ConfigError`, or `CABundleError` for a CA file that cannot be used.
     """
     target = _named_target(options, environ, prompt, store)
     if options.ca_bundle is not None:
@@ -208,7 +202,8 @@ def ad_hoc_token(
 def profile_token(
     profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]
 ) -> tuple[SecretStr, TokenSource]:
-    """The token for `profile` and its source, the first found in the order above."""
+    """The token for `profile` and its source, first to last: `PLANTSTORE_TOKEN` (this run
+    only), the profile's `token_env`, its `token_command`, the token plantstore-tui keeps."""
     from plantstore_tui.core.config.tokens import (
         NoToken,
         SourceKind,

@@ -1,9 +1,4 @@
-"""Token sources: where a token comes from, read straight into a `SecretStr`.
-
-An environment variable, a token command, or the token plantstore-tui keeps itself: in the OS
-keyring when a usable one exists, else in a credentials.toml of mode 0600. Which one wins is
-`targets.profile_token`'s rule. No message here ever quotes a token.
-"""
+"""Token sources: where a token comes from, read straight into a `SecretStr`, never quoted."""
 
 from __future__ import annotations
 
@@ -164,7 +159,11 @@ def _keyring_words(exc: Exception) -> str:
 
 
 class StoredTokens:
-    """Tokens plantstore-tui keeps itself: the OS keyring when usable, else credentials.toml."""
+    """Tokens plantstore-tui keeps itself: the OS keyring when usable, else credentials.toml.
+
+    The file is mode 0600; the other sources (a variable, a token command) are the operator's.
+    Which source wins is `targets.profile_token`'s rule.
+    """
 
     def __init__(self, credentials_path: Path, service: str) -> None:
         self.credentials_path = credentials_path

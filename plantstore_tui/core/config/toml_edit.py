@@ -1,8 +1,4 @@
-"""Edits to profiles.toml's text (tomlkit) that keep the operator's comments, blank lines and order.
-
-Each function takes the file's text and returns the new text; the store reads every result back
-before it is saved (see `ProfileStore`), so an edit tomlkit gets wrong is never written.
-"""
+"""Edits to profiles.toml's text with tomlkit, keeping the operator's comments and order."""
 
 from __future__ import annotations
 
@@ -12,6 +8,9 @@ import tomlkit
 import tomlkit.items
 
 from plantstore_tui.core.config.tomlkit_compat import insert_at
+
+# Each function takes the file's text and returns the new text. The store reads every result back
+# before saving it, so an edit tomlkit gets wrong in some odd layout is never written.
 
 
 def appended(text: str, name: str, fields: Mapping[str, object]) -> str:
