@@ -18,19 +18,17 @@ import click
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
-from plantstore_tui.cli.targets import TOKEN_ENV
 from plantstore_tui.core.config.files import ConfigError
 from plantstore_tui.core.config.profiles import (
     MAX_TIMEOUT,
     InvalidProfile,
     Profile,
     ProfileExists,
-    ProfileStore,
-    SavedProfiles,
-    SaveReport,
     UnknownProfile,
     profile_from_table,
 )
+from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.config.targets import TOKEN_ENV
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,

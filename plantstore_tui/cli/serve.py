@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -11,6 +10,7 @@ import click
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.core.config.hosts import is_loopback_host
 
 
 def default_db_path() -> Path:
@@ -18,15 +18,6 @@ def default_db_path() -> Path:
     import platformdirs
 
     return platformdirs.user_data_path("plantstore-tui") / "plants.sqlite3"
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @click.command()
@@ -74,7 +65,7 @@ def serve(host: str, port: int, db_path: Path | None, token_env: str | None, del
         app = create_app(db_path=db, token=token, delay=delay)
     except OSError as exc:
         raise ConfigProblem(f"Cannot open the database {db}: {exc.strerror or exc}") from None
-    if not _is_loopback(host):
+    if not is_loopback_host(host):
         click.echo(
             f"Warning: listening on {host} over plain HTTP; tokens sent to it can be read "
             "on the network.",

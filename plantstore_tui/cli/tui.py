@@ -12,14 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from plantstore_tui.cli.targets import (
-    BASE_URL_ENV,
-    PROFILE_ENV,
-    TOKEN_ENV,
-    NoTarget,
-    TargetOptions,
-    resolve_target,
-)
+from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
+from plantstore_tui.core.config.targets import TOKEN_ENV, unprompted_ad_hoc_url
 
 if TYPE_CHECKING:
     from plantstore_tui.server.demo import ThrowawayServer
@@ -33,14 +27,13 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     """
     from plantstore_tui.ui.connection import TargetLabel, connect_to
 
-    base_url = options.base_url or os.environ.get(BASE_URL_ENV)
-    profile = options.profile or os.environ.get(PROFILE_ENV)
-    if base_url and os.environ.get(TOKEN_ENV) and not profile:
+    base_url = unprompted_ad_hoc_url(options, os.environ)
+    if base_url is not None:
 
         def connect() -> Connection:
             return connect_to(resolve_target(options, interactive=False))
 
-        return connect, TargetLabel(base_url=base_url.strip(), token_source=f"env {TOKEN_ENV}")
+        return connect, TargetLabel(base_url=base_url, token_source=f"env {TOKEN_ENV}")
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)
@@ -52,7 +45,7 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
 
 
 def _first_run() -> bool:
-    from plantstore_tui.core.config.profiles import ProfileStore
+    from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
     return saved.error is None and not saved.profiles

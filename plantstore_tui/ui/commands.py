@@ -27,7 +27,7 @@ class ProfileUser(Protocol):
 
 
 def _saved_profiles() -> tuple[tuple[str, str], ...]:
-    from plantstore_tui.core.config.profiles import ProfileStore
+    from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
     return tuple((profile.name, profile.base_url) for profile in saved.profiles)

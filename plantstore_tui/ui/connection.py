@@ -69,7 +69,7 @@ def connect_to(target: Target) -> Connection:
 
 def connect_to_profile(name: str) -> Connection:
     """Resolve a saved profile (reading its token source) and build its client; may block."""
-    from plantstore_tui.core.config.profiles import ProfileStore
+    from plantstore_tui.core.config.store import ProfileStore
 
     store = ProfileStore()
     return connect_to(store.target(store.get(name)))

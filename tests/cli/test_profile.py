@@ -17,7 +17,8 @@ from pydantic import SecretStr
 from plantstore_tui.cli import main, profile
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,8 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen

@@ -21,7 +21,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, ListView, RadioButton, Static, Switch
 
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import SourceKind
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.models import NewPlant

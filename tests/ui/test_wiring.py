@@ -11,7 +11,8 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import ListView, OptionList
 
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.server.demo import ThrowawayServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile

@@ -1,2 +1,1 @@
-"""Where settings live: paths, atomic files, profiles and their store, tokens, and which target
-wins."""
+"""Where settings live: files, profiles and their store, tokens, hosts, and which target wins."""

@@ -1,9 +1,4 @@
-"""Config files on disk: where they live, read strictly, replaced atomically under a lock.
-
-Two running instances (two terminals, the TUI and a script) may save at the same moment, so every
-change re-reads the file under an exclusive lock and replaces it whole: a reader sees the old file
-or the new one, never half of one, and neither writer loses the other's change.
-"""
+"""Config files on disk: where they live, read strictly, replaced atomically under a lock."""
 
 from __future__ import annotations
 
@@ -19,6 +14,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from plantstore_tui.core.errors import PlantStoreError
 
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
@@ -54,7 +51,7 @@ def data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
 
 
-class ConfigError(Exception):
+class ConfigError(PlantStoreError):
     """A configuration file or value that cannot be used; the message says what to do."""
 
 
@@ -242,6 +239,10 @@ class Draft:
 @contextmanager
 def locked_update(path: Path, *, private: bool = False) -> Iterator[Draft]:
     """Lock the file, read it afresh, let the caller change `draft.text`, then save if changed.
+
+    Two running instances (two terminals, the TUI and a script) may save at the same moment: a
+    reader sees the old file or the new one, never half of one, and neither writer loses the
+    other's change.
 
     A file that does not parse raises `CorruptConfigFile` before the caller sees it, so it is
     never overwritten; an exception inside the block leaves the file as it was.

@@ -1,9 +1,4 @@
-"""Token sources: where a profile's token comes from, read straight into a `SecretStr`.
-
-In order: `PLANTSTORE_TOKEN` (this run only), the profile's `token_env`, its `token_command`, and
-the token plantstore-tui keeps itself: in the OS keyring when a usable one exists, else in a
-credentials.toml of mode 0600. No message here ever quotes a token.
-"""
+"""Token sources: where a token comes from, read straight into a `SecretStr`, never quoted."""
 
 from __future__ import annotations
 
@@ -22,7 +17,6 @@ from plantstore_tui.core.config.files import ConfigError, ConfigFileError, locke
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
-TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
 COMMAND_TIMEOUT = 30.0
 # A token is a line; a command printing more than this is not printing a token.
 _COMMAND_OUTPUT_CAP = 64 * 1024
@@ -165,7 +159,11 @@ def _keyring_words(exc: Exception) -> str:
 
 
 class StoredTokens:
-    """Tokens plantstore-tui keeps itself: the OS keyring when usable, else credentials.toml."""
+    """Tokens plantstore-tui keeps itself: the OS keyring when usable, else credentials.toml.
+
+    The file is mode 0600; the other sources (a variable, a token command) are the operator's.
+    Which source wins is `targets.profile_token`'s rule.
+    """
 
     def __init__(self, credentials_path: Path, service: str) -> None:
         self.credentials_path = credentials_path

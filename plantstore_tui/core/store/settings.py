@@ -23,7 +23,7 @@ class HistorySettings:
 
 def history_settings(profile: str | None) -> HistorySettings:
     """The settings in force: the environment, then profiles.toml (never raises)."""
-    from plantstore_tui.core.config.profiles import ProfileStore
+    from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
     if os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0"):

@@ -14,7 +14,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.config.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 

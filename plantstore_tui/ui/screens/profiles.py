@@ -18,8 +18,9 @@ from textual.widgets import Footer, Label, ListItem, ListView, Static
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.files import ConfigError
-from plantstore_tui.core.config.profiles import Profile, ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.config.tokens import TOKEN_ENV
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
+from plantstore_tui.core.config.targets import TOKEN_ENV
 from plantstore_tui.core.http.check_report import CheckReport
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible

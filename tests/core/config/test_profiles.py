@@ -21,11 +21,10 @@ from plantstore_tui.core.config.profiles import (
     InvalidProfile,
     Profile,
     ProfileExists,
-    ProfileStore,
     UnknownProfile,
-    is_loopback_host,
     profile_from_table,
 )
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import InvalidToken, SourceKind
 from plantstore_tui.core.http.target import Limits
 
@@ -330,11 +329,6 @@ def test_plain_http_beyond_loopback_is_allowed_with_the_opt_in() -> None:
     assert profile.allow_insecure_http
 
 
-@pytest.mark.parametrize("host", ["localhost.example.com", "127.0.0.1.nip.io", "::2", "10.0.0.1"])
-def test_names_and_addresses_that_only_look_local_are_not_loopback(host: str) -> None:
-    assert not is_loopback_host(host)
-
-
 @pytest.mark.parametrize(
     "name", ["", "-x", ".x", "a b", "a/b", "x" * 65, "é", "a\x1b[31m", "prod\n"]
 )
@@ -599,7 +593,8 @@ def test_an_update_that_would_not_parse_is_refused(tmp_path: Path) -> None:
 
 _SAVER = """
 import sys
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 
 prefix, count = sys.argv[1], int(sys.argv[2])
 store = ProfileStore()

@@ -14,12 +14,8 @@ from keyring.backends import fail
 from profiles_support import CANARY
 
 from plantstore_tui.core.config.files import CorruptConfigFile, parse_toml
-from plantstore_tui.core.config.profiles import (
-    InvalidProfile,
-    Profile,
-    ProfileStore,
-    profile_from_table,
-)
+from plantstore_tui.core.config.profiles import InvalidProfile, Profile, profile_from_table
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import InvalidToken, SourceKind, TokenSource, clean_token
 
 PROMPT = TokenSource(SourceKind.PROMPT)

@@ -22,7 +22,8 @@ from profiles_support import (
 from pydantic import SecretStr
 
 from plantstore_tui.core.config.files import CorruptConfigFile, UnsafeConfigFile
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     KeyringFailed,

@@ -267,7 +267,8 @@ async def test_a_server_that_never_answers_cannot_hang_the_check(script: list[Ac
 def test_create_on_a_protected_profile_needs_yes_without_a_terminal(
     reference_server: BackgroundServer,
 ) -> None:
-    from plantstore_tui.core.config.profiles import Profile, ProfileStore
+    from plantstore_tui.core.config.profiles import Profile
+    from plantstore_tui.core.config.store import ProfileStore
 
     ProfileStore().add(
         Profile(

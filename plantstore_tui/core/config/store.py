@@ -1,0 +1,378 @@
+"""The profile store: profiles.toml and the tokens of its profiles, read and changed safely."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from plantstore_tui.core.config.files import (
+    APP_NAME,
+    ConfigError,
+    ConfigFileError,
+    Draft,
+    config_dir,
+    default_config_dir,
+    locked_update,
+    read_toml,
+)
+from plantstore_tui.core.config.profiles import (
+    FIELDS,
+    InvalidProfile,
+    Profile,
+    ProfileExists,
+    UnknownProfile,
+    profile_from_table,
+)
+from plantstore_tui.core.config.tokens import (
+    InvalidToken,
+    SourceKind,
+    StoredTokens,
+    TokenSource,
+    env_source,
+)
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from plantstore_tui.core.http.target import Target
+
+PROFILES_FILE = "profiles.toml"
+CREDENTIALS_FILE = "credentials.toml"
+_TOP_LEVEL = ("default", "profiles", "history_limit")
+_DEFAULT_HISTORY_LIMIT = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class SavedProfiles:
+    """What profiles.toml holds now: usable profiles, the default, and what is wrong with it."""
+
+    path: Path
+    profiles: tuple[Profile, ...] = ()
+    default: str | None = None
+    # Profiles that are in the file but cannot be used, by name, with the reason.
+    broken: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    # Set when the file cannot be read at all (unreadable, not TOML): it is then never written.
+    error: ConfigFileError | None = None
+    # The most sends the history keeps (top-level `history_limit`); the oldest go first.
+    history_limit: int = _DEFAULT_HISTORY_LIMIT
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The usable profiles' names, in file order."""
+        return tuple(profile.name for profile in self.profiles)
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Everything to tell the operator about the file, most serious first."""
+        fatal = (str(self.error),) if self.error is not None else ()
+        return (*fatal, *self.broken.values(), *self.warnings)
+
+    def get(self, name: str) -> Profile | None:
+        """The usable profile called `name`, or None."""
+        return next((profile for profile in self.profiles if profile.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class SaveReport:
+    """What a save did: the profile as saved, where a new token went, what to tell the operator."""
+
+    profile: Profile
+    token_source: TokenSource | None
+    is_default: bool
+    notice: str | None = None
+
+
+def _profile_tables(path: Path, data: Mapping[str, Any]) -> dict[str, Any]:
+    tables = data.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise ConfigFileError(path, "`profiles` must be a table of [profiles.NAME] tables")
+    return tables
+
+
+def _keyring_service(directory: Path) -> str:
+    # Profiles of another config dir (PLANTSTORE_CONFIG_DIR) must not share keyring entries
+    # with the operator's own profiles of the same name.
+    resolved = directory.expanduser().resolve()
+    if resolved == default_config_dir().resolve():
+        return APP_NAME
+    return f"{APP_NAME} {resolved}"
+
+
+class ProfileStore:
+    """profiles.toml and the tokens of its profiles, in one config directory.
+
+    The one API for the command line and the TUI alike: reading never raises, and changes raise
+    `ConfigError`s with words. profiles.toml never holds a token, so it can be shared. It is read
+    with tomllib and changed with `toml_edit`, so the operator's comments and layout survive an
+    edit; every change happens under the file's lock on a fresh read (`files.locked_update`).
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else config_dir()
+        self.path = self.directory / PROFILES_FILE
+        self.tokens = StoredTokens(
+            self.directory / CREDENTIALS_FILE, _keyring_service(self.directory)
+        )
+
+    def load(self) -> SavedProfiles:
+        """Read profiles.toml; never raises: what cannot be used is listed in the result."""
+        try:
+            data = read_toml(self.path)
+            tables = _profile_tables(self.path, data or {})
+        except ConfigFileError as exc:
+            return SavedProfiles(self.path, error=exc)
+        if data is None:
+            return SavedProfiles(self.path)
+        warnings = [
+            f"{self.path}: unknown setting {key!r} is ignored"
+            for key in data
+            if key not in _TOP_LEVEL
+        ]
+        profiles: list[Profile] = []
+        broken: dict[str, str] = {}
+        for name, table in tables.items():
+            if not isinstance(table, dict):
+                broken[name] = f"Profile {name!r}: must be a table ([profiles.{name}])"
+                continue
+            try:
+                profiles.append(profile_from_table(name, table))
+            except InvalidProfile as exc:
+                broken[name] = str(exc)
+            warnings.extend(
+                f"Profile {name!r}: unknown setting {key!r} is ignored"
+                for key in table
+                if key not in FIELDS
+            )
+        history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
+        if (
+            isinstance(history_limit, bool)
+            or not isinstance(history_limit, int)
+            or history_limit < 1
+        ):
+            warnings.append(
+                f"{self.path}: history_limit must be a whole number of sends, 1 or more; "
+                f"{_DEFAULT_HISTORY_LIMIT:,} is used"
+            )
+            history_limit = _DEFAULT_HISTORY_LIMIT
+        default = data.get("default")
+        if default is not None and not any(profile.name == default for profile in profiles):
+            if default not in broken:
+                warnings.append(f"{self.path}: the default profile {default!r} does not exist")
+            default = None
+        return SavedProfiles(
+            self.path,
+            tuple(profiles),
+            default,
+            broken,
+            tuple(warnings),
+            error=None,
+            history_limit=history_limit,
+        )
+
+    def get(self, name: str) -> Profile:
+        """The profile called `name`; `UnknownProfile`, `InvalidProfile` or a file error if not."""
+        saved = self.load()
+        if saved.error is not None:
+            raise saved.error
+        profile = saved.get(name)
+        if profile is not None:
+            return profile
+        if name in saved.broken:
+            raise InvalidProfile(saved.broken[name])
+        raise UnknownProfile(name, saved.names)
+
+    def add(self, profile: Profile, *, token: SecretStr | None = None) -> SaveReport:
+        """Save a new profile, and `token` if plantstore-tui keeps the profile's token.
+
+        With no default profile yet, the new one becomes the default.
+        """
+        checked = profile_from_table(profile.name, profile.fields())
+        self._check_token(checked, token)
+        saved_in: TokenSource | None = None
+        try:
+            with locked_update(self.path) as draft:
+                if checked.name in _profile_tables(self.path, draft.data):
+                    raise ProfileExists(
+                        f"Profile {checked.name!r} already exists: edit it, or remove it first"
+                    )
+                is_default = "default" not in draft.data
+                self._append(draft, checked, is_default)
+                if token is not None:
+                    saved_in = self.tokens.save(checked.name, token)
+                else:
+                    # A token left behind by an earlier profile of this name must not be used.
+                    self.tokens.forget(checked.name)
+        except ConfigError:
+            if saved_in is not None:
+                self._forget_quietly(checked.name)
+            raise
+        return SaveReport(checked, saved_in, is_default, self._notice(saved_in))
+
+    def _append(self, draft: Draft, profile: Profile, is_default: bool) -> None:
+        from plantstore_tui.core.config import toml_edit
+
+        # Appending leaves every byte the operator wrote untouched; tomlkit is the fallback for
+        # files where a [profiles.NAME] table cannot simply go at the end.
+        name, fields = profile.name, profile.fields()
+        if not self._propose(draft, toml_edit.appended(draft.original, name, fields), profile):
+            self._require(draft, toml_edit.with_profile(draft.original, name, fields), profile)
+        if is_default:
+            self._require(draft, toml_edit.with_default(draft.text, profile.name), profile)
+
+    def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
+        # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
+        # back, and take it only if it holds the profile exactly as meant.
+        try:
+            table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
+            return isinstance(table, dict) and profile_from_table(profile.name, table) == profile
+        except (tomllib.TOMLDecodeError, InvalidProfile):
+            return False
+
+    def _require(self, draft: Draft, text: str, profile: Profile) -> None:
+        if not self._propose(draft, text, profile):
+            raise ConfigFileError(
+                self.path,
+                f"the change to profile {profile.name!r} could not be made safely in this "
+                "file's layout; make it by hand",
+            )
+
+    def edit(
+        self, name: str, changes: Mapping[str, object], *, token: SecretStr | None = None
+    ) -> SaveReport:
+        """Change some settings of a profile (a value of None removes the setting).
+
+        Giving `token` makes plantstore-tui keep the token, dropping token_env and token_command;
+        setting token_env or token_command forgets a token it kept.
+        """
+        from plantstore_tui.core.config import toml_edit
+
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise InvalidProfile(f"Profile {name!r}: unknown setting(s) {', '.join(unknown)}")
+        saved_in: TokenSource | None = None
+        with locked_update(self.path) as draft:
+            tables = _profile_tables(self.path, draft.data)
+            old = tables.get(name)
+            if not isinstance(old, dict):
+                raise UnknownProfile(name, tuple(tables))
+            merged = dict(old)
+            wanted = dict(changes)
+            if token is not None:
+                wanted.update(token_env=None, token_command=None)
+            for key, value in wanted.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            profile = profile_from_table(name, merged)
+            self._check_token(profile, token)
+            if "base_url" in wanted:
+                merged["base_url"] = profile.base_url
+            settings = {key: merged.get(key) for key in FIELDS if merged.get(key) != old.get(key)}
+            self._require(draft, toml_edit.with_settings(draft.text, name, settings), profile)
+            if token is not None:
+                saved_in = self.tokens.save(name, token)
+            elif not profile.keeps_token and "token_env" not in old and "token_command" not in old:
+                # It kept its token until now: the kept copy must not outlive the switch.
+                self.tokens.forget(name)
+        is_default = draft.data.get("default") == name
+        return SaveReport(profile, saved_in, is_default, self._notice(saved_in))
+
+    def remove(self, name: str) -> str | None:
+        """Delete a profile and the token kept for it; a warning if that token stayed behind."""
+        from plantstore_tui.core.config import toml_edit
+
+        with locked_update(self.path) as draft:
+            tables = _profile_tables(self.path, draft.data)
+            if name not in tables:
+                raise UnknownProfile(name, tuple(tables))
+            draft.text = toml_edit.without_profile(draft.text, name)
+        try:
+            self.tokens.forget(name)
+        except ConfigError as exc:
+            return f"Profile {name!r} is removed, but its saved token could not be deleted: {exc}"
+        return None
+
+    def set_default(self, name: str) -> Profile:
+        """Make `name` the profile used when none is chosen."""
+        from plantstore_tui.core.config import toml_edit
+
+        profile = self.get(name)
+        with locked_update(self.path) as draft:
+            if name not in _profile_tables(self.path, draft.data):
+                raise UnknownProfile(name, tuple(_profile_tables(self.path, draft.data)))
+            draft.text = toml_edit.with_default(draft.text, name)
+        return profile
+
+    def token_source(self, profile: Profile) -> TokenSource | None:
+        """Where the profile's own token comes from (None: nothing saved); runs no command."""
+        if profile.token_env is not None:
+            return env_source(profile.token_env)
+        if profile.token_command is not None:
+            return TokenSource(SourceKind.COMMAND, profile.token_command)
+        found = self.tokens.find(profile.name)
+        return None if found is None else found[1]
+
+    def token_status(self, profile: Profile, environ: Mapping[str, str] | None = None) -> str:
+        """Where the profile's token comes from, in words for a list; never runs a command."""
+        environ = os.environ if environ is None else environ
+        try:
+            source = self.token_source(profile)
+        except ConfigError as exc:
+            return f"unavailable: {exc}"
+        if source is None:
+            return "none saved"
+        if source.kind is SourceKind.ENV and not environ.get(source.detail, "").strip():
+            return f"{source} (not set)"
+        return str(source)
+
+    def token_home(self) -> TokenSource:
+        """Where a token typed for a profile would be kept: the keyring, else the file."""
+        return self.tokens.home()
+
+    def resolve_token(
+        self, profile: Profile, environ: Mapping[str, str] | None = None
+    ) -> tuple[SecretStr, TokenSource]:
+        """The token for `profile` and its source, by the order of `targets.profile_token`."""
+        from plantstore_tui.core.config.targets import profile_token
+
+        return profile_token(profile, self.tokens, os.environ if environ is None else environ)
+
+    def target(self, profile: Profile, environ: Mapping[str, str] | None = None) -> Target:
+        """Where sends to this profile go, with its token resolved."""
+        from plantstore_tui.core.config.targets import profile_target
+
+        return profile_target(profile, self.tokens, os.environ if environ is None else environ)
+
+    def _check_token(self, profile: Profile, token: SecretStr | None) -> None:
+        from plantstore_tui.core.http.urls import token_problem
+
+        if token is None:
+            return
+        if not profile.keeps_token:
+            raise InvalidProfile(
+                f"Profile {profile.name!r} takes its token from token_env or token_command; "
+                "a typed token is not saved for it"
+            )
+        problem = token_problem(token)
+        if problem is not None:
+            raise InvalidToken(f"{problem}; it was not saved")
+
+    def _notice(self, saved_in: TokenSource | None) -> str | None:
+        if saved_in is None or saved_in.kind is not SourceKind.CREDENTIALS_FILE:
+            return None
+        return (
+            f"No usable OS keyring was found, so the token is saved in {saved_in.detail} "
+            "(mode 0600: only you can read it)"
+        )
+
+    def _forget_quietly(self, name: str) -> None:
+        # The save already failed with its own message: that is the one the operator needs.
+        with contextlib.suppress(ConfigError):
+            self.tokens.forget(name)

@@ -1,0 +1,253 @@
+"""Which target wins and which token it carries: every precedence rule, headless (no click)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from plantstore_tui.core.config.files import ConfigError
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from plantstore_tui.core.config.profiles import Profile
+    from plantstore_tui.core.config.store import ProfileStore
+    from plantstore_tui.core.config.tokens import StoredTokens, TokenSource
+    from plantstore_tui.core.http.target import Target
+
+# The environment variables that choose a target for one run; none of them is ever saved.
+BASE_URL_ENV = "PLANTSTORE_BASE_URL"
+PROFILE_ENV = "PLANTSTORE_PROFILE"
+TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
+# The command line imports this module to build its options: the token machinery (Pydantic)
+# loads only when a target is resolved, so the TUI's first frame does not wait for it.
+
+
+class NoTarget(ConfigError):
+    """Nothing names a target: no base URL, no profile chosen and no default profile."""
+
+
+class InvalidAdHocTarget(ConfigError):
+    """An ad hoc base URL that cannot be used: not a URL, or plain http beyond loopback."""
+
+    def __init__(self, message: str, *, on_command_line: bool) -> None:
+        super().__init__(message)
+        # Given as --base-url it is a usage mistake; from PLANTSTORE_BASE_URL, configuration.
+        self.on_command_line = on_command_line
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOptions:
+    """What the command line said about the target; the subcommand's words win over the group's."""
+
+    profile: str | None = None
+    base_url: str | None = None
+    allow_insecure_http: bool = False
+    ca_bundle: str | None = None
+
+    def merged(
+        self,
+        profile: str | None,
+        base_url: str | None,
+        allow_insecure_http: bool = False,
+        ca_bundle: str | None = None,
+    ) -> TargetOptions:
+        """These options overridden by a subcommand's own."""
+        allowed = self.allow_insecure_http or allow_insecure_http
+        ca_file = ca_bundle or self.ca_bundle
+        if profile is not None or base_url is not None:
+            return TargetOptions(profile, base_url, allowed, ca_file)
+        return TargetOptions(self.profile, self.base_url, allowed, ca_file)
+
+
+def resolve_target(
+    options: TargetOptions,
+    environ: Mapping[str, str],
+    *,
+    prompt: Callable[[], str] | None = None,
+    store: ProfileStore | None = None,
+) -> Target:
+    """The target that wins, its token resolved and its CA file loaded once.
+
+    First to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`, `PLANTSTORE_BASE_URL`
+    (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`. `prompt` asks
+    for an ad hoc target's token (None: nobody to ask). Raises `NoTarget`, `InvalidAdHocTarget`,
+    another `ConfigError`, or `CABundleError` for a CA file that cannot be used.
+    """
+    target = _named_target(options, environ, prompt, store)
+    if options.ca_bundle is not None:
+        target = replace(target, ca_bundle=options.ca_bundle)
+    if target.ca_bundle is not None:
+        # Loaded here so a bad CA file is a configuration problem, said before anything is sent.
+        from plantstore_tui.core.http.tls import tls_context
+
+        tls_context(target.ca_bundle)
+    return target
+
+
+def _named_target(
+    options: TargetOptions,
+    environ: Mapping[str, str],
+    prompt: Callable[[], str] | None,
+    store: ProfileStore | None,
+) -> Target:
+    if options.base_url:
+        return ad_hoc_target(
+            options.base_url,
+            environ,
+            prompt=prompt,
+            allow_insecure_http=options.allow_insecure_http,
+            on_command_line=True,
+        )
+    profile = options.profile or environ.get(PROFILE_ENV)
+    if not profile and environ.get(BASE_URL_ENV):
+        return ad_hoc_target(
+            environ[BASE_URL_ENV],
+            environ,
+            prompt=prompt,
+            allow_insecure_http=options.allow_insecure_http,
+            on_command_line=False,
+        )
+    if store is None:
+        from plantstore_tui.core.config.store import ProfileStore
+
+        store = ProfileStore()
+    chosen = store.get(profile) if profile else default_profile(store)
+    return profile_target(chosen, store.tokens, environ)
+
+
+def unprompted_ad_hoc_url(options: TargetOptions, environ: Mapping[str, str]) -> str | None:
+    """The base URL of the ad hoc target the options name when its token is in the
+    environment, so it can be resolved later without asking anything; else None."""
+    base_url = options.base_url or environ.get(BASE_URL_ENV)
+    profile = options.profile or environ.get(PROFILE_ENV)
+    if base_url and environ.get(TOKEN_ENV) and not profile:
+        return base_url.strip()
+    return None
+
+
+def default_profile(store: ProfileStore) -> Profile:
+    """The profile used when none is named; `NoTarget` saying what to do when there is none."""
+    saved = store.load()
+    if saved.error is not None:
+        raise saved.error
+    if saved.default is not None:
+        profile = saved.get(saved.default)
+        assert profile is not None  # load() drops a default that names no usable profile
+        return profile
+    if saved.profiles:
+        raise NoTarget(
+            f"No target: choose a profile with --profile NAME (saved: {', '.join(saved.names)}), "
+            "or make one the default with `plantstore-tui profile use NAME`."
+        )
+    raise NoTarget(
+        f"No target: give --base-url URL (or set {BASE_URL_ENV}), or save a profile with "
+        "`plantstore-tui profile add NAME --base-url URL`. "
+        "To try the product without a deployment, run `plantstore-tui demo`."
+    )
+
+
+def ad_hoc_target(
+    base_url: str,
+    environ: Mapping[str, str],
+    *,
+    prompt: Callable[[], str] | None,
+    allow_insecure_http: bool,
+    on_command_line: bool,
+) -> Target:
+    """A target without a profile: the URL checked first, then the token from the environment
+    or `prompt`."""
+    from plantstore_tui.core.config.hosts import insecure_http_problem
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
+
+    try:
+        normalized = normalize_base_url(base_url)
+    except InvalidBaseURL as exc:
+        raise InvalidAdHocTarget(str(exc), on_command_line=on_command_line) from None
+    insecure = insecure_http_problem(normalized, allowed=allow_insecure_http)
+    if insecure is not None:
+        raise InvalidAdHocTarget(
+            f"Refused: {insecure}. Use https://, or add --allow-insecure-http to allow it for "
+            "this run (or save a profile with --allow-insecure-http).",
+            on_command_line=on_command_line,
+        )
+    token, source = ad_hoc_token(environ, prompt)
+    return Target(base_url=normalized, token=token, token_source=str(source))
+
+
+def ad_hoc_token(
+    environ: Mapping[str, str], prompt: Callable[[], str] | None
+) -> tuple[SecretStr, TokenSource]:
+    """The token of a target without a profile: `PLANTSTORE_TOKEN`, else what `prompt` reads."""
+    from plantstore_tui.core.config.tokens import (
+        NoToken,
+        SourceKind,
+        TokenSource,
+        clean_token,
+        env_source,
+        env_token,
+    )
+
+    token = env_token(TOKEN_ENV, environ)
+    if token is not None:
+        return token, env_source(TOKEN_ENV)
+    if prompt is None:
+        raise NoToken(f"No token: set {TOKEN_ENV} (a token is never taken on the command line).")
+    source = TokenSource(SourceKind.PROMPT)
+    return clean_token(prompt(), source), source
+
+
+def profile_token(
+    profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]
+) -> tuple[SecretStr, TokenSource]:
+    """The token for `profile` and its source, first to last: `PLANTSTORE_TOKEN` (this run
+    only), the profile's `token_env`, its `token_command`, the token plantstore-tui keeps."""
+    from plantstore_tui.core.config.tokens import (
+        NoToken,
+        SourceKind,
+        TokenSource,
+        command_token,
+        env_source,
+        env_token,
+    )
+
+    token = env_token(TOKEN_ENV, environ)
+    if token is not None:
+        return token, env_source(TOKEN_ENV)
+    if profile.token_env is not None:
+        token = env_token(profile.token_env, environ)
+        if token is not None:
+            return token, env_source(profile.token_env)
+    if profile.token_command is not None:
+        source = TokenSource(SourceKind.COMMAND, profile.token_command)
+        return command_token(profile.token_command), source
+    if profile.token_env is not None:
+        raise NoToken(
+            f"Profile {profile.name!r} takes its token from ${profile.token_env}, "
+            f"which is not set (or set {TOKEN_ENV})"
+        )
+    found = tokens.find(profile.name)
+    if found is None:
+        raise NoToken(
+            f"Profile {profile.name!r} has no saved token: save one by editing the "
+            f"profile, or set {TOKEN_ENV}"
+        )
+    return found
+
+
+def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]) -> Target:
+    """Where sends to `profile` go, with its token resolved."""
+    from plantstore_tui.core.http.target import Target
+
+    token, source = profile_token(profile, tokens, environ)
+    return Target(
+        base_url=profile.base_url,
+        token=token,
+        token_source=str(source),
+        profile=profile.name,
+        protected=profile.protected,
+        limits=profile.limits,
+        ca_bundle=profile.ca_bundle,
+    )
