@@ -15,6 +15,7 @@ from textual.app import App
 
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.textual_compat import driver_of
 
 DEADLINE = 30
 
@@ -33,7 +34,7 @@ def _punctuation(char: str) -> str:
 
 def burst(app: App[Any], keys: Sequence[str]) -> None:
     """Post every key at once, before the app has read the first: one write of a terminal."""
-    driver = app._driver
+    driver = driver_of(app)
     assert driver is not None
     for name in keys:
         event = _key(name)

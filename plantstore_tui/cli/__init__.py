@@ -12,7 +12,9 @@ import importlib
 import click
 
 from plantstore_tui import __version__
+from plantstore_tui.cli.exits import translated
 from plantstore_tui.cli.targets import TargetOptions, target_options
+from plantstore_tui.core.errors import PlantStoreError
 
 # name -> "module:attribute" of the click command, loaded on first use.
 _SUBCOMMANDS = {
@@ -37,6 +39,13 @@ class _LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a core error it did not translate itself ends the run in words."""
+        try:
+            return super().invoke(ctx)
+        except PlantStoreError as exc:
+            raise translated(exc) from None
 
 
 @click.group(

@@ -1,10 +1,15 @@
-"""The exit codes of design.md, and the click exceptions that carry them."""
+"""The exit codes of design.md, the click exceptions that carry them, and the one translation of
+a core error that reaches the command line into words and an exit code."""
 
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.errors import PlantStoreError
 
 
 class ExitCode(IntEnum):
@@ -27,3 +32,14 @@ class InvalidInput(click.ClickException):
     """Input that cannot be sent: exit 2, and nothing was sent."""
 
     exit_code = ExitCode.INVALID_INPUT
+
+
+def translated(error: PlantStoreError) -> click.ClickException:
+    """A core error no command caught, as words and an exit code: a file of plants that cannot
+    be read is input (2); anything else, a setting or a file the run depends on (4)."""
+    # Imported here: the front door loads no more of the core than the command it runs needs.
+    from plantstore_tui.core.importing.files import FileProblem
+    from plantstore_tui.core.plant.text import visible
+
+    problem = InvalidInput if isinstance(error, FileProblem) else ConfigProblem
+    return problem(visible(str(error)))

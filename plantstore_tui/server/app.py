@@ -37,8 +37,8 @@ from plantstore_tui.server.errors import (
     STORAGE_UNAVAILABLE,
     UNAUTHORIZED,
     UNSUPPORTED_MEDIA_TYPE,
+    ApiErrorResponse,
     ErrorKind,
-    PlantStoreError,
     error_response,
 )
 from plantstore_tui.server.openapi import openapi_document
@@ -60,7 +60,7 @@ def _challenge(error: str | None = None) -> dict[str, str]:
 
 
 def _refuse(kind: ErrorKind, message: str, headers: dict[str, str] | None = None) -> NoReturn:
-    raise PlantStoreError(kind, message, headers)
+    raise ApiErrorResponse(kind, message, headers)
 
 
 def _check_bearer(request: Request, token: SecretStr) -> None:
@@ -246,7 +246,7 @@ class PlantService:
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, PlantStoreError)
+    assert isinstance(exc, ApiErrorResponse)
     return error_response(exc.kind, exc.message, exc.headers)
 
 
@@ -300,7 +300,7 @@ def create_app(
             Route("/openapi.json", openapi, methods=["GET"]),
         ],
         exception_handlers={
-            PlantStoreError: _refused,
+            ApiErrorResponse: _refused,
             HTTPException: _http_error,
             Exception: _internal_error,
         },

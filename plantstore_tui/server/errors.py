@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.form import is_forbidden_char
 
 # Long enough for a field path and a reason, short enough that an echoed 60 kB key cannot bloat it.
@@ -53,8 +54,8 @@ ERROR_KINDS: tuple[ErrorKind, ...] = (
 )
 
 
-class PlantStoreError(Exception):
-    """A request the server refuses; the app turns it into an Error response."""
+class ApiErrorResponse(PlantStoreError):
+    """A request the server refuses; the app answers it with the spec's Error body."""
 
     def __init__(
         self, kind: ErrorKind, message: str, headers: Mapping[str, str] | None = None

@@ -12,6 +12,7 @@ import threading
 from contextlib import closing
 from pathlib import Path
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.models import NewPlant
 
 # How long a write waits for another writer (another request, or a second server on the same
@@ -28,11 +29,13 @@ CREATE TABLE IF NOT EXISTS plants (
 """
 
 
-class StorageUnavailable(OSError):
+class StorageUnavailable(PlantStoreError, OSError):
     """The database cannot be opened, read or written (locked too long, read-only, corrupt...)."""
 
+    # An OSError too: whoever opens the server's file catches it with the file's other errors.
 
-class DuplicateId(Exception):
+
+class DuplicateId(PlantStoreError):
     """A plant with this id is already stored."""
 
     def __init__(self, plant_id: int) -> None:

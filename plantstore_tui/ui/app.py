@@ -24,6 +24,7 @@ from plantstore_tui.ui.ordered_input import OrderedInput
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
+from plantstore_tui.ui.textual_compat import CompatApp
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -53,11 +54,14 @@ class DemoServer(Protocol):
         ...
 
 
-class PlantStoreApp(App[None]):
+class PlantStoreApp(CompatApp[None]):
     """plantstore-tui: a form, a send that never freezes the screen, and a log of the answers."""
 
     CSS_PATH = "app.tcss"
     TITLE = "plantstore-tui"
+    # Textual's crash report shows every frame's locals, and a token may be among them: the report
+    # here shows the code path only.
+    crash_report_shows_locals = False
     COMMANDS: ClassVar = App.COMMANDS | {ProfileCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
@@ -104,14 +108,13 @@ class PlantStoreApp(App[None]):
         """The send screen."""
         return self._send_screen
 
-    async def on_event(self, event: events.Event) -> None:
+    async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
-        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
-            screen = self.screen
-            if isinstance(screen, OrderedInput) and await screen.take_in_order(event):
-                await self._let_others_run()
-                return
-        await super().on_event(event)
+        screen = self.screen
+        if isinstance(screen, OrderedInput) and await screen.take_in_order(event):
+            await self._let_others_run()
+            return True
+        return False
 
     async def _let_others_run(self) -> None:
         # A burst is read whole and each key is applied without waiting, so a long burst would
@@ -336,16 +339,3 @@ class PlantStoreApp(App[None]):
         )
         yield SystemCommand("Help", "Keys and what the log means", self.action_help)
         yield from super().get_system_commands(screen)
-
-    def _fatal_error(self) -> None:
-        # Textual's crash report shows every frame's locals; a token may be among them, so the
-        # report here shows the code path only.
-        from rich.segment import Segments
-        from rich.traceback import Traceback
-
-        self.bell()
-        traceback = Traceback(show_locals=False, width=None)
-        self._exit_renderables.append(
-            Segments(self.console.render(traceback, self.console.options))
-        )
-        self._close_messages_no_wait()

@@ -13,9 +13,11 @@ from __future__ import annotations
 import errno
 import io
 import termios
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.drivers.linux_driver import LinuxDriver
+
+from plantstore_tui.ui.textual_compat import replace_writer_file
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -51,21 +53,21 @@ class HangupSafeDriver(LinuxDriver):
         size: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
-        # The file Textual's writer thread writes to: a private name of Textual 8's, read first so
-        # that a Textual that renames it fails here, loudly, rather than hang on a hang-up again.
-        output = self._file
-        if output is not None:
-            self._file = io.TextIOWrapper(
-                io.BufferedWriter(_TerminalWrites(output.fileno(), "w", closefd=False)),
-                encoding=output.encoding,
-                errors=output.errors,
-                line_buffering=output.line_buffering,
-            )
+        replace_writer_file(self, _writes_that_cannot_fail)
 
     def resume_application_mode(self) -> None:
         """Take the terminal back after a suspension, unless the SIGCONT came with a hang-up."""
         if not _hung_up(self.fileno):
             super().resume_application_mode()
+
+
+def _writes_that_cannot_fail(output: io.TextIOWrapper[Any]) -> io.TextIOWrapper[Any]:
+    return io.TextIOWrapper(
+        io.BufferedWriter(_TerminalWrites(output.fileno(), "w", closefd=False)),
+        encoding=output.encoding,
+        errors=output.errors,
+        line_buffering=output.line_buffering,
+    )
 
 
 def _hung_up(fd: int) -> bool:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from plantstore_tui.ui.textual_compat import check_bindings
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -40,10 +42,10 @@ async def apply_key(
 
     `typed` applies a typed character to the focused widget at once (True if it did).
     """
-    # App._check_bindings is the lookup Textual itself runs for a key (priority, then the
-    # chain from the focused widget up); calling it here keeps keymaps and check_action intact.
-    if await app._check_bindings(event.key, priority=True):
+    # The lookup Textual itself runs for a key (priority, then the chain from the focused widget
+    # up): calling it here keeps keymaps and check_action intact.
+    if await check_bindings(app, event.key, priority=True):
         return True
     if typed(event):
         return True
-    return await app._check_bindings(event.key)
+    return await check_bindings(app, event.key)

@@ -41,6 +41,7 @@ from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.textual_compat import notifications_of, suggestion_of
 
 TERMINAL_CONTROLS = ("\x1b", "\x9b", "\x07", "\u202e", "\x7f")
 
@@ -119,7 +120,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         await pilot.press(*"Fern", "tab", "tab", *"in")
         await pilot.pause()
         tag = form.field_input("tag")
-        assert tag._suggestion == "indoor"  # tags sent this session are suggested
+        assert suggestion_of(tag) == "indoor"  # tags sent this session are suggested
         await pilot.press("right")
         await send_and_wait(pilot, app, "enter")
         assert "✔     Created plant 42 (Fern)" in log_text(screen)
@@ -328,7 +329,7 @@ async def test_the_log_can_be_saved_without_the_token_and_cleared(
         assert "Created plant 1 (Fern)" in content
         assert token not in content
         assert token[-4:] not in content
-        assert any(str(saved) in n.message for n in app._notifications)
+        assert any(str(saved) in n.message for n in notifications_of(app))
 
         await pilot.press("ctrl+l")
         await pilot.pause()
@@ -392,7 +393,7 @@ async def test_a_configuration_problem_is_shown_and_nothing_is_sent() -> None:
         await fill(pilot, screen, name="Fern", id="2")
         await send_and_wait(pilot, app, "ctrl+s")
         assert len(screen.log_panel.entries) == 1
-        assert any(n.title == "Cannot send" for n in app._notifications)
+        assert any(n.title == "Cannot send" for n in notifications_of(app))
 
 
 async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: Any) -> None:

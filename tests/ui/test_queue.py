@@ -37,6 +37,7 @@ from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.textual_compat import notifications_of
 
 SLOW = 0.05
 
@@ -163,7 +164,7 @@ async def test_a_dropped_connection_in_a_burst_is_fate_unknown_and_offered_with_
             await pilot.press("enter")
             await pilot.pause()
             assert screen.form.texts() == FormTexts(name="Lost", id="2", tag="x")
-            assert any(n.title == "Check before sending" for n in app._notifications)
+            assert any(n.title == "Check before sending" for n in notifications_of(app))
 
 
 async def test_type_ahead_during_a_slow_send_is_never_refused(
@@ -181,7 +182,7 @@ async def test_type_ahead_during_a_slow_send_is_never_refused(
             (32, "Fern", "indoor"),
             (33, "Ivy", None),
         ]
-        assert not any("already in flight" in n.message for n in app._notifications)
+        assert not any("already in flight" in n.message for n in notifications_of(app))
 
 
 async def test_an_invalid_submit_is_never_queued_and_keeps_the_form(
@@ -227,7 +228,7 @@ async def test_a_single_line_paste_goes_in_as_it_is_and_several_lines_are_refuse
         app.post_message(events.Paste("Fern\nIvy\n"))
         await pilot.pause()
         assert name.value == "Strelitzia  nicolai "
-        [refused] = [n for n in app._notifications if n.title == "Not pasted"]
+        [refused] = [n for n in notifications_of(app) if n.title == "Not pasted"]
         assert "The paste has 2 lines; a field takes one" in refused.message
 
 
@@ -286,7 +287,7 @@ async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_b
             assert "1 needs attention (F4)" in str(
                 screen.status.query_one("#status-state").render()
             )
-            assert any(n.title == "Plants waiting" for n in again._notifications)
+            assert any(n.title == "Plants waiting" for n in notifications_of(again))
             # Nothing was sent on the way: the server holds only the first plant.
             assert stored_plants(reference_server.db_path) == [(5, "Fern", "a")]
 
@@ -330,7 +331,7 @@ async def test_a_ledger_that_cannot_be_written_keeps_plants_in_memory_and_says_s
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _one_plant_needing_attention(app, pilot)
-        [problem] = [n for n in app._notifications if n.title == "Ledger in memory"]
+        [problem] = [n for n in notifications_of(app) if n.title == "Ledger in memory"]
         assert str(blocker) in problem.message
         assert "a crash would lose" in problem.message
         await pilot.press("ctrl+q")

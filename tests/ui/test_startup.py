@@ -107,7 +107,6 @@ def test_demo_serves_while_the_tui_runs_and_stops_when_it_crashes(
 _CRASH = """
     import sys
     from pydantic import SecretStr
-    from textual.app import App
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.ui.app import PlantStoreApp
     from plantstore_tui.ui.connection import TargetLabel, connect_to
@@ -122,7 +121,7 @@ _CRASH = """
 
     SendScreen.action_clear_log = clear_log
     if sys.argv[2] == "textual-default":
-        PlantStoreApp._fatal_error = App._fatal_error
+        PlantStoreApp.crash_report_shows_locals = True
 
     async def crash(pilot):
         await pilot.app.get_default_screen().wait_until_settled()

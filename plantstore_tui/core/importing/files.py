@@ -21,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, cast
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.form import FormTexts, parse_id
 from plantstore_tui.core.plant.text import shorten, visible
 
@@ -49,7 +50,7 @@ _EXTENSIONS = {
 }
 
 
-class FileProblem(Exception):
+class FileProblem(PlantStoreError):
     """The file cannot be read as a file of plants at all; `line` says where, if known."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.text import shorten
 from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.records import PlantState, format_time, utc_now
@@ -98,7 +99,7 @@ def carry_over_previous_release(db: Database) -> CarryOver:
     return report
 
 
-class _Unreadable(Exception):
+class _Unreadable(PlantStoreError):
     """Why a file of the previous release cannot be taken in."""
 
 

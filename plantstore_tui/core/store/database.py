@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from plantstore_tui.core.config.files import data_dir
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
 LEDGER_FILE = "plantstore.sqlite3"
@@ -27,7 +28,7 @@ _PRIVATE_MODE = 0o600
 _MEMORY = Path(":memory:")
 
 
-class StoreError(Exception):
+class StoreError(PlantStoreError):
     """The ledger cannot be opened, read or written; the message names the file and why."""
 
     def __init__(self, path: Path, reason: str) -> None:
@@ -132,7 +133,7 @@ def connect_in_memory() -> Database:
     return Database(_MEMORY, connection, readonly=False)
 
 
-class _NewerSchema(Exception):
+class _NewerSchema(PlantStoreError):
     """The file was written by a newer release."""
 
 

@@ -119,9 +119,10 @@ class FieldInput(SafeInput):
         else:
             self.replace(text, *selection)
 
-    def _on_paste(self, event: events.Paste) -> None:
-        # Reached only when a paste was not applied in order (no ordered screen above).
+    def pasted(self, event: events.Paste) -> None:
+        """A paste not applied in order (no ordered screen above): applied here, and only here."""
         event.stop()
+        event.prevent_default()
         problem = self.paste_now(event.text)
         if problem is not None:
             self.notify(problem, title="Not pasted", severity="warning")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Input
 
 from plantstore_tui.core.plant.form import is_forbidden_char
+from plantstore_tui.ui.textual_compat import CompatInput
 
 
 def _symbol(char: str) -> str:
@@ -18,15 +18,14 @@ def _symbol(char: str) -> str:
     return "\ufffd"
 
 
-class SafeInput(Input):
+class SafeInput(CompatInput):
     """Shows a pasted ESC, C1, DEL or bidi control as a visible symbol; the value is unchanged.
 
     The form refuses such text and names the character; this keeps it off the terminal meanwhile.
     """
 
-    @property
-    def _value(self) -> Text:
-        text = super()._value
+    def shown(self, text: Text) -> Text:
+        """Input's text, with each forbidden character drawn as a reversed symbol."""
         plain = text.plain
         if self.password or plain.isprintable():
             return text

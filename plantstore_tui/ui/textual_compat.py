@@ -1,0 +1,143 @@
+"""The one module that touches Textual's private API, for the Textual range pyproject.toml pins.
+
+Each private name used here is listed in `PRIVATE_NAMES`; tests/ui/test_textual_compat.py fails,
+naming the symbol, when a Textual upgrade removes or renames one. Everywhere else uses the small
+functions and the two base classes below.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from textual import events
+from textual.app import App
+from textual.widgets import Input
+
+if TYPE_CHECKING:
+    from rich.text import Text
+    from textual.driver import Driver
+    from textual.drivers.linux_driver import LinuxDriver
+    from textual.notifications import Notification
+
+ReturnType = TypeVar("ReturnType")
+
+# (module, class, attribute): the private names this module relies on.
+PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
+    ("textual.app", "App", "_check_bindings"),
+    ("textual.app", "App", "_close_messages_no_wait"),
+    ("textual.app", "App", "_driver"),
+    ("textual.app", "App", "_exit_renderables"),
+    ("textual.app", "App", "_fatal_error"),
+    ("textual.app", "App", "_notifications"),
+    ("textual.app", "App", "on_event"),
+    ("textual.widgets", "Input", "_on_paste"),
+    ("textual.widgets", "Input", "_suggestion"),
+    ("textual.widgets", "Input", "_value"),
+    ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
+)
+
+
+def missing() -> list[str]:
+    """The names of `PRIVATE_NAMES` the installed Textual lacks, as `module.Class.attribute`."""
+    import importlib
+
+    absent = []
+    for module_name, class_name, attribute in PRIVATE_NAMES:
+        if module_name == "textual.drivers.linux_driver" and sys.platform == "win32":
+            continue
+        owner = getattr(importlib.import_module(module_name), class_name, None)
+        # An instance attribute is found among the names its class's __init__ assigns.
+        if owner is None or not (
+            hasattr(owner, attribute) or attribute in owner.__init__.__code__.co_names
+        ):
+            absent.append(f"{module_name}.{class_name}.{attribute}")
+    return absent
+
+
+async def check_bindings(app: App[Any], key: str, *, priority: bool = False) -> bool:
+    """Run the bindings lookup Textual runs for a key (priority ones, or the chain from the focused
+    widget up to the app); True if a binding took it. Keymaps and check_action apply."""
+    return await app._check_bindings(key, priority=priority)
+
+
+def driver_of(app: App[Any]) -> Driver | None:
+    """The driver of a running app (None before it runs)."""
+    return app._driver
+
+
+def notifications_of(app: App[Any]) -> list[Notification]:
+    """The notifications the app shows now."""
+    return list(app._notifications)
+
+
+def suggestion_of(field: Input) -> str:
+    """What the field suggests after its text now ("" for nothing)."""
+    return field._suggestion
+
+
+def replace_writer_file(
+    driver: LinuxDriver, replace: Callable[[io.TextIOWrapper[Any]], io.TextIOWrapper[Any]]
+) -> None:
+    """Give the driver's writer thread `replace(file)` to write to instead of its terminal file."""
+    output = driver._file
+    if output is not None:
+        driver._file = replace(output)
+
+
+class CompatApp(App[ReturnType]):
+    """Textual's App with two hooks into its internals: keys taken before Textual delivers them,
+    and a crash report that may leave out every frame's locals."""
+
+    # Textual's crash report shows every frame's local variables.
+    crash_report_shows_locals: ClassVar[bool] = True
+
+    async def take_key_first(self, event: events.Key | events.Paste) -> bool:
+        """Apply a key or paste as the app reads it; False leaves it to Textual's delivery."""
+        return False
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes go to `take_key_first` before Textual's own handling."""
+        if (
+            isinstance(event, events.Key | events.Paste)
+            and not event.is_forwarded
+            and await self.take_key_first(event)
+        ):
+            return
+        await super().on_event(event)
+
+    def _fatal_error(self) -> None:
+        if self.crash_report_shows_locals:
+            super()._fatal_error()
+            return
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None)
+        self._exit_renderables.append(
+            Segments(self.console.render(traceback, self.console.options))
+        )
+        self._close_messages_no_wait()
+
+
+class CompatInput(Input):
+    """Textual's Input with two hooks into its internals: the text drawn for the value, and a
+    paste that reaches the field."""
+
+    def shown(self, text: Text) -> Text:
+        """The text drawn for the value: Textual's, unless a subclass changes it."""
+        return text
+
+    def pasted(self, event: events.Paste) -> None:
+        """Called with a paste before Textual's handling, which runs unless the event's default
+        is prevented."""
+
+    @property
+    def _value(self) -> Text:
+        return self.shown(super()._value)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        self.pasted(event)

@@ -1,0 +1,33 @@
+"""A form field outside an ordered screen: a paste applies once; several lines are refused."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App, ComposeResult
+
+from plantstore_tui.ui.textual_compat import notifications_of
+from plantstore_tui.ui.widgets.plant_form import FieldInput
+
+
+class _OneField(App[None]):
+    def compose(self) -> ComposeResult:
+        yield FieldInput("name")
+
+
+async def test_a_paste_is_applied_once() -> None:
+    app = _OneField()
+    async with app.run_test() as pilot:
+        field = app.query_one(FieldInput)
+        field.post_message(events.Paste("Fern"))
+        await pilot.pause()
+        assert field.value == "Fern"
+
+
+async def test_a_paste_of_several_lines_is_refused_in_words() -> None:
+    app = _OneField()
+    async with app.run_test() as pilot:
+        field = app.query_one(FieldInput)
+        field.post_message(events.Paste("Fern\nMoss"))
+        await pilot.pause()
+        assert field.value == ""
+        assert [n.title for n in notifications_of(app)] == ["Not pasted"]
