@@ -22,7 +22,7 @@ _SUBCOMMANDS = {
     "serve": "plantstore_tui.cli.serve:serve",
     "demo": "plantstore_tui.cli.tui:demo",
     "profile": "plantstore_tui.cli.profile:profile",
-    "import": "plantstore_tui.cli.bulk_import:bulk_import",
+    "import": "plantstore_tui.cli.import_file:import_file",
     "check": "plantstore_tui.cli.check:check",
     "history": "plantstore_tui.cli.history:history",
 }

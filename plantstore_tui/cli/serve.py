@@ -10,7 +10,7 @@ import click
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem
-from plantstore_tui.core.config.hosts import is_loopback_host
+from plantstore_tui.core.http.hosts import is_loopback_host
 
 
 def default_db_path() -> Path:

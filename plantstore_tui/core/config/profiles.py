@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from plantstore_tui.core.config.files import ConfigError
-from plantstore_tui.core.config.hosts import insecure_http_problem
+from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.target import Limits
 
 MAX_TIMEOUT = 3600.0

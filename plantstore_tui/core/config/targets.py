@@ -158,7 +158,7 @@ def ad_hoc_target(
 ) -> Target:
     """A target without a profile: the URL checked first, then the token from the environment
     or `prompt`."""
-    from plantstore_tui.core.config.hosts import insecure_http_problem
+    from plantstore_tui.core.http.hosts import insecure_http_problem
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 

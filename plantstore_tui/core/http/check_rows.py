@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from plantstore_tui.core.config.hosts import is_loopback_host
 from plantstore_tui.core.http.check_report import ProbeResult, Verdict
 from plantstore_tui.core.http.conformance import is_json_media_type, media_type
+from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.core.http.probe_transport import Seen
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.outcome import Failed, FailureKind, Outcome, Rejected

@@ -18,7 +18,6 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static,
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.files import ConfigError
-from plantstore_tui.core.config.hosts import insecure_http_problem
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
@@ -27,6 +26,7 @@ from plantstore_tui.core.config.profiles import (
     profile_from_table,
 )
 from plantstore_tui.core.config.store import ProfileStore, SaveReport
+from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.plant.text import visible

@@ -146,7 +146,7 @@ def _rate(value: str | None) -> float | None:
 )
 @target_options
 @click.pass_obj
-def bulk_import(
+def import_file(
     options: TargetOptions,
     file: str,
     fmt: str | None,

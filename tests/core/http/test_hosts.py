@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plantstore_tui.core.config.hosts import insecure_http_problem, is_loopback_host
+from plantstore_tui.core.http.hosts import insecure_http_problem, is_loopback_host
 
 
 @pytest.mark.parametrize(
