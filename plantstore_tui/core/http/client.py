@@ -197,7 +197,14 @@ class PlantStoreClient:
         )
 
     def _failed(
-        self, plant: NewPlant, failure: Failure, elapsed_ms: float, status: int | None = None
+        self,
+        plant: NewPlant,
+        failure: Failure,
+        elapsed_ms: float,
+        status: int | None = None,
+        *,
+        body: str = "",
+        marks: tuple[str, ...] = (),
     ) -> Failed:
         return Failed(
             url=self.url,
@@ -208,6 +215,8 @@ class PlantStoreClient:
             advice=failure.advice,
             status=status,
             elapsed_ms=elapsed_ms,
+            body=body,
+            off_spec=marks,
         )
 
     def _redirected(self, plant: NewPlant, status: int, location: str, elapsed_ms: float) -> Failed:
@@ -237,6 +246,13 @@ class PlantStoreClient:
         marks: tuple[str, ...],
     ) -> Outcome:
         text = _decode_text(body)
+
+        def invalid(message: str, advice: str) -> Failed:
+            # The fate is unknown, not CREATED: a web page or catch-all route also answers 200
+            # to any POST.
+            failure = Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
+            return self._failed(plant, failure, elapsed_ms, status, body=text, marks=marks)
+
         if 200 <= status < 300:
             parsed = _parse_plant(body)
             if isinstance(parsed, Plant):
@@ -249,31 +265,14 @@ class PlantStoreClient:
                     body=text,
                     off_spec=marks,
                 )
-            return Failed(
-                url=self.url,
-                sent=plant,
-                kind=FailureKind.INVALID_RESPONSE,
-                message=f"The server answered {status} but the body is not a Plant: {parsed}",
-                # Not CREATED: a web page or catch-all route also answers 200 to any POST.
-                fate=PlantFate.UNKNOWN,
-                advice="Check the base URL, and check the store before sending this plant again.",
-                status=status,
-                elapsed_ms=elapsed_ms,
-                body=text,
-                off_spec=marks,
+            return invalid(
+                f"The server answered {status} but the body is not a Plant: {parsed}",
+                "Check the base URL, and check the store before sending this plant again.",
             )
         if status < 400:
-            return Failed(
-                url=self.url,
-                sent=plant,
-                kind=FailureKind.INVALID_RESPONSE,
-                message=f"The server answered with an unexpected status {status}",
-                fate=PlantFate.UNKNOWN,
-                advice="Check the base URL and the store before sending again.",
-                status=status,
-                elapsed_ms=elapsed_ms,
-                body=text,
-                off_spec=marks,
+            return invalid(
+                f"The server answered with an unexpected status {status}",
+                "Check the base URL and the store before sending again.",
             )
         error = _parse_error(body)
         return Rejected(
