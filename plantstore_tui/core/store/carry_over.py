@@ -152,6 +152,23 @@ def _insert(connection: sqlite3.Connection, **values: Any) -> None:
     )
 
 
+def _plant_columns(
+    profile: str | None, base_url: str, plant_id: int, name: str, tag: str | None
+) -> dict[str, Any]:
+    """Where a carried plant went and its fields; the old files kept no form text, so the texts
+    are the values."""
+    return {
+        "profile": profile,
+        "base_url": base_url,
+        "name_text": name,
+        "id_text": str(plant_id),
+        "tag_text": tag or "",
+        "plant_id": plant_id,
+        "name": name,
+        "tag": tag,
+    }
+
+
 def _settled_state(outcome: str | None, fate: str | None) -> PlantState:
     if outcome == "created":
         return PlantState.CREATED
@@ -190,14 +207,7 @@ def _history(
         _insert(
             connection,
             source=source,
-            profile=profile,
-            base_url=base_url,
-            name_text=name,
-            id_text=str(plant_id),
-            tag_text=tag or "",
-            plant_id=plant_id,
-            name=name,
-            tag=tag,
+            **_plant_columns(profile, base_url, plant_id, name, tag),
             body=bytes(body),
             state=new_state.value,
             dismissed=int(not pending),
@@ -256,14 +266,7 @@ def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> 
         _insert(
             connection,
             source="import",
-            profile=profile,
-            base_url=base_url,
-            name_text=name,
-            id_text=str(plant_id),
-            tag_text=tag or "",
-            plant_id=plant_id,
-            name=name,
-            tag=tag,
+            **_plant_columns(profile, base_url, plant_id, name, tag),
             body=body,
             state=new_state.value,
             dismissed=1,
