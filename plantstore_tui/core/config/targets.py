@@ -181,18 +181,11 @@ def ad_hoc_token(
     environ: Mapping[str, str], prompt: Callable[[], str] | None
 ) -> tuple[SecretStr, TokenSource]:
     """The token of a target without a profile: `PLANTSTORE_TOKEN`, else what `prompt` reads."""
-    from plantstore_tui.core.config.tokens import (
-        NoToken,
-        SourceKind,
-        TokenSource,
-        clean_token,
-        env_source,
-        env_token,
-    )
+    from plantstore_tui.core.config.tokens import NoToken, SourceKind, TokenSource, clean_token
 
-    token = env_token(TOKEN_ENV, environ)
-    if token is not None:
-        return token, env_source(TOKEN_ENV)
+    found = _env_token(TOKEN_ENV, environ)
+    if found is not None:
+        return found
     if prompt is None:
         raise NoToken(f"No token: set {TOKEN_ENV} (a token is never taken on the command line).")
     source = TokenSource(SourceKind.PROMPT)
@@ -204,22 +197,13 @@ def profile_token(
 ) -> tuple[SecretStr, TokenSource]:
     """The token for `profile` and its source, first to last: `PLANTSTORE_TOKEN` (this run
     only), the profile's `token_env`, its `token_command`, the token plantstore-tui keeps."""
-    from plantstore_tui.core.config.tokens import (
-        NoToken,
-        SourceKind,
-        TokenSource,
-        command_token,
-        env_source,
-        env_token,
-    )
+    from plantstore_tui.core.config.tokens import NoToken, SourceKind, TokenSource, command_token
 
-    token = env_token(TOKEN_ENV, environ)
-    if token is not None:
-        return token, env_source(TOKEN_ENV)
-    if profile.token_env is not None:
-        token = env_token(profile.token_env, environ)
-        if token is not None:
-            return token, env_source(profile.token_env)
+    found = _env_token(TOKEN_ENV, environ)
+    if found is None and profile.token_env is not None:
+        found = _env_token(profile.token_env, environ)
+    if found is not None:
+        return found
     if profile.token_command is not None:
         source = TokenSource(SourceKind.COMMAND, profile.token_command)
         return command_token(profile.token_command), source
@@ -235,6 +219,14 @@ def profile_token(
             f"profile, or set {TOKEN_ENV}"
         )
     return found
+
+
+def _env_token(variable: str, environ: Mapping[str, str]) -> tuple[SecretStr, TokenSource] | None:
+    """The token in `variable` and its source, None if the variable is unset or blank."""
+    from plantstore_tui.core.config.tokens import env_source, env_token
+
+    token = env_token(variable, environ)
+    return None if token is None else (token, env_source(variable))
 
 
 def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]) -> Target:
