@@ -12,8 +12,8 @@ from plantstore_tui.cli.exits import ExitCode, InvalidInput
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
+    merged_target_options,
     resolve_target,
-    target_options,
 )
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
@@ -46,8 +46,7 @@ _BODY_SHOWN = 2000
     metavar="SECONDS",
     help="Give up waiting for the answer after this long [default: the profile's, else 30].",
 )
-@target_options
-@click.pass_obj
+@merged_target_options
 def add(
     options: TargetOptions,
     name: str,
@@ -56,10 +55,6 @@ def add(
     as_json: bool,
     yes: bool,
     timeout: float | None,
-    profile: str | None,
-    base_url: str | None,
-    allow_insecure_http: bool,
-    ca_bundle: str | None,
 ) -> None:
     """Add one plant to the store.
 
@@ -71,9 +66,7 @@ def add(
         raise InvalidInput(
             "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
         )
-    target = resolve_target(
-        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
-    )
+    target = resolve_target(options, interactive=not as_json)
     if target.protected and not yes:
         question = f"Send plant {parsed.id} ({visible(parsed.name)}) to"
         confirm_protected(target, question, interactive=not as_json)

@@ -15,8 +15,8 @@ from plantstore_tui.cli.exits import ExitCode, InvalidInput
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
+    merged_target_options,
     resolve_target,
-    target_options,
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
@@ -63,8 +63,7 @@ def parse_ids(text: str) -> range:
     metavar="SECONDS",
     help="Give up on any one probe after this long [default: 10, or the profile's if shorter].",
 )
-@target_options
-@click.pass_obj
+@merged_target_options
 def check(
     options: TargetOptions,
     create: bool,
@@ -73,10 +72,6 @@ def check(
     as_json: bool,
     yes: bool,
     timeout: float | None,
-    profile: str | None,
-    base_url: str | None,
-    allow_insecure_http: bool,
-    ca_bundle: str | None,
 ) -> None:
     """Check that a deployment answers POST /plants as the spec says, creating nothing.
 
@@ -85,9 +80,7 @@ def check(
     one fails, 3 when the deployment cannot be reached, 4 for a configuration problem.
     """
     plan = _plan(create, ids_text, samples)
-    target = resolve_target(
-        options.merged(profile, base_url, allow_insecure_http, ca_bundle), interactive=not as_json
-    )
+    target = resolve_target(options, interactive=not as_json)
     if plan is not None and target.protected and not yes:
         ids = plan.ids[: plan.samples]
         question = f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on"

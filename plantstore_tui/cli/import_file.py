@@ -19,8 +19,8 @@ from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
+    merged_target_options,
     resolve_target,
-    target_options,
 )
 from plantstore_tui.core.importing.files import (
     FileProblem,
@@ -144,8 +144,7 @@ def _rate(value: str | None) -> float | None:
     is_flag=True,
     help="With --resume, also send rows whose fate is unknown (they may exist already).",
 )
-@target_options
-@click.pass_obj
+@merged_target_options
 def import_file(
     options: TargetOptions,
     file: str,
@@ -160,10 +159,6 @@ def import_file(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
-    profile: str | None,
-    base_url: str | None,
-    allow_insecure_http: bool,
-    ca_bundle: str | None,
 ) -> None:
     """Add every plant of FILE (CSV, TSV or JSON Lines; - for stdin) to the store.
 
@@ -192,7 +187,7 @@ def import_file(
             _print_dry_run(source, form, columns, validation, as_json)
             raise SystemExit(ExitCode.CREATED)
         target = resolve_target(
-            options.merged(profile, base_url, allow_insecure_http, ca_bundle),
+            options,
             interactive=not as_json,
         )
         store = _open_ledger(target)

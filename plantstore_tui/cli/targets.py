@@ -6,9 +6,11 @@ import: the core modules load only when a target is resolved.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
@@ -22,9 +24,14 @@ __all__ = [
     "NoTarget",
     "TargetOptions",
     "confirm_protected",
+    "merged_target_options",
     "resolve_target",
     "target_options",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+_TARGET_OPTIONS = ("profile", "base_url", "allow_insecure_http", "ca_bundle")
 
 
 class NoTarget(ConfigProblem):
@@ -55,6 +62,19 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
         metavar="NAME",
         help=f"Send to this saved profile (or set {PROFILE_ENV}).",
     )(command)
+
+
+def merged_target_options(command: Callable[Concatenate[TargetOptions, P], R]) -> Callable[P, R]:
+    """Add the target options to a subcommand, called first with them merged over the group's."""
+
+    @functools.wraps(command)
+    def merged(*args: P.args, **kwargs: P.kwargs) -> R:
+        # Click passes the options by name; the command does not declare them.
+        given: dict[str, Any] = {name: kwargs.pop(name) for name in _TARGET_OPTIONS}
+        group = click.get_current_context().find_object(TargetOptions) or TargetOptions()
+        return command(group.merged(**given), *args, **kwargs)
+
+    return target_options(merged)
 
 
 def _prompt_token() -> str:
