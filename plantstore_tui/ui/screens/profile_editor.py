@@ -110,21 +110,15 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
             yield from self._field(
                 "name",
                 "Name",
-                SafeInput(
-                    "" if profile is None else profile.name,
-                    placeholder="e.g. local, staging, prod",
-                    id="editor-name",
-                    disabled=profile is not None,
-                ),
+                "" if profile is None else profile.name,
+                "e.g. local, staging, prod",
+                disabled=profile is not None,
             )
             yield from self._field(
                 "base_url",
                 "Base URL",
-                SafeInput(
-                    "" if profile is None else profile.base_url,
-                    placeholder="e.g. https://plants.example.com",
-                    id="editor-base_url",
-                ),
+                "" if profile is None else profile.base_url,
+                "e.g. https://plants.example.com",
             )
             with Horizontal(classes="editor-row"):
                 yield Label("Token from", classes="editor-label")
@@ -147,20 +141,14 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
             yield from self._field(
                 "token_env",
                 "Variable",
-                SafeInput(
-                    (profile.token_env if profile else None) or "",
-                    placeholder="e.g. PROD_TOKEN: read whenever a token is needed",
-                    id="editor-token_env",
-                ),
+                (profile.token_env if profile else None) or "",
+                "e.g. PROD_TOKEN: read whenever a token is needed",
             )
             yield from self._field(
                 "token_command",
                 "Command",
-                SafeInput(
-                    (profile.token_command if profile else None) or "",
-                    placeholder="e.g. pass show plants/prod: its output is the token",
-                    id="editor-token_command",
-                ),
+                (profile.token_command if profile else None) or "",
+                "e.g. pass show plants/prod: its output is the token",
             )
             with Horizontal(classes="editor-row"):
                 yield Label("Protected", classes="editor-label")
@@ -170,20 +158,14 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
             yield from self._field(
                 "timeout",
                 "Timeout (s)",
-                SafeInput(
-                    "" if profile is None or profile.timeout is None else f"{profile.timeout:g}",
-                    placeholder=f"empty: the defaults (whole send {defaults.deadline:g} s)",
-                    id="editor-timeout",
-                ),
+                "" if profile is None or profile.timeout is None else f"{profile.timeout:g}",
+                f"empty: the defaults (whole send {defaults.deadline:g} s)",
             )
             yield from self._field(
                 "ca_bundle",
                 "CA bundle",
-                SafeInput(
-                    "" if profile is None or profile.ca_bundle is None else profile.ca_bundle,
-                    placeholder="empty: the OS trust store (else a PEM file's path)",
-                    id="editor-ca_bundle",
-                ),
+                "" if profile is None or profile.ca_bundle is None else profile.ca_bundle,
+                "empty: the OS trust store (else a PEM file's path)",
             )
             with Horizontal(classes="editor-row"):
                 yield Label("Plain http", classes="editor-label")
@@ -201,10 +183,12 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                 yield Button(Text("Save  [Ctrl+S]"), id="editor-save", variant="primary")
                 yield Button(Text("Cancel  [Esc]"), id="editor-cancel")
 
-    def _field(self, key: str, label: str, widget: Input) -> ComposeResult:
+    def _field(
+        self, key: str, label: str, value: str, placeholder: str, *, disabled: bool = False
+    ) -> ComposeResult:
         with Horizontal(classes="editor-row", id=f"editor-{key}-row"):
             yield Label(label, classes="editor-label")
-            yield widget
+            yield SafeInput(value, placeholder=placeholder, id=f"editor-{key}", disabled=disabled)
         yield Static("", id=f"editor-{key}-message", classes="editor-message")
 
     def _token_placeholder(self) -> str:
