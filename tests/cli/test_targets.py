@@ -1,0 +1,49 @@
+"""The command line's target options: a subcommand's are merged over the group's."""
+
+from __future__ import annotations
+
+import click
+from click.testing import CliRunner
+
+from plantstore_tui.cli.targets import TargetOptions, merged_target_options, target_options
+
+
+@click.group()
+@target_options
+@click.pass_context
+def group(
+    ctx: click.Context,
+    profile: str | None,
+    base_url: str | None,
+    allow_insecure_http: bool,
+    ca_bundle: str | None,
+) -> None:
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle)
+
+
+@group.command()
+@click.option("--label", default="")
+@merged_target_options
+def show(options: TargetOptions, label: str) -> None:
+    click.echo(f"{label} {options}")
+
+
+def test_a_subcommand_gets_the_groups_options_when_it_names_no_target() -> None:
+    result = CliRunner().invoke(group, ["--profile", "lab", "--allow-insecure-http", "show"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == str(TargetOptions(profile="lab", allow_insecure_http=True))
+
+
+def test_a_subcommands_own_target_wins_and_its_other_options_still_arrive() -> None:
+    result = CliRunner().invoke(
+        group, ["--profile", "lab", "show", "--base-url", "http://127.0.0.1:9", "--label", "x"]
+    )
+    assert result.exit_code == 0, result.output
+    merged = TargetOptions(profile="lab").merged(None, "http://127.0.0.1:9")
+    assert result.output.strip() == f"x {merged}"
+
+
+def test_a_subcommand_run_without_its_group_uses_only_its_own_options() -> None:
+    result = CliRunner().invoke(show, ["--profile", "own"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == str(TargetOptions(profile="own"))
