@@ -18,7 +18,7 @@ import click
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
-from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.profiles import (
     MAX_TIMEOUT,
     InvalidProfile,

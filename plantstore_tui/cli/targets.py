@@ -84,7 +84,7 @@ def _prompt_token() -> str:
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
     from plantstore_tui.core.config import targets
-    from plantstore_tui.core.config.files import ConfigError
+    from plantstore_tui.core.config.errors import ConfigError
     from plantstore_tui.core.http.tls import CABundleError
     from plantstore_tui.core.plant.text import visible
 

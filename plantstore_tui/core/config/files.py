@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.core.config.errors import ConfigError
 
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
@@ -49,10 +49,6 @@ def data_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_data_path(APP_NAME)
-
-
-class ConfigError(PlantStoreError):
-    """A configuration file or value that cannot be used; the message says what to do."""
 
 
 class ConfigFileError(ConfigError):

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.target import Limits
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import (
     APP_NAME,
-    ConfigError,
     ConfigFileError,
     Draft,
     config_dir,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic import SecretStr

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from plantstore_tui.core.config.files import ConfigError, ConfigFileError, locked_update, read_toml
+from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.files import ConfigFileError, locked_update, read_toml
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, Switch
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,

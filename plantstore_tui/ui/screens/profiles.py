@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, ListItem, ListView, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.config.files import ConfigError
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.config.targets import TOKEN_ENV
