@@ -16,8 +16,11 @@ from starlette.applications import Starlette
 
 from plantstore_tui.server.app import create_app
 
-# Longest wait for the server to start, or for its open requests to finish when it stops.
+# Longest wait for the server to start.
 _WAIT_SECONDS = 10
+# Longest wait, once a background server is told to stop, for a connection still open to close
+# before what runs on it is cancelled (from Python 3.12, asyncio waits for every connection).
+_STOP_SECONDS = 1
 # The demo runs the TUI in the same terminal: the server's log must write nowhere unless the
 # host program configured logging (pytest does, and keeps the records of a failing test).
 logging.getLogger("uvicorn").addHandler(logging.NullHandler())
@@ -119,7 +122,7 @@ class BackgroundServer:
             access_log=False,
             lifespan="off",
             ws="none",
-            timeout_graceful_shutdown=_WAIT_SECONDS,
+            timeout_graceful_shutdown=_STOP_SECONDS,
         )
         started = threading.Event()
         server = _StartedServer(config, started)
@@ -143,16 +146,18 @@ class BackgroundServer:
         self._base_url = base_url
 
     def stop(self) -> None:
-        """Shut down cleanly and join the thread; does nothing if not started."""
+        """Stop serving and join the thread; does nothing if not started.
+
+        Requests still running are not waited for: the demo throws its database away as soon
+        as the server stops, and whoever stops a server has stopped sending to it (a plant whose
+        answer never left has an unknown fate either way). A slow server would otherwise make
+        every stop as slow as its delay, and a client's open connection hold it for seconds.
+        """
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
-        if self.delay:
-            # A server told to be slow holds each request for its delay: waiting for them would
-            # make every stop as slow as the delay (their plants' fate is unknown either way).
-            self._server.force_exit = True
-        # uvicorn cancels what is still running after its graceful timeout; twice that is a hang.
-        self._thread.join(2 * _WAIT_SECONDS)
+        self._server.force_exit = True
+        self._thread.join(_WAIT_SECONDS)
         if self._thread.is_alive():
             raise RuntimeError("The reference server did not stop")
         self._server = None
