@@ -8,15 +8,13 @@ directory (conftest), so its own ledger, read from another connection (import_su
 from __future__ import annotations
 
 import asyncio
-import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
 import pytest
 from burst_support import stored_plants
 from import_support import created, expected, ledger_rows, plants, write_csv
-from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, fill, ready, settled, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -245,12 +243,9 @@ async def test_a_rejected_row_is_loaded_into_the_form(
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after a fifth of a second."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=0.2
-    ) as server:
-        yield server
+    return start_slow_server(0.2)
 
 
 async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
