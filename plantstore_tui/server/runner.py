@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import socket
 import sys
@@ -67,15 +69,44 @@ def run_server(app: Starlette, *, host: str, port: int) -> None:
 
 
 class _StartedServer(uvicorn.Server):
-    """A uvicorn server that sets an event once it serves, so nobody has to poll or sleep."""
+    """A uvicorn server that sets an event once it serves, and stops as soon as it is told to:
+    nobody polls or sleeps, at either end."""
 
     def __init__(self, config: uvicorn.Config, started: threading.Event) -> None:
         super().__init__(config)
         self._started_event = started
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._woken = asyncio.Event()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         self._started_event.set()
+
+    async def main_loop(self) -> None:
+        # uvicorn's loop, woken by `wake` as well as by its tick of a tenth of a second.
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864_000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), 0.1)
+
+    def wake(self) -> None:
+        """Have the server look at `should_exit` now; from any thread."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: it has ended already
+                loop.call_soon_threadsafe(self._woken.set)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.server_state.connections or self.server_state.tasks:
+            await super().shutdown(sockets)
+            return
+        # Nothing open: uvicorn would still give connections a tenth of a second to close.
+        for server in self.servers:
+            server.close()
+        for server in self.servers:
+            await server.wait_closed()
 
 
 class BackgroundServer:
@@ -157,6 +188,7 @@ class BackgroundServer:
             return
         self._server.should_exit = True
         self._server.force_exit = True
+        self._server.wake()
         self._thread.join(_WAIT_SECONDS)
         if self._thread.is_alive():
             raise RuntimeError("The reference server did not stop")
