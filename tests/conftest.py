@@ -86,7 +86,8 @@ def start_slow_server(tmp_path: Path) -> Iterator[Callable[[float], BackgroundSe
 
 @pytest.fixture(scope="session")
 def shared_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """One reference server for the session: use `plant_id` for ids no other test sends."""
+    """One reference server for the session (each worker of a parallel run has its own): use
+    `plant_id` for ids no other test sends."""
     server = start_reference_server(tmp_path_factory.mktemp("shared") / "plants.sqlite3")
     yield server
     server.stop()
