@@ -6,7 +6,7 @@ import itertools
 import os
 import secrets
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import keyring
@@ -51,9 +51,11 @@ def _steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
 
 
-def start_reference_server(db_path: Path) -> BackgroundServer:
+def start_reference_server(db_path: Path, delay: float = 0.0) -> BackgroundServer:
     """A started server on a random token; the caller stops it."""
-    server = BackgroundServer(token=SecretStr(secrets.token_urlsafe(32)), db_path=db_path)
+    server = BackgroundServer(
+        token=SecretStr(secrets.token_urlsafe(32)), db_path=db_path, delay=delay
+    )
     server.start()
     return server
 
@@ -66,9 +68,26 @@ def reference_server(tmp_path: Path) -> Iterator[BackgroundServer]:
     server.stop()
 
 
+@pytest.fixture
+def start_slow_server(tmp_path: Path) -> Iterator[Callable[[float], BackgroundServer]]:
+    """Starts a reference server of the test's own that answers each POST /plants after the
+    delay given (in seconds); stopped after the test."""
+    started: list[BackgroundServer] = []
+
+    def start(delay: float) -> BackgroundServer:
+        server = start_reference_server(tmp_path / f"slow-{len(started)}.sqlite3", delay)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def shared_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """One reference server for the session: use `plant_id` for ids no other test sends."""
+    """One reference server for the session (each worker of a parallel run has its own): use
+    `plant_id` for ids no other test sends."""
     server = start_reference_server(tmp_path_factory.mktemp("shared") / "plants.sqlite3")
     yield server
     server.stop()

@@ -3,21 +3,18 @@ records, and the wait until every plant typed has settled."""
 
 from __future__ import annotations
 
-import asyncio
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from burst_support import Record
-from snapshot_apps.support import settled
+from snapshot_apps.support import settled, until
 from textual import events
 from textual.app import App
 
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.textual_compat import driver_of
-
-DEADLINE = 30
 
 
 def _key(name: str) -> events.Key:
@@ -54,8 +51,6 @@ async def drained(app: PlantStoreApp, pilot: Any, plants: int) -> SendScreen:
     """Wait until `plants` plants have entries and nothing is queued or in flight."""
     screen = app.get_default_screen()
     assert isinstance(screen, SendScreen)
-    # A deadline only: a key lost or misread would otherwise leave the test waiting forever.
-    async with asyncio.timeout(DEADLINE):
-        while len(screen.log_panel.entries) < plants:
-            await pilot.pause()
-        return await settled(app, pilot)
+    # Bounded: a key lost or misread would otherwise leave the test waiting forever.
+    await until(pilot, lambda: len(screen.log_panel.entries) >= plants, f"{plants} entries")
+    return await settled(app, pilot)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import socket
 import sys
@@ -16,8 +18,11 @@ from starlette.applications import Starlette
 
 from plantstore_tui.server.app import create_app
 
-# Longest wait for the server to start, or for its open requests to finish when it stops.
+# Longest wait for the server to start.
 _WAIT_SECONDS = 10
+# Longest wait, once a background server is told to stop, for a connection still open to close
+# before what runs on it is cancelled (from Python 3.12, asyncio waits for every connection).
+_STOP_SECONDS = 1
 # The demo runs the TUI in the same terminal: the server's log must write nowhere unless the
 # host program configured logging (pytest does, and keeps the records of a failing test).
 logging.getLogger("uvicorn").addHandler(logging.NullHandler())
@@ -64,15 +69,44 @@ def run_server(app: Starlette, *, host: str, port: int) -> None:
 
 
 class _StartedServer(uvicorn.Server):
-    """A uvicorn server that sets an event once it serves, so nobody has to poll or sleep."""
+    """A uvicorn server that sets an event once it serves, and stops as soon as it is told to:
+    nobody polls or sleeps, at either end."""
 
     def __init__(self, config: uvicorn.Config, started: threading.Event) -> None:
         super().__init__(config)
         self._started_event = started
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._woken = asyncio.Event()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         self._started_event.set()
+
+    async def main_loop(self) -> None:
+        # uvicorn's loop, woken by `wake` as well as by its tick of a tenth of a second.
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864_000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), 0.1)
+
+    def wake(self) -> None:
+        """Have the server look at `should_exit` now; from any thread."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: it has ended already
+                loop.call_soon_threadsafe(self._woken.set)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.server_state.connections or self.server_state.tasks:
+            await super().shutdown(sockets)
+            return
+        # Nothing open: uvicorn would still give connections a tenth of a second to close.
+        for server in self.servers:
+            server.close()
+        for server in self.servers:
+            await server.wait_closed()
 
 
 class BackgroundServer:
@@ -119,7 +153,7 @@ class BackgroundServer:
             access_log=False,
             lifespan="off",
             ws="none",
-            timeout_graceful_shutdown=_WAIT_SECONDS,
+            timeout_graceful_shutdown=_STOP_SECONDS,
         )
         started = threading.Event()
         server = _StartedServer(config, started)
@@ -143,16 +177,19 @@ class BackgroundServer:
         self._base_url = base_url
 
     def stop(self) -> None:
-        """Shut down cleanly and join the thread; does nothing if not started."""
+        """Stop serving and join the thread; does nothing if not started.
+
+        Requests still running are not waited for: the demo throws its database away as soon
+        as the server stops, and whoever stops a server has stopped sending to it (a plant whose
+        answer never left has an unknown fate either way). A slow server would otherwise make
+        every stop as slow as its delay, and a client's open connection hold it for seconds.
+        """
         if self._server is None or self._thread is None:
             return
         self._server.should_exit = True
-        if self.delay:
-            # A server told to be slow holds each request for its delay: waiting for them would
-            # make every stop as slow as the delay (their plants' fate is unknown either way).
-            self._server.force_exit = True
-        # uvicorn cancels what is still running after its graceful timeout; twice that is a hang.
-        self._thread.join(2 * _WAIT_SECONDS)
+        self._server.force_exit = True
+        self._server.wake()
+        self._thread.join(_WAIT_SECONDS)
         if self._thread.is_alive():
             raise RuntimeError("The reference server did not stop")
         self._server = None

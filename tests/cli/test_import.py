@@ -13,7 +13,7 @@ import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -285,11 +285,8 @@ def _import_process(
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=0.02
-    ) as server:
-        yield server
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
+    return start_slow_server(0.02)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])

@@ -9,16 +9,14 @@ plant must arrive whole, with its own fields, in the order typed, and nothing el
 from __future__ import annotations
 
 import contextlib
-import secrets
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from burst_support import Record, describe_arrival, expected_rows, keys_for, stored_plants
 from pty_support import PtyProcess, wait_until
-from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -58,14 +56,9 @@ BURST: list[Record] = [
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after SLOW_SERVER_DELAY seconds."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)),
-        db_path=tmp_path / "slow-plants.sqlite3",
-        delay=SLOW_SERVER_DELAY,
-    ) as server:
-        yield server
+    return start_slow_server(SLOW_SERVER_DELAY)
 
 
 @contextmanager

@@ -6,17 +6,15 @@ fields typed, and the next start offers them in needs attention without sending 
 
 from __future__ import annotations
 
-import secrets
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from burst_support import Record, keys_for, stored_plants
 from ledger_support import ledger_rows
 from pty_support import PtyProcess
-from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -36,12 +34,9 @@ RECORDS: list[Record] = [
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after SLOW seconds."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=SLOW
-    ) as server:
-        yield server
+    return start_slow_server(SLOW)
 
 
 def tui(server: BackgroundServer, tmp_path: Path) -> PtyProcess:

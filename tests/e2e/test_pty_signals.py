@@ -7,16 +7,14 @@ throwaway directory.
 
 from __future__ import annotations
 
-import secrets
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from ledger_support import ledger_rows
 from pty_support import PtyProcess, wait_until
-from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -29,14 +27,9 @@ VERY_SLOW = 30.0
 
 
 @pytest.fixture
-def very_slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def very_slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after VERY_SLOW seconds."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)),
-        db_path=tmp_path / "very-slow.sqlite3",
-        delay=VERY_SLOW,
-    ) as server:
-        yield server
+    return start_slow_server(VERY_SLOW)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])

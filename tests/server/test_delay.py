@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -31,14 +30,9 @@ DELAY = 0.4
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers every POST /plants after DELAY seconds."""
-    server = BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "plants.sqlite3", delay=DELAY
-    )
-    server.start()
-    yield server
-    server.stop()
+    return start_slow_server(DELAY)
 
 
 def bearer(token: str) -> dict[str, str]:

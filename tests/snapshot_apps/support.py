@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
+import pytest
 from pydantic import SecretStr
 from textual.app import App
 from textual.pilot import Pilot
@@ -15,6 +18,9 @@ from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to
 from plantstore_tui.ui.screens.send import SendScreen
 
 SIZE = (110, 32)
+# How many turns `until` lets the app take: each is a wait for the app to be idle (20 ms at the
+# least), so a loaded machine makes the bound longer in time, never shorter.
+TURNS = 1000
 FIXED_TIME = datetime(2026, 5, 4, 9, 30, 15, tzinfo=UTC)
 
 
@@ -57,6 +63,15 @@ async def workers_done(app: App[object]) -> None:
     """
     workers = [worker for worker in app.workers if worker.name != "queue"]
     await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str = "") -> None:
+    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
+    for _ in range(TURNS):
+        if condition():
+            return
+        await pilot.pause()
+    pytest.fail(f"the app never got there{': ' + what if what else ''}")
 
 
 async def ready(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 import trustme
 from misbehaving import MisbehavingServer, Send, json_response
 from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait
+from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait, until
 from textual.command import CommandPalette
-from textual.pilot import Pilot
 from textual.widgets import Static
 from tls_support import TOKEN, TLSServer, plant_store
 
@@ -22,15 +19,6 @@ from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.check import CheckScreen
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause()
-    pytest.fail("the app never got there")
 
 
 def _finished(app: PlantStoreApp) -> CheckReport | None:

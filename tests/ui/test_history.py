@@ -5,7 +5,6 @@ cannot be used said once."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
 import pytest
 from ledger_support import all_rows, ledger_file, new_row, opened, take_settled
@@ -17,6 +16,7 @@ from snapshot_apps.support import (
     log_text,
     ready,
     send_and_wait,
+    until,
 )
 from textual.app import App
 from textual.pilot import Pilot
@@ -200,15 +200,6 @@ async def test_a_corrupt_ledger_is_said_once_left_alone_and_sends_go_on(
         assert "The history cannot be read" in page
         assert "not a plantstore-tui ledger" in page
     assert ledger_file().read_bytes() == b"not a database" * 50
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause()
-    pytest.fail("the app never got there")
 
 
 def asking(app: App[None]) -> bool:

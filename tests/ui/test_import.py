@@ -8,16 +8,14 @@ directory (conftest), so its own ledger, read from another connection (import_su
 from __future__ import annotations
 
 import asyncio
-import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
 import pytest
 from burst_support import stored_plants
 from import_support import created, expected, ledger_rows, plants, write_csv
-from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, fill, ready, settled
+from snapshot_apps.support import SIZE, app_for, fill, ready, settled, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
@@ -35,8 +33,6 @@ from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.import_file import PathSuggester
-
-DEADLINE = 30
 
 
 @pytest.fixture(autouse=True)
@@ -247,12 +243,9 @@ async def test_a_rejected_row_is_loaded_into_the_form(
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after a fifth of a second."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)), db_path=tmp_path / "slow.sqlite3", delay=0.2
-    ) as server:
-        yield server
+    return start_slow_server(0.2)
 
 
 async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
@@ -267,9 +260,7 @@ async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
         await pilot.press("ctrl+s")
         await pilot.pause()
         await pilot.press("enter")
-        async with asyncio.timeout(DEADLINE):
-            while screen.progress is None or screen.progress.settled < 8:
-                await pilot.pause()
+        await until(pilot, lambda: screen.progress is not None and screen.progress.settled >= 8)
         await pilot.press("escape")
         await finished(pilot, "import-send")
         progress = screen.progress
@@ -286,15 +277,6 @@ async def test_esc_stops_taking_rows_and_the_rows_in_flight_settle(
     # Nothing is left marked sending: the rows that never went out were taken back.
     assert {row.state for row in ledger_rows()} == {"created"}
     assert len(ledger_rows()) == progress.created
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause()
-    pytest.fail("the app never got there")
 
 
 async def test_the_palette_opens_the_import_and_a_file_picked_in_the_tree_is_checked(

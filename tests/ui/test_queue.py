@@ -8,8 +8,7 @@ arrived, from its own database (the reference server) or its own record (the mis
 from __future__ import annotations
 
 import asyncio
-import secrets
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +42,9 @@ SLOW = 0.05
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
     """A reference server that answers each POST /plants after SLOW seconds."""
-    with BackgroundServer(
-        token=SecretStr(secrets.token_urlsafe(32)),
-        db_path=tmp_path / "slow.sqlite3",
-        delay=SLOW,
-    ) as server:
-        yield server
+    return start_slow_server(SLOW)
 
 
 RECORDS: list[Record] = [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from snapshot_apps.canned import canned_app, duplicate_id, refused
-from snapshot_apps.support import SIZE, settled
+from snapshot_apps.support import SIZE, settled, until
 from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input
 
@@ -109,8 +109,7 @@ def test_import_lists_every_bad_row(
         screen = pilot.app.screen
         assert isinstance(screen, ImportScreen)
         tree = screen.query_one(DirectoryTree)
-        while len(tree.root.children) < 3:
-            await pilot.pause()
+        await until(pilot, lambda: len(tree.root.children) >= 3)
         screen.query_one("#import-path", Input).value = "greenhouse.csv"
         await pilot.press("enter")
         await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))

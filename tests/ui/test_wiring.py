@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from snapshot_apps.support import SIZE, app_with, fill, log_text, ready
+from snapshot_apps.support import SIZE, app_with, fill, log_text, ready, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import ListView, OptionList
@@ -20,15 +19,6 @@ from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.profiles import ProfileRow, ProfilesScreen
 from plantstore_tui.ui.screens.send import SendScreen
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app work until `condition` holds (a bounded number of turns, no clock)."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause()
-    pytest.fail("the app never got there")
 
 
 def save_profiles(server: Any, monkeypatch: pytest.MonkeyPatch, *profiles: Profile) -> None:

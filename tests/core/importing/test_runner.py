@@ -185,13 +185,8 @@ async def test_every_request_finds_its_row_committed_as_sending_in_the_ledger(
 
 
 @pytest.fixture
-def slow_server(tmp_path: Path) -> Iterator[BackgroundServer]:
-    with BackgroundServer(
-        token=SecretStr("a-token-for-the-slow-server"),
-        db_path=tmp_path / "slow.sqlite3",
-        delay=0.05,
-    ) as server:
-        yield server
+def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> BackgroundServer:
+    return start_slow_server(0.05)
 
 
 async def test_a_stopped_import_takes_back_the_rows_never_sent_and_a_resume_sends_them(
