@@ -217,8 +217,10 @@ class ImportRunner:
         ]
         future = self._executor.submit(self._batches.advance, answered, new_rows, self._redact)
         self._commit = _Commit(future, answered)
-        # Cancelled here, the commit still ends in its thread: `_write_the_rest` waits for it.
-        entries = await asyncio.wrap_future(future)
+        # Cancelled here, the commit still runs and ends in its thread (shielded: a cancelled
+        # wait would otherwise cancel a commit the thread had not started yet, and
+        # `_write_the_rest`, which waits for it, would find it never ran).
+        entries = await asyncio.shield(asyncio.wrap_future(future))
         self._commit = None
         return entries
 
