@@ -120,6 +120,9 @@ class SendScreen(FormScreen):
 
     def on_mount(self) -> None:
         """Focus Name; open the ledger and build the client only after the first frame."""
+        if not self.query(PlantForm):
+            # Taken down before it was mounted: the app is ending (its terminal closed at once).
+            return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
         self.call_after_refresh(self._start_opening_ledger)
