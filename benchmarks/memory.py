@@ -1,0 +1,100 @@
+"""Peak RSS 0.5 s after the first paint, client built: the TUI against a bare script's floor.
+
+    .venv/bin/python benchmarks/memory.py [--probe PATH] [--runs N] [--rounds N] [--json]
+
+Both programs are started cold in tmux by the project's startup probe (as startup.py does) and
+measured from outside: the peak RSS (VmHWM in /proc) of the pane's main process, read --settle
+seconds after the marker was first painted. By then the TUI has resolved its target and built
+its client. The plain alternative, written here, is the floor any such tool stands on, as the
+issue states it: a bare Textual app (Input, Button, RichLog) that has imported httpx and Pydantic
+(and builds nothing with them: an httpx client's TLS context alone is several MiB more). The
+programs take turns in rounds. Goal (issue 16): the TUI at most 48 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from result import emit
+from startup import DEFAULT_PROBE, PROGRAMS, probe
+
+GOAL_MIB = 48.0
+
+# The floor: a bare Textual app with httpx and Pydantic imported.
+_FLOOR_APP = """
+import httpx  # noqa: F401
+import pydantic  # noqa: F401
+from textual.app import App
+from textual.widgets import Button, Input, RichLog
+
+
+class FloorApp(App):
+    def compose(self):
+        yield Input(placeholder="floor app ready")
+        yield Button("Send")
+        yield RichLog()
+
+
+FloorApp().run()
+"""
+
+
+def main() -> None:
+    """Probe both programs in alternating rounds and print the medians of their peak RSS."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--probe", type=Path, default=DEFAULT_PROBE, help="startup_probe.py")
+    parser.add_argument("--runs", type=int, default=6, help="timed runs per program")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations of the two programs")
+    parser.add_argument("--settle", type=float, default=0.5, help="seconds after first paint")
+    parser.add_argument("--json", action="store_true", help="end with one RESULT line")
+    args = parser.parse_args()
+    if not args.probe.exists():
+        raise SystemExit(f"startup probe not found at {args.probe}: give --probe PATH")
+    if shutil.which("tmux") is None:
+        raise SystemExit("tmux is needed (apt-get install tmux)")
+    with tempfile.TemporaryDirectory() as directory:
+        script = Path(directory) / "floor_app.py"
+        script.write_text(_FLOOR_APP)
+        programs: dict[str, dict[str, Any]] = {
+            "Textual + httpx + Pydantic": {
+                "command": [sys.executable, str(script)],
+                "marker": "floor app ready",
+                "env": [],
+            },
+            "plantstore-tui": PROGRAMS["plantstore-tui"],
+        }
+        per_round = max(1, args.runs // args.rounds)
+        peaks: dict[str, list[float]] = {name: [] for name in programs}
+        for program in programs.values():
+            probe(args.probe, program, 1, 0.2)  # warm the file cache and .pyc files, untimed
+        for _ in range(args.rounds):
+            for name, program in programs.items():
+                results = probe(args.probe, program, per_round, args.settle)
+                peaks[name] += [r["mem_after_settle"]["main_hwm_kib"] / 1024 for r in results]
+    medians = {name: statistics.median(values) for name, values in peaks.items()}
+    print(f"peak RSS (VmHWM) {args.settle:g} s after first paint, {args.runs} runs each, medians:")
+    for name, values in peaks.items():
+        print(f"  {name:28} {medians[name]:6.1f} MiB  (max {max(values):.1f})")
+    ours, floor = medians["plantstore-tui"], medians["Textual + httpx + Pydantic"]
+    print(f"above the floor: {ours - floor:.1f} MiB ({ours / floor:.2f}x)")
+    print(f"goal: <= {GOAL_MIB:.0f} MiB: {'met' if ours <= GOAL_MIB else 'NOT met'}")
+    if args.json:
+        emit(
+            f"Peak RSS {args.settle:g} s after first paint, client built",
+            f"{ours:.1f} MiB",
+            f"Textual + httpx + Pydantic imported: {floor:.1f} MiB",
+            ours / floor,
+            f"<= {GOAL_MIB:.0f} MiB",
+            ours <= GOAL_MIB,
+            runs=len(peaks["plantstore-tui"]),
+        )
+
+
+if __name__ == "__main__":
+    main()
