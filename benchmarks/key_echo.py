@@ -1,0 +1,155 @@
+"""A key typed into the Name field to its echo painted: the TUI against a bare Textual Input.
+
+    .venv/bin/python benchmarks/key_echo.py [--keys 40] [--rounds 3] [--gap 0.05] [--json]
+
+Measured from outside the process, as an operator feels it: each program runs in a
+pseudo-terminal of its own (110x32, the tests' harness tests/pty_support.py), a key goes in as
+one byte, and the clock stops when the bytes the program writes back hold the field's new text.
+The typed text is a de Bruijn sequence of capital consonants, so the last five characters of the
+field after a key were never on screen before it: a cursor blink that redraws the old text
+cannot stop the clock. (A field narrower than its text scrolls to its end, which still shows
+them.) The plain alternative, written here, is a bare Textual app with one focused Input.
+Both run side by side: --rounds rounds of --keys keys each, the sides taking turns and each
+first in turn, --gap seconds apart (a typist's pace: the app is idle when a key arrives, as it
+is between an operator's keys). The TUI starts with a target on a port where nothing listens;
+no key here sends anything. Goal (issue 16): the TUI's median at most 1.10x the bare Input's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+from result import emit
+
+REPO = Path(__file__).resolve().parent.parent
+# The tests' pty harness: it lives with the tests, which import nothing from here.
+sys.path.insert(0, str(REPO / "tests"))
+from pty_support import PtyProcess  # noqa: E402
+
+GOAL_RATIO = 1.10
+ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
+# Characters of the field's text that must be on screen to count as the echo of the last key.
+WINDOW = 5
+READY_SECONDS = 30.0
+ECHO_SECONDS = 10.0
+
+_BARE_INPUT = """
+from textual.app import App
+from textual.widgets import Input
+
+
+class BareInput(App):
+    def compose(self):
+        yield Input(placeholder="bare input ready")
+
+
+BareInput().run()
+"""
+
+
+def de_bruijn(alphabet: str, order: int) -> Iterator[str]:
+    """Every string of `order` letters of `alphabet` once, overlapping: no window repeats."""
+    size = len(alphabet)
+    digits = [0] * size * order
+
+    def walk(t: int, p: int) -> Iterator[int]:
+        if t > order:
+            if order % p == 0:
+                yield from digits[1 : p + 1]
+            return
+        digits[t] = digits[t - p]
+        yield from walk(t + 1, p)
+        for value in range(digits[t - p] + 1, size):
+            digits[t] = value
+            yield from walk(t + 1, t)
+
+    for index in walk(1, 1):
+        yield alphabet[index]
+
+
+class Side:
+    """One program in its terminal, and the text typed into its field so far."""
+
+    def __init__(self, name: str, terminal: PtyProcess) -> None:
+        self.name = name
+        self.terminal = terminal
+        self.text = ""
+        self.letters = de_bruijn(ALPHABET, 3)
+        self.timings: list[float] = []
+
+    def type_key(self) -> float:
+        """Type the next letter; seconds from its write to its echo in the terminal's output."""
+        self.text += next(self.letters)
+        echo = self.text[-WINDOW:]
+        mark = self.terminal.mark()
+        started = time.perf_counter()
+        self.terminal.write(self.text[-1].encode())
+        self.terminal.wait_for(echo, ECHO_SECONDS, since=mark)
+        return time.perf_counter() - started
+
+
+def main() -> None:
+    """Type into both programs by turns and print the medians and their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=40, help="keys per side per round")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of each side")
+    parser.add_argument("--gap", type=float, default=0.05, help="seconds between keys")
+    parser.add_argument("--json", action="store_true", help="end with one RESULT line")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
+        directory = Path(name)
+        script = directory / "bare_input.py"
+        script.write_text(_BARE_INPUT)
+        tui_env = {
+            "PLANTSTORE_TOKEN": "benchmark-token-not-a-secret",
+            "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
+            "PLANTSTORE_DATA_DIR": str(directory / "data"),
+        }
+        # Port 9 (discard): nothing listens there, and nothing is sent.
+        tui_command = [sys.executable, "-m", "plantstore_tui", "--base-url", "http://127.0.0.1:9"]
+        tui = stack.enter_context(PtyProcess(tui_command, env=tui_env, cwd=directory))
+        bare = stack.enter_context(PtyProcess([sys.executable, str(script)], cwd=directory))
+        tui.wait_for("ready", READY_SECONDS)
+        bare.wait_for("bare input ready", READY_SECONDS)
+        sides = [Side("plantstore-tui", tui), Side("bare Textual Input", bare)]
+        for side in sides:  # untimed: the first keys, until the echo window is full
+            for _ in range(WINDOW):
+                side.type_key()
+                time.sleep(args.gap)
+        for number in range(args.rounds):
+            for side in sides[number % 2 :] + sides[: number % 2]:
+                for _ in range(args.keys):
+                    time.sleep(args.gap)
+                    side.timings.append(side.type_key() * 1000)
+    medians = {side.name: statistics.median(side.timings) for side in sides}
+    print(
+        f"key to echo painted, {args.rounds} x {args.keys} keys each, {args.gap * 1000:g} ms apart:"
+    )
+    for side in sides:
+        p90 = statistics.quantiles(side.timings, n=10)[-1]
+        print(f"  {side.name:20} median {medians[side.name]:6.2f} ms  p90 {p90:6.2f} ms")
+    ours, plain = medians["plantstore-tui"], medians["bare Textual Input"]
+    ratio = ours / plain
+    verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
+    print(f"ratio: {ratio:.2f}x (goal <= {GOAL_RATIO:.2f}x): {verdict}")
+    if args.json:
+        emit(
+            "Key to echo in Name (pty)",
+            f"{ours:.1f} ms",
+            f"bare Textual Input {plain:.1f} ms",
+            ratio,
+            f"<= {GOAL_RATIO:.2f}x",
+            ratio <= GOAL_RATIO,
+            keys=len(sides[0].timings),
+        )
+
+
+if __name__ == "__main__":
+    main()
