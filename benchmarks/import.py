@@ -1,6 +1,7 @@
 """`import` beside a plain httpx loop, whole processes, against a server that is not ours.
 
     .venv/bin/python benchmarks/import.py [--rows 5000] [--runs 5] [--add-rows 0] [--big-rows 0]
+                                          [--json]
 
 (a) `plantstore-tui import FILE` (validation, the ledger, concurrency 8) and a plain
 httpx.AsyncClient loop sending the same bodies from the same file with 8 requests in flight,
@@ -12,7 +13,8 @@ client's). The sides take turns, `--runs` times each, every run on a fresh serve
 directory; the medians and the ratios of throughput are printed. Optionally (d) a shell loop of
 `plantstore-tui add`, one process per row, over --add-rows rows, and (e) the peak RSS of
 `import --dry-run` on 10,000 rows and on --big-rows rows: memory must not grow with the file.
-Every run must deliver exactly the rows sent, or this exits 1.
+Every run must deliver exactly the rows sent, or this exits 1. With --json, one RESULT line (the
+throughput against the lean loop) for run_all.py ends the output.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from result import emit
 
 TOKEN_ENV = "BENCH_TOKEN"
 CONCURRENCY = 8
@@ -193,6 +197,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--add-rows", type=int, default=0)
     parser.add_argument("--big-rows", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="end with one RESULT line")
     args = parser.parse_args()
     token = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory() as name:
@@ -303,6 +308,17 @@ def main() -> None:
         f"goal: import >= {GOAL_CLIENT_RATIO}x the lean httpx loop (8 workers): "
         f"{'met' if ratio >= GOAL_CLIENT_RATIO else 'NOT met'} ({ratio:.3f}x)"
     )
+    if args.json:
+        plain_rate = args.rows / medians(workers)[0]
+        emit(
+            f"import, {args.rows:,} rows at concurrency {CONCURRENCY}, throughput",
+            f"{ours_rate:,.0f} rows/s",
+            f"httpx.AsyncClient loop, 8 workers {plain_rate:,.0f} rows/s",
+            ratio,
+            f">= {GOAL_CLIENT_RATIO}x",
+            ratio >= GOAL_CLIENT_RATIO,
+            runs=args.runs,
+        )
     if shell_seconds is not None:
         add_rate = args.add_rows / shell_seconds
         print(f"  shell loop of add         {shell_seconds:7.2f} s  {add_rate:8.1f} rows/s")

@@ -14,9 +14,12 @@ def emit(
     plain: str,
     ratio: float | None,
     goal: str,
-    met: bool,
+    met: bool | None,
     **details: Any,
 ) -> None:
-    """Print the figure's row: what it is, both sides in words, the ratio and whether it is met."""
+    """Print the figure's row: what it is, both sides in words, the ratio, whether it is met.
+
+    `met` is None for a figure measured for information, with no goal of its own.
+    """
     row = {"figure": figure, "ours": ours, "plain": plain, "ratio": ratio, "goal": goal}
     print(PREFIX + json.dumps({**row, "met": met, **details}), flush=True)
