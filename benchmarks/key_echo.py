@@ -1,14 +1,16 @@
 """A key typed into the Name field to its echo painted: the TUI against a bare Textual Input.
 
-    .venv/bin/python benchmarks/key_echo.py [--keys 40] [--rounds 3] [--gap 0.05] [--json]
+    .venv/bin/python benchmarks/key_echo.py [--keys 40] [--rounds 3] [--gap 0.05] [--word 20]
+                                            [--json]
 
 Measured from outside the process, as an operator feels it: each program runs in a
 pseudo-terminal of its own (110x32, the tests' harness tests/pty_support.py), a key goes in as
 one byte, and the clock stops when the bytes the program writes back hold the field's new text.
 The typed text is a de Bruijn sequence of capital consonants, so the last five characters of the
 field after a key were never on screen before it: a cursor blink that redraws the old text
-cannot stop the clock. (A field narrower than its text scrolls to its end, which still shows
-them.) The plain alternative, written here, is a bare Textual app with one focused Input.
+cannot stop the clock. After every --word keys the field is emptied (Ctrl+U) and the next five
+letters typed, untimed, and awaited alone in the field, so the text stays as long as a plant's
+name. The plain alternative, written here, is a bare Textual app with one focused Input.
 Both run side by side: --rounds rounds of --keys keys each, the sides taking turns and each
 first in turn, --gap seconds apart (a typist's pace: the app is idle when a key arrives, as it
 is between an operator's keys). The TUI starts with a target on a port where nothing listens;
@@ -37,6 +39,7 @@ GOAL_RATIO = 1.10
 ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
 # Characters of the field's text that must be on screen to count as the echo of the last key.
 WINDOW = 5
+CTRL_U = b"\x15"
 READY_SECONDS = 30.0
 ECHO_SECONDS = 10.0
 
@@ -87,12 +90,24 @@ class Side:
     def type_key(self) -> float:
         """Type the next letter; seconds from its write to its echo in the terminal's output."""
         self.text += next(self.letters)
-        echo = self.text[-WINDOW:]
         mark = self.terminal.mark()
         started = time.perf_counter()
         self.terminal.write(self.text[-1].encode())
-        self.terminal.wait_for(echo, ECHO_SECONDS, since=mark)
+        self.terminal.wait_for(self.text[-WINDOW:], ECHO_SECONDS, since=mark)
         return time.perf_counter() - started
+
+    def start_word(self, gap: float) -> None:
+        """Untimed: empty the field and type the first letters of a new text, a key a write.
+
+        (A bare Input loses the keys that come in one read after Ctrl+U or a Backspace.) The
+        echo awaited is the new text alone in the field, its padding before it: the empty field.
+        """
+        self.text = "".join(next(self.letters) for _ in range(WINDOW))
+        mark = self.terminal.mark()
+        for key in [CTRL_U, *(letter.encode() for letter in self.text)]:
+            self.terminal.write(key)
+            time.sleep(gap)
+        self.terminal.wait_for(f"  {self.text} ", ECHO_SECONDS, since=mark)
 
 
 def main() -> None:
@@ -101,6 +116,7 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=40, help="keys per side per round")
     parser.add_argument("--rounds", type=int, default=3, help="turns of each side")
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between keys")
+    parser.add_argument("--word", type=int, default=20, help="timed keys before the field empties")
     parser.add_argument("--json", action="store_true", help="end with one RESULT line")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
@@ -119,13 +135,11 @@ def main() -> None:
         tui.wait_for("ready", READY_SECONDS)
         bare.wait_for("bare input ready", READY_SECONDS)
         sides = [Side("plantstore-tui", tui), Side("bare Textual Input", bare)]
-        for side in sides:  # untimed: the first keys, until the echo window is full
-            for _ in range(WINDOW):
-                side.type_key()
-                time.sleep(args.gap)
         for number in range(args.rounds):
             for side in sides[number % 2 :] + sides[: number % 2]:
-                for _ in range(args.keys):
+                for key in range(args.keys):
+                    if key % args.word == 0:
+                        side.start_word(args.gap)
                     time.sleep(args.gap)
                     side.timings.append(side.type_key() * 1000)
     medians = {side.name: statistics.median(side.timings) for side in sides}
