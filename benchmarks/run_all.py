@@ -24,12 +24,12 @@ HERE = Path(__file__).resolve().parent
 
 # name, arguments (modest: the whole run takes minutes), and whether it is one of the issue's.
 BENCHMARKS: list[tuple[str, list[str], bool]] = [
-    ("startup", ["--runs", "6", "--rounds", "3"], True),
+    ("startup", ["--runs", "9", "--rounds", "3"], True),
     ("memory", ["--runs", "6", "--rounds", "3"], True),
     ("send_latency", ["--sends", "12", "--rounds", "3"], True),
     ("key_echo", ["--keys", "40", "--rounds", "3"], True),
     ("typing_burst", ["--records", "200", "--runs", "1"], True),
-    ("import", ["--rows", "1000", "--runs", "3"], False),
+    ("import", ["--rows", "2000", "--runs", "3"], False),
     ("ledger", ["--submits", "100"], False),
 ]
 
