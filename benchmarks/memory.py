@@ -14,7 +14,6 @@ programs take turns in rounds. Goal (issue 16): the TUI at most 48 MiB.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from result import emit
-from startup import DEFAULT_PROBE, PROGRAMS, probe
+from startup import PROGRAMS, probe_in_rounds, probe_options
 
 GOAL_MIB = 48.0
 
@@ -48,16 +47,8 @@ FloorApp().run()
 def main() -> None:
     """Probe both programs in alternating rounds and print the medians of their peak RSS."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--probe", type=Path, default=DEFAULT_PROBE, help="startup_probe.py")
-    parser.add_argument("--runs", type=int, default=6, help="timed runs per program")
-    parser.add_argument("--rounds", type=int, default=3, help="alternations of the two programs")
-    parser.add_argument("--settle", type=float, default=0.5, help="seconds after first paint")
-    parser.add_argument("--json", action="store_true", help="end with one RESULT line")
+    probe_options(parser, runs=6, rounds=3)
     args = parser.parse_args()
-    if not args.probe.exists():
-        raise SystemExit(f"startup probe not found at {args.probe}: give --probe PATH")
-    if shutil.which("tmux") is None:
-        raise SystemExit("tmux is needed (apt-get install tmux)")
     with tempfile.TemporaryDirectory() as directory:
         script = Path(directory) / "floor_app.py"
         script.write_text(_FLOOR_APP)
@@ -69,14 +60,11 @@ def main() -> None:
             },
             "plantstore-tui": PROGRAMS["plantstore-tui"],
         }
-        per_round = max(1, args.runs // args.rounds)
-        peaks: dict[str, list[float]] = {name: [] for name in programs}
-        for program in programs.values():
-            probe(args.probe, program, 1, 0.2)  # warm the file cache and .pyc files, untimed
-        for _ in range(args.rounds):
-            for name, program in programs.items():
-                results = probe(args.probe, program, per_round, args.settle)
-                peaks[name] += [r["mem_after_settle"]["main_hwm_kib"] / 1024 for r in results]
+        collected = probe_in_rounds(args, programs)
+    peaks = {
+        name: [r["mem_after_settle"]["main_hwm_kib"] / 1024 for r in results]
+        for name, results in collected.items()
+    }
     medians = {name: statistics.median(values) for name, values in peaks.items()}
     print(f"peak RSS (VmHWM) {args.settle:g} s after first paint, {args.runs} runs each, medians:")
     for name, values in peaks.items():

@@ -88,28 +88,40 @@ def probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> lis
     return results
 
 
-def main() -> None:
-    """Probe both programs in alternating rounds and print medians, ratio and memory."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def probe_options(parser: argparse.ArgumentParser, *, runs: int, rounds: int) -> None:
+    """The options every tmux-probed benchmark takes."""
     parser.add_argument("--probe", type=Path, default=DEFAULT_PROBE, help="startup_probe.py")
-    parser.add_argument("--runs", type=int, default=12, help="timed runs per program")
-    parser.add_argument("--rounds", type=int, default=4, help="alternations of the two programs")
+    parser.add_argument("--runs", type=int, default=runs, help="timed runs per program")
+    parser.add_argument("--rounds", type=int, default=rounds, help="alternations of the programs")
     parser.add_argument("--settle", type=float, default=0.5, help="seconds after first paint")
     parser.add_argument("--json", action="store_true", help="end with one RESULT line")
-    args = parser.parse_args()
+
+
+def probe_in_rounds(
+    args: argparse.Namespace, programs: dict[str, dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Every program probed `args.runs` times, taking turns in `args.rounds` rounds (a busy
+    machine slows all alike), after one untimed run each; the results by program."""
     if not args.probe.exists():
         raise SystemExit(f"startup probe not found at {args.probe}: give --probe PATH")
     if shutil.which("tmux") is None:
         raise SystemExit("tmux is needed (apt-get install tmux)")
-
     per_round = max(1, args.runs // args.rounds)
-    collected: dict[str, list[dict[str, Any]]] = {name: [] for name in PROGRAMS}
-    for name, program in PROGRAMS.items():
+    collected: dict[str, list[dict[str, Any]]] = {name: [] for name in programs}
+    for program in programs.values():
         probe(args.probe, program, 1, 0.2)  # warm the file cache and .pyc files, untimed
-        collected[name] = []
     for _ in range(args.rounds):
-        for name, program in PROGRAMS.items():
+        for name, program in programs.items():
             collected[name] += probe(args.probe, program, per_round, args.settle)
+    return collected
+
+
+def main() -> None:
+    """Probe both programs in alternating rounds and print medians, ratio and memory."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    probe_options(parser, runs=12, rounds=4)
+    args = parser.parse_args()
+    collected = probe_in_rounds(args, PROGRAMS)
 
     paint: dict[str, float] = {}
     tui_rss = 0.0
