@@ -22,7 +22,8 @@ from pydantic import SecretStr
 from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input
 
-from plantstore_tui.core.config.profiles import Profile, ProfileStore
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
@@ -107,7 +108,8 @@ async def queue(app: PlantStoreApp, screen: SendScreen) -> None:
         screen.action_send()
     await _type(app, screen, "Pilea", "45", "")
     for _ in range(2000):
-        if screen.counts()[1] and screen.counts()[2] == 1:
+        counts = screen.session.counts()
+        if counts.sending and counts.attention == 1:
             break
         await pilot.pause(0.01)
     else:
