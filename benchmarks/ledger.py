@@ -122,7 +122,7 @@ async def screen_timings(rows: int) -> dict[str, list[float]]:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.ui.app import PlantStoreApp
     from plantstore_tui.ui.connection import TargetLabel, connect_to
-    from plantstore_tui.ui.screens.history import HistoryScreen
+    from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
     from plantstore_tui.ui.screens.send import SendScreen
 
     target = Target(
@@ -130,6 +130,10 @@ async def screen_timings(rows: int) -> dict[str, list[float]]:
     )
     app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
     timings: dict[str, list[float]] = {"open": [], "next page": [], "search": []}
+    # A search that finds a handful of plants whatever --rows is (with 100,000: "plant 9999"
+    # finds 9999 and 99990 to 99999); the page it fills holds at most PAGE_SIZE of them.
+    term = f"plant {str(rows - 1)[:4]}"
+    matches = min(PAGE_SIZE, sum(term in f"plant {number}" for number in range(rows)))
     async with app.run_test(size=(110, 32)) as pilot:
         send = app.screen
         assert isinstance(send, SendScreen)
@@ -167,8 +171,8 @@ async def screen_timings(rows: int) -> dict[str, list[float]]:
 
             search = screen.query_one("#history-search", Input)
             started = time.perf_counter()
-            search.value = "plant 9999"
-            end = await drawn(lambda table=table: table.row_count == 11)
+            search.value = term
+            end = await drawn(lambda table=table: table.row_count == matches)
             timings["search"].append((end - started) * 1000)
             await pilot.press("escape")
             await pilot.pause()
