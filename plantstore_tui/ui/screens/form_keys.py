@@ -5,15 +5,15 @@ arrives."""
 from __future__ import annotations
 
 from textual import events, on
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button
 
 from plantstore_tui.ui.ordered_input import apply_key
+from plantstore_tui.ui.textual_compat import CompatScreen
 from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 
 
-class FormScreen(Screen[None]):
+class FormScreen(CompatScreen[None]):
     """A screen holding a `PlantForm` whose keys are applied in order; `action_send` sends."""
 
     @property

@@ -29,6 +29,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
+from plantstore_tui.ui.textual_compat import once_before_frame
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
@@ -82,10 +83,18 @@ class FieldInput(SafeInput):
             id=f"{field}-input",
             suggester=suggester,
             select_on_focus=False,
+            # The form checks each field itself (`_check_as_typed`) and sets -invalid; Input's own
+            # validation would take that class off again at every key (a restyle each time).
+            validate_on=(),
         )
         self.field: FormField = field
         # The label sits in the Input's top border: one widget less per field to start.
         self.border_title = _LABELS[field]
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Restyled for its focus once before the next frame, not at each move: in a burst the
+        focus passes through every field for each plant, several plants a frame."""
+        once_before_frame(self, self.update_node_styles)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter means next field or send: the screen's binding decides, not Input's submit."""

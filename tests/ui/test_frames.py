@@ -1,0 +1,101 @@
+"""Work done once a frame: a burst of plants restyles each field and draws each log entry at
+most once between two frames, whatever states they passed through meanwhile."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from burst_support import Record
+from keys_support import burst, drained, keys_of
+from snapshot_apps.support import SIZE, app_for, ready
+
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.response_log import ResponseLog
+
+RECORDS: list[Record] = [(f"Fern {n}", str(900 + n), "shade" if n % 2 else "") for n in range(12)]
+
+
+class Frames:
+    """Counts the frames of a screen and what was done in each of them."""
+
+    def __init__(self, screen: SendScreen) -> None:
+        self.count = 0
+        self.done: Counter[tuple[str, object, int]] = Counter()
+        before = screen.run_before_frame
+
+        def counted() -> None:
+            before()
+            self.count += 1
+
+        # The screen calls its own attribute before each frame: counted from here on.
+        screen.run_before_frame = counted  # type: ignore[method-assign]
+
+    def note(self, what: str, subject: object) -> None:
+        """`what` was done to `subject` in the frame being prepared now."""
+        self.done[(what, subject, self.count)] += 1
+
+    def repeated(self) -> list[tuple[str, object, int]]:
+        """What was done twice or more before one frame."""
+        return [key for key, times in self.done.items() if times > 1]
+
+
+async def _burst_counted(
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], str, Frames]:
+    """The burst of RECORDS typed: each entry's text and the log's lines after, and the frames."""
+    app = app_for(server.base_url, server.token)
+    frames: list[Frames] = []
+
+    restyle = FieldInput.update_node_styles
+    render_entry = ResponseLog._render_entry
+
+    def restyled(field: FieldInput, animate: bool = True) -> None:
+        if frames:
+            frames[0].note("restyle", field.field)
+        restyle(field, animate)
+
+    def rendered(log: ResponseLog, index: int) -> Any:
+        if frames:
+            frames[0].note("entry drawn", index)
+        return render_entry(log, index)
+
+    monkeypatch.setattr(FieldInput, "update_node_styles", restyled)
+    monkeypatch.setattr(ResponseLog, "_render_entry", rendered)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await pilot.press("ctrl+n")  # every record types its own id
+        frames.append(Frames(screen))
+        burst(app, keys_of(RECORDS))
+        await drained(app, pilot, len(RECORDS))
+        entries = [entry.text().plain for entry in screen.log_panel.entries]
+        lines = "\n".join(strip.text for strip in screen.log_panel.lines)
+    return entries, lines, frames[0]
+
+
+async def test_a_burst_restyles_each_field_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, frames = await _burst_counted(reference_server, monkeypatch)
+    restyles = sum(times for (what, _, _), times in frames.done.items() if what == "restyle")
+    # Three focus moves a plant (Name to ID to Tag, and back to Name): each one restyled the
+    # two fields it touched, six restyles a plant, however many plants a frame showed.
+    assert restyles < 6 * len(RECORDS)
+    assert frames.repeated() == []
+
+
+async def test_a_burst_draws_each_log_entry_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries, lines, frames = await _burst_counted(reference_server, monkeypatch)
+    drawn = [index for (what, index, _), times in frames.done.items() if what == "entry drawn"]
+    assert set(drawn) == set(range(len(RECORDS)))
+    assert frames.repeated() == []
+    # What is drawn is each plant's last state: its answer.
+    assert all("Created plant" in entry for entry in entries)
+    assert "Created plant 911" in lines
