@@ -1,5 +1,6 @@
-"""Work done once a frame: a burst of plants restyles each field and draws each log entry at
-most once between two frames, whatever states they passed through meanwhile."""
+"""Work done once, not at each key or state: a burst of plants restyles each field and draws each
+log entry at most once between two frames, whatever states they passed through meanwhile, and
+looks up in the history only the ID texts a field still held when their turn came."""
 
 from __future__ import annotations
 
@@ -99,3 +100,22 @@ async def test_a_burst_draws_each_log_entry_at_most_once_a_frame(
     # What is drawn is each plant's last state: its answer.
     assert all("Created plant" in entry for entry in entries)
     assert "Created plant 911" in lines
+
+
+async def test_a_burst_looks_up_only_the_ids_the_field_still_holds(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[str] = []
+
+    def check_history(screen: SendScreen, id_text: str) -> None:
+        # In place of the look-up (a worker thread each): only what was asked for is noted.
+        looked_up.append(id_text)
+
+    monkeypatch.setattr(SendScreen, "_check_history", check_history)
+    await _burst_counted(reference_server, monkeypatch)
+    typed = [record[1][:end] for record in RECORDS for end in range(1, len(record[1]) + 1)]
+    # Each ID key changes the field; each change started a look-up before, most of them for a
+    # text the field no longer held by then.
+    assert looked_up
+    assert set(looked_up) <= set(typed)
+    assert len(looked_up) < len(typed)

@@ -369,7 +369,9 @@ class SendScreen(FormScreen):
 
     @on(Input.Changed, "#id-input")
     def _id_changed(self, event: Input.Changed) -> None:
-        if self.session.knows_history:
+        # A change the field has moved on from (a burst typed on, or the form was handed over)
+        # is not looked up: the change to the text it holds now comes after it.
+        if self.session.knows_history and event.value == event.input.value:
             self._check_history(event.value)
 
     @work(thread=True, exclusive=True, group="duplicate", exit_on_error=False)
