@@ -52,7 +52,8 @@ class QueueLedger(Protocol):
         ...
 
     def hold(self, entries: list[int], note: str) -> None:
-        """Put queued plants aside."""
+        """Put plants that did not go out aside (queued, or recorded as sending with their take
+        but not sent)."""
         ...
 
 
@@ -74,6 +75,9 @@ class QueuedPlant:
     # Words for a state no outcome explains (held by the operator, a bug in the sender).
     note: str = ""
     started: float | None = field(default=None, repr=False)
+    # Written as `sending` with its take (the queue was idle): nothing more is written before
+    # its request goes out.
+    sending_recorded: bool = field(default=False, repr=False)
 
     @property
     def needs_attention(self) -> bool:
@@ -141,6 +145,12 @@ class SendQueue:
         """True when nothing is waiting or in flight."""
         return self._current is None and not self._waiting
 
+    @property
+    def sends_at_once(self) -> bool:
+        """True when a plant put now is the next to go out, with nothing to wait for: its take
+        may record it as `sending` already (`QueuedPlant.sending_recorded`)."""
+        return self.idle and not self._paused and not self._closing
+
     def put(self, plant: QueuedPlant) -> None:
         """Queue a plant (already in the ledger as queued) behind the others; refused once the
         queue is closing."""
@@ -166,7 +176,7 @@ class SendQueue:
         except Exception as exc:  # a StoreError: the words say which file and why
             note = f"{note} (not recorded in the ledger: {exc})"
         for plant in plants:
-            plant.held, plant.note = True, note
+            plant.held, plant.note, plant.sending_recorded = True, note, False
             self._on_change(plant)
 
     def pause(self) -> None:
@@ -209,7 +219,8 @@ class SendQueue:
         self._current = plant
         try:
             # In a thread: a ledger another program holds locked must not hold the screen.
-            await asyncio.to_thread(self._ledger.sending, plant.number)
+            if not plant.sending_recorded:
+                await asyncio.to_thread(self._ledger.sending, plant.number)
         except asyncio.CancelledError:
             self._current = None
             raise

@@ -135,10 +135,13 @@ class Ledger:
         return state
 
     def hold(self, entries: Iterable[int], note: str) -> None:
-        """Put queued plants aside: never sent until the operator loads them into the form."""
+        """Put plants that did not go out aside: never sent until the operator loads them into
+        the form. A plant taken as `sending` (the queue was idle) but held before its request
+        went out is queued again."""
         with self.db.write() as connection:
             connection.executemany(
-                "UPDATE plants SET held = 1, note = ? WHERE entry = ? AND state = 'queued'",
+                "UPDATE plants SET held = 1, note = ?, state = 'queued', sent_at = NULL "
+                "WHERE entry = ? AND state IN ('queued', 'sending')",
                 [(note, entry) for entry in entries],
             )
 
@@ -320,7 +323,7 @@ class TargetLedger:
         return self.ledger.settle(entry, outcome, redact=self.redact)
 
     def hold(self, entries: list[int], note: str) -> None:
-        """Put queued plants aside."""
+        """Put plants that did not go out aside."""
         self.ledger.hold(entries, note)
 
 
