@@ -369,6 +369,7 @@ class SendScreen(FormScreen):
 
     @on(Input.Changed, "#id-input")
     def _id_changed(self, event: Input.Changed) -> None:
+        event.stop()  # the app has no use for it
         # A change the field has moved on from (a burst typed on, or the form was handed over)
         # is not looked up: the change to the text it holds now comes after it.
         if self.session.knows_history and event.value == event.input.value:

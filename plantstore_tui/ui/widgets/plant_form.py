@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.suggester import Suggester
+from textual.suggester import SuggestionReady
 from textual.widgets import Button, Checkbox, Input, Static
 
 from plantstore_tui.core.plant.form import (
@@ -40,12 +40,14 @@ _PLACEHOLDERS: dict[FormField, str] = {
 }
 
 
-class TagSuggester(Suggester):
-    """Suggests tags sent successfully this session, most recent first."""
+class RecentTags:
+    """The tags sent successfully this session, most recent first, offered as Tag is typed.
+
+    Asked at once by the form as Tag changes (not by Input's suggester, which starts a worker
+    at every key): a suggestion is only worked out for the text the field still holds.
+    """
 
     def __init__(self) -> None:
-        # Not cached: the list grows after every success.
-        super().__init__(use_cache=False, case_sensitive=False)
         self._tags: list[str] = []
 
     def remember(self, tag: str) -> None:
@@ -54,8 +56,8 @@ class TagSuggester(Suggester):
             self._tags.remove(tag)
         self._tags.insert(0, tag)
 
-    async def get_suggestion(self, value: str) -> str | None:
-        """The most recent tag that starts with what has been typed."""
+    def suggest(self, value: str) -> str | None:
+        """The most recent tag that starts with what has been typed (any case)."""
         if not value:
             return None
         typed = value.casefold()
@@ -77,11 +79,10 @@ class FieldInput(SafeInput):
     # repaint does; scrolling within the field reads the new size all the same.
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
 
-    def __init__(self, field: FormField, *, suggester: Suggester | None = None) -> None:
+    def __init__(self, field: FormField) -> None:
         super().__init__(
             placeholder=_PLACEHOLDERS[field],
             id=f"{field}-input",
-            suggester=suggester,
             select_on_focus=False,
             # The form checks each field itself (`_check_as_typed`) and sets -invalid; Input's own
             # validation would take that class off again at every key (a restyle each time).
@@ -148,7 +149,7 @@ class PlantForm(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.tags = TagSuggester()
+        self.tags = RecentTags()
         # A field shows its message once it has held text, so a fresh form is not a wall of red.
         self._touched: set[FormField] = set()
         # What each message line shows now: an unchanged message costs no layout of the screen.
@@ -159,7 +160,7 @@ class PlantForm(Vertical):
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the two switches and Send."""
         for field in FORM_FIELDS:
-            yield FieldInput(field, suggester=self.tags if field == "tag" else None)
+            yield FieldInput(field)
             yield Static("", id=f"{field}-message", classes="field-message")
         with Horizontal(id="switches"):
             yield Checkbox("Next id", value=True, id="next-id")
@@ -247,10 +248,18 @@ class PlantForm(Vertical):
         # The field's text now, not the event's: in a burst, several changes may be applied
         # before the first of their messages arrives here.
         field, value = field_input.field, field_input.value
+        if field != "id":
+            # Nothing above the form wants it (the screen looks up IDs only): each level it
+            # bubbled through was one more message dispatched, at every key.
+            event.stop()
         if value:
             self._touched.add(field)
         if field in self._touched:
             self._show(field, field_error(field, value))
+        if field == "tag" and value == event.value:
+            suggestion = self.tags.suggest(value)
+            if suggestion is not None:
+                field_input.post_message(SuggestionReady(value, suggestion))
 
     def check(self) -> FormTexts | None:
         """The texts if every field is valid; else say why, the cursor on the first bad field."""

@@ -1,6 +1,7 @@
 """Work done once, not at each key or state: a burst of plants restyles each field and draws each
 log entry at most once between two frames, whatever states they passed through meanwhile, and
-looks up in the history only the ID texts a field still held when their turn came."""
+looks up in the history only the ID texts a field still held when their turn came; a key's
+change goes no further than what uses it, and no worker is started for a key."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ import pytest
 from burst_support import Record
 from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready
+from textual.app import App
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.widgets import Input
 
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.screens.send import SendScreen
@@ -119,3 +124,29 @@ async def test_a_burst_looks_up_only_the_ids_the_field_still_holds(
     assert looked_up
     assert set(looked_up) <= set(typed)
     assert len(looked_up) < len(typed)
+
+
+async def test_a_burst_sends_no_change_of_name_or_tag_past_the_form_and_starts_no_worker(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: Counter[str] = Counter()
+    started: list[str] = []
+    post = App.post_message
+    run_worker = DOMNode.run_worker
+
+    def posted(app: App[Any], message: Message) -> bool:
+        if isinstance(message, Input.Changed):
+            reached[message.input.id or ""] += 1
+        return post(app, message)
+
+    def worker(node: DOMNode, work: Any, *args: Any, **kwargs: Any) -> Any:
+        started.append(type(node).__name__)
+        return run_worker(node, work, *args, **kwargs)
+
+    monkeypatch.setattr(App, "post_message", posted)
+    monkeypatch.setattr(DOMNode, "run_worker", worker)
+    await _burst_counted(reference_server, monkeypatch)
+    # Every key bubbled its change up to the app (five dispatches a key), and each key typed in
+    # Tag started a worker for its suggestion.
+    assert reached == Counter()
+    assert "FieldInput" not in started
