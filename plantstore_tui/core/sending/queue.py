@@ -47,8 +47,11 @@ class QueueLedger(Protocol):
         """Its request is about to go out."""
         ...
 
-    def settle(self, entry: int, outcome: Outcome) -> object:
-        """How its send ended."""
+    def settle(
+        self, entry: int, outcome: Outcome, next_sending: int | None = None
+    ) -> tuple[object, bool]:
+        """How its send ended; with `next_sending`, that plant's request is about to go out
+        (one transaction, True if it was still queued and not held)."""
         ...
 
     def hold(self, entries: list[int], note: str) -> None:
@@ -250,17 +253,37 @@ class SendQueue:
             self._current = self._send_task = None
             self._on_change(plant)
             return
+        following = self._next_in_line()
+        marked = False
         try:
-            # Recorded before it is shown, so a history opened at the sight of it already has it.
-            await asyncio.to_thread(self._record, plant, outcome)
+            # Recorded before it is shown, so a history opened at the sight of it already has
+            # it; the `sending` of the plant next in line is written with it (one commit).
+            marked = await asyncio.to_thread(self._record, plant, outcome, following)
         finally:
+            if marked and following is not None and not following.held:
+                following.sending_recorded = True
             self._settle(plant, outcome)
 
-    def _record(self, plant: QueuedPlant, outcome: Outcome) -> None:
+    def _next_in_line(self) -> QueuedPlant | None:
+        """The plant first in line, if it goes out as soon as the current send ends."""
+        if not self._waiting or self._paused or self._closing:
+            return None
+        following = self._waiting[0]
+        return following if following.confirmed else None
+
+    def _record(
+        self, plant: QueuedPlant, outcome: Outcome, following: QueuedPlant | None = None
+    ) -> bool:
+        """Write the outcome (and the `sending` of `following`); whether `following` was
+        marked."""
         try:
-            self._ledger.settle(plant.number, outcome)
+            _, marked = self._ledger.settle(
+                plant.number, outcome, None if following is None else following.number
+            )
         except Exception as exc:  # a StoreError: the outcome is still shown, with why
             plant.note = f"Its outcome could not be recorded in the ledger: {exc}"
+            return False
+        return marked
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)

@@ -174,6 +174,28 @@ async def test_a_plant_taken_as_sending_but_held_before_it_went_out_is_held_queu
         ]
 
 
+async def test_the_sending_of_a_plant_in_line_is_written_with_the_answer_before_it(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    writes = counted_writes(session)
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target):
+        for number in (1, 2, 3):
+            submit(session, f"Plant {number}", str(number))
+        await session.wait_until_quiet()
+        # Three takes (the first as sending), then each answer with the next plant's sending
+        # (durable), and the last answer alone: six commits, not eight.
+        assert writes == [True, True, True, True, True, False]
+        assert stored_plants(reference_server.db_path) == [
+            (1, "Plant 1", None),
+            (2, "Plant 2", None),
+            (3, "Plant 3", None),
+        ]
+        assert [row[3] for row in ledger_rows(data_dir())] == ["created"] * 3
+
+
 def counted_writes(session: EntrySession) -> list[bool]:
     """From now on, whether each write to the session's ledger is durable, in order."""
     db = session.ledger().db
