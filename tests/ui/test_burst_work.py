@@ -161,3 +161,25 @@ async def test_what_the_app_built_before_its_first_send_is_left_out_of_full_coll
         await ready(app, pilot)
         # Frozen once the connection is made (once a process: the first app of a test run).
         assert gc.get_freeze_count() > 0
+
+
+async def test_a_run_of_keys_read_together_changes_a_field_once(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes: list[tuple[str, str]] = []
+    post = FieldInput.post_message
+
+    def posted(field: FieldInput, message: Message) -> bool:
+        if isinstance(message, Input.Changed):
+            changes.append((field.field, message.value))
+        return post(field, message)
+
+    monkeypatch.setattr(FieldInput, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    typed = sum(len(name) + len(plant_id) + len(tag) for name, plant_id, tag in RECORDS)
+    # Each key was a change of its own (a value set, its watchers, a message, a refresh); the
+    # plants still arrived whole, in order.
+    assert len(changes) < typed / 2
+    assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
+        plant_id for _, plant_id, _ in RECORDS
+    ]

@@ -89,6 +89,7 @@ class FieldInput(SafeInput):
             validate_on=(),
         )
         self.field: FormField = field
+        self._typed: list[str] = []
         # The label sits in the Input's top border: one widget less per field to start.
         self.border_title = _LABELS[field]
 
@@ -103,12 +104,30 @@ class FieldInput(SafeInput):
             return False
         return super().check_action(action, parameters)
 
-    def type_now(self, event: events.Key) -> bool:
-        """Apply a typed character at once, as Input would in its own time; False if not one."""
+    def type_now(self, event: events.Key, *, with_next: bool = False) -> bool:
+        """Apply a typed character, as Input would in its own time; False if not one.
+
+        `with_next` (more keys were read with it: a burst) keeps it with the characters typed
+        next, applied as one change before the next frame, or before anything reads or changes
+        the field (`apply_typed`): one value change, one message, one refresh for a run of keys.
+        """
         if not event.is_printable or event.character is None:
             return False
-        self._replace_selection(event.character)
+        if with_next:
+            if not self._typed:
+                once_before_frame(self, self.apply_typed)
+            self._typed.append(event.character)
+        else:
+            self.apply_typed()
+            self._replace_selection(event.character)
         return True
+
+    def apply_typed(self) -> None:
+        """Apply the characters `type_now` kept, in the order typed, as one change."""
+        if self._typed:
+            text = "".join(self._typed)
+            self._typed.clear()
+            self._replace_selection(text)
 
     def paste_now(self, text: str) -> str | None:
         """Apply a paste at once: one line is taken as it is; several are refused with words."""
@@ -176,8 +195,14 @@ class PlantForm(Vertical):
         """The Input of one field."""
         return self.query_one(f"#{field}-input", FieldInput)
 
+    def apply_typed(self) -> None:
+        """Apply the characters each field keeps from a burst (`FieldInput.type_now`)."""
+        for field in FORM_FIELDS:
+            self.field_input(field).apply_typed()
+
     def texts(self) -> FormTexts:
         """What the fields hold now."""
+        self.apply_typed()
         return FormTexts(
             name=self.field_input("name").value,
             id=self.field_input("id").value,
@@ -283,6 +308,7 @@ class PlantForm(Vertical):
     def offer_next_id(self, value: int) -> None:
         """With next id on and nothing typed in ID yet, start the ID at `value`."""
         id_input = self.field_input("id")
+        id_input.apply_typed()
         if not self.next_id_after_success or id_input.value or not INT64_MIN <= value <= INT64_MAX:
             return
         self._reset("id", str(value))
@@ -291,6 +317,7 @@ class PlantForm(Vertical):
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
         first bad field (or Name)."""
+        self.apply_typed()
         for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
             self.field_input(field).value = text
         errors = texts.errors()
@@ -301,6 +328,7 @@ class PlantForm(Vertical):
     def _reset(self, field: FormField, value: str) -> None:
         self._touched.discard(field)
         field_input = self.field_input(field)
+        field_input.apply_typed()
         field_input.value = value
         field_input.cursor_position = len(value)
         self._show(field, None)
