@@ -18,6 +18,7 @@ import click
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.options import json_option
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.profiles import (
     MAX_TIMEOUT,
@@ -109,7 +110,7 @@ def profile() -> None:
 
 
 @profile.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@json_option()
 def list_profiles(as_json: bool) -> None:
     """List the saved profiles; the default one is marked with *."""
     store = ProfileStore()
