@@ -9,7 +9,6 @@ number of rows.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import hashlib
 import io
@@ -27,6 +26,13 @@ from plantstore_tui.core.plant.text import shorten, visible
 
 # Problems kept to show; the rest are counted. Enough for any file an operator will fix by hand.
 MAX_PROBLEMS_KEPT = 1000
+# The most characters one row may hold, line ends included, in every format (the csv module's
+# own field limit): checked as the file is read, so a huge row is never held whole.
+MAX_ROW_CHARACTERS = 1 << 17
+TOO_LONG = f"longer than {MAX_ROW_CHARACTERS:,} characters, the most a row may hold"
+# Digits a JSON number keeps as an int: an id is at most 19 of them; beyond this it is kept as
+# its text and given the id's range rule (int() of thousands of digits is refused, or slow).
+_MAX_NUMBER_DIGITS = 40
 _FIELDS = ("name", "id", "tag")
 _REQUIRED = ("name", "id")
 _READ_CHUNK = 1 << 16
@@ -141,13 +147,45 @@ class _HashingReader(io.RawIOBase):
         return count
 
 
-def _text(stream: IO[bytes]) -> io.TextIOWrapper:
+def _text(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
     # utf-8-sig: a BOM (as spreadsheets write) is not part of the first header name.
     # surrogateescape: a byte that is not UTF-8 becomes a lone surrogate that the row holding it
     # reports with its line (a strict decoder fails on a whole chunk, lines ahead of the row).
     return io.TextIOWrapper(
-        cast(Any, stream), encoding="utf-8-sig", errors="surrogateescape", newline=""
+        cast(Any, stream), encoding="utf-8-sig", errors="surrogateescape", newline=newline
     )
+
+
+class _RowTooLong(Exception):
+    """A row went past `MAX_ROW_CHARACTERS`; nothing more of it was read."""
+
+
+class _BoundedLines:
+    """The lines of a text stream for the csv reader, none read past the row limit: the
+    characters of the row being read are counted (`row_done` starts the next row), so a row of
+    many lines (quoted line breaks) is bounded as a row of one is."""
+
+    __slots__ = ("_readline", "_row")
+
+    def __init__(self, text: io.TextIOWrapper) -> None:
+        self._readline = text.readline
+        self._row = 0
+
+    def __iter__(self) -> _BoundedLines:
+        return self
+
+    def __next__(self) -> str:
+        line = self._readline(MAX_ROW_CHARACTERS - self._row + 1)
+        if not line:
+            raise StopIteration
+        self._row += len(line)
+        if self._row > MAX_ROW_CHARACTERS:
+            raise _RowTooLong
+        return line
+
+    def row_done(self) -> None:
+        """The reader ended a row: the next line starts a new count."""
+        self._row = 0
 
 
 def _not_utf8(cells: list[str]) -> bool:
@@ -195,7 +233,8 @@ def _delimited_rows(
     stream: IO[bytes], delimiter: str, columns: Mapping[str, str]
 ) -> Iterator[SourceRow | RowProblem]:
     text = _text(stream)
-    reader = csv.reader(text, delimiter=delimiter, strict=True)
+    lines = _BoundedLines(text)
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     ended = 0  # the line the previous record ended on
     try:
         try:
@@ -203,12 +242,14 @@ def _delimited_rows(
         except StopIteration:
             raise FileProblem("the file is empty: it needs a header row (name, id, tag)") from None
         ended = reader.line_num
+        lines.row_done()
         if _not_utf8(header):
             raise FileProblem("not UTF-8 text", 1)
         where = header_columns(header, columns)
         width = len(header)
         for record in reader:
             line, ended = ended + 1, reader.line_num
+            lines.row_done()
             if _not_utf8(record):
                 raise FileProblem("not UTF-8 text", line)
             if not record or all(not cell.strip() for cell in record):
@@ -226,7 +267,12 @@ def _delimited_rows(
             )
     except UnicodeDecodeError as exc:
         raise FileProblem(f"not UTF-8 text ({exc.reason})", ended + 1) from None
+    except _RowTooLong:
+        # A row whose end was never read cannot be skipped: what follows it is not known rows.
+        raise FileProblem(f"row: {TOO_LONG}", ended + 1) from None
     except csv.Error as exc:
+        if str(exc).startswith("field larger than field limit"):
+            raise FileProblem(f"row: {TOO_LONG}", ended + 1) from None
         raise FileProblem(f"malformed: {exc}", ended + 1) from None
     finally:
         # The stream is the caller's to close, not the wrapper's.
@@ -238,10 +284,10 @@ def ignored_columns(stream: IO[bytes], fmt: ImportFormat, columns: Mapping[str, 
     if fmt is ImportFormat.JSONL:
         return []
     text = _text(stream)
-    reader = csv.reader(text, delimiter="\t" if fmt is ImportFormat.TSV else ",")
+    reader = csv.reader(_BoundedLines(text), delimiter="\t" if fmt is ImportFormat.TSV else ",")
     try:
         header = next(reader)
-    except (StopIteration, UnicodeDecodeError, csv.Error):
+    except (StopIteration, UnicodeDecodeError, csv.Error, _RowTooLong):
         return []
     finally:
         text.detach()
@@ -250,27 +296,73 @@ def ignored_columns(stream: IO[bytes], fmt: ImportFormat, columns: Mapping[str, 
 
 
 def _jsonl_rows(stream: IO[bytes]) -> Iterator[SourceRow | RowProblem]:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
-    for number, raw in enumerate(stream, start=1):
-        if number == 1 and raw.startswith(codecs.BOM_UTF8):
-            raw = raw[len(codecs.BOM_UTF8) :]
-        try:
-            line = decoder.decode(raw, final=True)
-        except UnicodeDecodeError as exc:
-            raise FileProblem(f"not UTF-8 text ({exc.reason})", number) from None
-        if not line.strip():
-            continue
-        yield _jsonl_row(number, line)
+    # Lines end at "\n" only (a "\r" inside a line is JSON's whitespace), and none is read past
+    # the row limit: the rest of a longer one is read in chunks and dropped.
+    text = _text(stream, newline="\n")
+    try:
+        number = 0
+        while line := text.readline(MAX_ROW_CHARACTERS + 1):
+            number += 1
+            if len(line) > MAX_ROW_CHARACTERS:
+                while line and not line.endswith("\n"):
+                    line = text.readline(_READ_CHUNK)
+                yield RowProblem(number, "row", TOO_LONG)
+                continue
+            if _ESCAPED_BYTE.search(line):
+                raise FileProblem("not UTF-8 text", number)
+            if line.strip():
+                yield _jsonl_row(number, line)
+    finally:
+        text.detach()
+
+
+class _RepeatedKey(Exception):
+    """An object gives one key twice (JSON allows it; which value counts is anyone's guess)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return value
+
+
+class _LongNumber(str):
+    """A JSON integer of more digits than any id has, kept as its text."""
+
+    __slots__ = ()
+
+
+def _number(text: str) -> int | _LongNumber:
+    digits = len(text) - text.startswith("-")
+    return int(text) if digits <= _MAX_NUMBER_DIGITS else _LongNumber(text)
+
+
+def _shown_json(item: object) -> str:
+    if isinstance(item, _LongNumber):
+        return f"a number of {len(item.lstrip('-')):,} digits"
+    return shorten(json.dumps(item), 40)
 
 
 def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
     try:
-        value = json.loads(line)
+        value = json.loads(line, object_pairs_hook=_object, parse_int=_number)
+    except _RepeatedKey as exc:
+        key = shorten(visible(exc.key), 40)
+        return RowProblem(number, "json", f"the key {key!r} is given twice (each key once)")
     except (ValueError, RecursionError) as exc:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
         return RowProblem(number, "json", f"not JSON: {message}")
     if not isinstance(value, dict):
-        return RowProblem(number, "json", f"not an object but {type(value).__name__}")
+        return RowProblem(number, "json", f"not an object but {_kind(value)}")
     unknown = sorted(set(value) - set(_FIELDS))
     if unknown:
         key = shorten(visible(unknown[0]), 40)
@@ -280,16 +372,21 @@ def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
         item = value.get(name)
         if item is None and name == "tag":
             texts[name] = ""
-        elif name == "id" and isinstance(item, int) and not isinstance(item, bool):
+        elif name == "id" and isinstance(item, int | _LongNumber) and not isinstance(item, bool):
+            # A number too long for an id gets the id's range rule, in the form's words.
             texts[name] = str(item)
-        elif isinstance(item, str):
+        elif isinstance(item, str) and not isinstance(item, _LongNumber):
             texts[name] = item
         elif item is None:
             return RowProblem(number, name, f"{name.capitalize()} is required")
         else:
             kind = "a whole number or a string" if name == "id" else "a string"
-            return RowProblem(number, name, f"must be {kind}, not {json.dumps(item)[:40]}")
+            return RowProblem(number, name, f"must be {kind}, not {_shown_json(item)}")
     return SourceRow(number, FormTexts(name=texts["name"], id=texts["id"], tag=texts["tag"]))
+
+
+def _kind(value: object) -> str:
+    return "a number" if isinstance(value, _LongNumber) else type(value).__name__
 
 
 def check_row(row: SourceRow) -> list[RowProblem]:

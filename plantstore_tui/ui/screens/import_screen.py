@@ -312,7 +312,8 @@ class ImportScreen(Screen[None]):
                 plan_import, self._target, checked.name, checked.validation, earlier
             )
         except StoreError as exc:
-            return f"the ledger: {exc}; nothing was sent"
+            # Without the ledger a stopped import could not resume without sending rows twice.
+            return f"the ledger cannot be used: {exc}"
         try:
             return await self._send_plan(store, plan, checked)
         finally:
@@ -325,7 +326,7 @@ class ImportScreen(Screen[None]):
 
         assert checked.fmt is not None
         target = self._target
-        self.progress = ImportProgress(to_send=plan.to_send)
+        self.progress = plan.progress()
         rows = plan.rows(checked.open, checked.fmt)
         async with PlantStoreClient(
             target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
