@@ -166,8 +166,8 @@ def import_file(
     The whole file is checked first; if any row is bad, every bad row is listed and nothing is
     sent. Each row is in the ledger before it is sent: after a crash or Ctrl+C, --resume sends
     only the rows not yet sent. Exits 0 all created, 1 some rejected, 2 invalid file or usage
-    (nothing sent), 3 stopped on transport failures or some rows not settled, 4 configuration
-    problem.
+    (nothing sent), 3 stopped, or rows left unsettled (failed, never sent, or of unknown fate,
+    left out by --resume included), 4 configuration problem or an unusable ledger.
     """
     if resume and restart:
         raise InvalidInput("--resume and --restart contradict each other: choose one")

@@ -424,6 +424,9 @@ def validate(
             pass
     result.sha256 = counter.digest.hexdigest()
     result.size = counter.size
+    if not result.rows:
+        words = "has a header row only" if fmt is not ImportFormat.JSONL else "holds no rows"
+        raise FileProblem(f"no plants: the file {words}")
     if twice.any:
         with open_file() as stream:
             for problem in _repeated_ids(read_rows(stream, fmt, columns), twice):

@@ -147,3 +147,20 @@ def test_every_problem_names_its_line(tmp_path: Path) -> None:
     messages = {p.line: p.message for p in found.problems}
     assert messages[4] == "not JSON: nested too deeply"
     assert messages[8] == "id 1 is given twice in the file (first on line 1)"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fmt", "words"),
+    [
+        ("plants.csv", b"name,id\n\n", ImportFormat.CSV, "has a header row only"),
+        ("plants.jsonl", b"\n \n", ImportFormat.JSONL, "holds no rows"),
+    ],
+    ids=["csv", "jsonl"],
+)
+def test_a_file_without_plants_is_not_a_file_of_plants(
+    tmp_path: Path, name: str, content: bytes, fmt: ImportFormat, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(FileProblem, match=f"^no plants: the file {words}$"):
+        checked(path, fmt)
