@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 from import_screen_support import check, confirm, in_tmp, open_import, stored, text_of
 from import_support import cut_short, expected, plants, write_csv
-from snapshot_apps.support import SIZE, app_for
+from snapshot_apps.support import SIZE, app_for, ready
+from textual.widgets import OptionList
 
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.screens.send import SendScreen
 
 
 @pytest.fixture(autouse=True)
@@ -29,10 +32,20 @@ async def test_a_resume_counts_the_rows_it_leaves_out(
     cut_short(path, reference_server.base_url, created_lines={2}, unknown_lines={3, 4})
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
+        send_screen = await ready(app, pilot)
         screen = await open_import(app, pilot)
         await check(pilot, screen, "plants.csv")
         await confirm(pilot, "r")
         summary = text_of(screen, "#import-summary")
+        # Listed with their names, each to load into the form (as may exist already).
+        listing = screen.query_one("#import-results", OptionList)
+        prompts = [str(listing.get_option_at_index(i).prompt) for i in range(2)]
+        assert prompts[0].startswith("line 3  fate unknown, left out  2  Plant 2\n    It was")
+        assert prompts[1].startswith("line 4  fate unknown, left out  3  Plant 3\n    It was")
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SendScreen)
+        assert send_screen.form.texts() == FormTexts(name="Plant 3", id="3", tag="")
     assert summary.startswith(
         f"plants.csv (10 rows) → {reference_server.base_url}: 7 created, 0 rejected, "
         "0 not sent after a failure, 0 unknown; 1 done before, skipped; 2 unknown, skipped in "

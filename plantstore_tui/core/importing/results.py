@@ -17,6 +17,7 @@ from plantstore_tui.core.store.records import PlantState, state_of
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.outcome import Outcome
+    from plantstore_tui.core.store.batches import UnknownRow
 
 # The most rows a window holds: at least 64, and 8 per request in flight. A window's commit (one
 # fsync) then costs little beside its requests, and two windows buffered keep every worker busy.
@@ -84,6 +85,8 @@ class RowResult:
     message: str
     texts: FormTexts
     retries: int = 0
+    left_out: bool = False
+    """A resume left it out: its fate was unknown before this run (it may exist already)."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of `--report`."""
@@ -104,6 +107,13 @@ def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -
     message = "" if isinstance(outcome, Created) else outcome.headline
     status = outcome.status
     return RowResult(line, outcome.sent.id, state, status, error, message, texts, retries)
+
+
+def left_out(row: UnknownRow) -> RowResult:
+    """A line of unknown fate a resume leaves out, as a row to list and load into the form."""
+    return RowResult(
+        row.line, row.plant_id, PlantState.UNKNOWN, None, None, row.words, row.texts, left_out=True
+    )
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
 
@@ -28,7 +29,8 @@ _LATEST = (
     "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
 )
 _UNKNOWN = (
-    "SELECT line, plant_id, name, state, message, note FROM plants WHERE entry IN "
+    "SELECT line, plant_id, name, name_text, id_text, tag_text, state, message, note "
+    "FROM plants WHERE entry IN "
     "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line) "
     "AND state IN ('unknown', 'sending', 'queued') ORDER BY line"
 )
@@ -41,12 +43,14 @@ _UNKNOWN_WORDS = {
 
 
 class UnknownRow(NamedTuple):
-    """A line of a batch whose fate is unknown: its id, its name, and why, in words."""
+    """A line of a batch whose fate is unknown: its id, its name, why in words, and its texts as
+    read from the file (to load it into the form)."""
 
     line: int
     plant_id: int
     name: str
     words: str
+    texts: FormTexts
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +164,14 @@ class Batches:
         with self._db.read() as connection:
             found = connection.execute(_UNKNOWN, (batch.id,)).fetchall()
         return [
-            UnknownRow(line, plant_id, name, message or note or _UNKNOWN_WORDS[PlantState(state)])
-            for line, plant_id, name, state, message, note in found
+            UnknownRow(
+                line,
+                plant_id,
+                name,
+                message or note or _UNKNOWN_WORDS[PlantState(state)],
+                FormTexts(name=name_text, id=id_text, tag=tag_text),
+            )
+            for line, plant_id, name, name_text, id_text, tag_text, state, message, note in found
         ]
 
     def advance(

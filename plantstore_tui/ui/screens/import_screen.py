@@ -47,6 +47,7 @@ from plantstore_tui.core.importing import (
     Validation,
     check_file,
     file_stamp,
+    left_out,
     plan_import,
 )
 from plantstore_tui.core.plant.form import FormTexts
@@ -327,6 +328,9 @@ class ImportScreen(Screen[None]):
         assert checked.fmt is not None
         target = self._target
         self.progress = plan.progress()
+        if not plan.resend_unknown:
+            self.results = [left_out(row) for row in plan.unknown[:_SHOWN_RESULTS]]
+            self._unlisted = max(0, len(plan.unknown) - _SHOWN_RESULTS)
         rows = plan.rows(checked.open, checked.fmt)
         async with PlantStoreClient(
             target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle

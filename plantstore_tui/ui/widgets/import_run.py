@@ -94,7 +94,9 @@ class ImportRun(Vertical):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
             line.append(
-                "fate unknown" if result.state is PlantState.UNKNOWN else result.state.value
+                ("fate unknown, left out" if result.left_out else "fate unknown")
+                if result.state is PlantState.UNKNOWN
+                else result.state.value
             )
             line.append(f"  {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
