@@ -220,11 +220,10 @@ def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, in
         if matches:
             found[field_name] = matches[0]
         elif field_name in _REQUIRED:
-            shown = ", ".join(repr(visible(name)) for name in stripped[:10]) or "nothing"
+            shown = ", ".join(repr(shorten(visible(name), 40)) for name in stripped[:10])
             hint = "" if field_name in columns else f" (or map one: --column {field_name}=COLUMN)"
             raise FileProblem(
-                f"no {visible(header)!r} column{hint}; the header has {shown}",
-                1,
+                f"no {visible(header)!r} column{hint}; the header has {shown or 'nothing'}", 1
             )
     return found
 

@@ -164,3 +164,15 @@ def test_a_file_without_plants_is_not_a_file_of_plants(
     path.write_bytes(content)
     with pytest.raises(FileProblem, match=f"^no plants: the file {words}$"):
         checked(path, fmt)
+
+
+def test_a_header_without_a_name_column_is_shown_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "plants.csv"
+    path.write_text("N" * 100_000 + ",id\nFern,1\n")
+    with pytest.raises(FileProblem) as raised:
+        checked(path, ImportFormat.CSV)
+    assert raised.value.line == 1
+    assert raised.value.message == (
+        f"no 'name' column (or map one: --column name=COLUMN); the header has "
+        f"'{'N' * 40}… (99,960 more characters not shown)', 'id'"
+    )
