@@ -38,7 +38,7 @@ from plantstore_tui.core.importing.plan import (
     new_batch,
     resume_batch,
 )
-from plantstore_tui.core.plant.text import SHOWN_CHARACTERS, bounded, shorten, visible
+from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000
 _SHOWN_RESULTS = 20
+# The most characters of one value of the file, or one reason, shown on a line.
+_SHOWN_CHARACTERS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +289,7 @@ def _print_unknown(name: str, plan: ImportPlan) -> None:
     shown = visible(name)
     for row in plan.unknown[:_SHOWN_RESULTS]:
         named = f" ({visible(shorten(row.name, 40))!r})" if row.name else ""
-        words = visible(shorten(row.words, SHOWN_CHARACTERS))
+        words = visible(shorten(row.words, _SHOWN_CHARACTERS))
         click.echo(f"  {shown}:{row.line}: id {row.plant_id}{named}: {words}", err=True)
     if len(plan.unknown) > _SHOWN_RESULTS:
         click.echo(f"  ... and {len(plan.unknown) - _SHOWN_RESULTS} more", err=True)
@@ -336,7 +338,7 @@ def _print_dry_run(
         f"({form.value}, {validation.size} bytes). Nothing was sent (dry run)."
     )
     if ignored:
-        shown, note = bounded("the columns", ", ".join(ignored))
+        shown, note = _bounded("the columns", ", ".join(ignored))
         click.echo(f"Columns not read: {shown}" + (f" ({note})" if note else ""))
     with source.open() as stream:
         for index, item in enumerate(read_rows(stream, form, columns)):
@@ -347,6 +349,15 @@ def _print_dry_run(
                 click.echo(_dry_run_row(item))
 
 
+def _bounded(label: str, text: str) -> tuple[str, str | None]:
+    """`text` cut to `_SHOWN_CHARACTERS`, and when it was cut the words naming its full size
+    ("name: 1,048,560 characters, first 200 shown")."""
+    limit = _SHOWN_CHARACTERS
+    if len(text) <= limit:
+        return text, None
+    return text[:limit], f"{label}: {len(text):,} characters, first {limit} shown"
+
+
 def _dry_run_row(row: SourceRow) -> str:
     """A row as it would be sent, each value shown bounded (its full size named if cut)."""
     words, notes = [], []
@@ -354,7 +365,7 @@ def _dry_run_row(row: SourceRow) -> str:
         value = value.strip()
         if not value and label == "tag":
             continue
-        shown, note = bounded(label, value)
+        shown, note = _bounded(label, value)
         quoted = visible(shown) if label == "id" else repr(visible(shown))
         words.append(f"{label} {quoted}")
         notes += [] if note is None else [note]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from plantstore_tui.cli.exits import ExitCode
-from plantstore_tui.core.plant.text import SHOWN_CHARACTERS, shorten, visible
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -158,8 +158,10 @@ def print_summary(
         f"in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
     )
     for result in sorted(results, key=lambda result: result.line):
-        words = visible(shorten(result.message, SHOWN_CHARACTERS))
-        click.echo(f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: {words}")
+        click.echo(
+            f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
+            f"{visible(result.message)}"
+        )
     shown = len(results)
     others = progress.rejected + progress.failed + progress.unknown - shown
     if others > 0:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -30,13 +29,10 @@ MAX_PROBLEMS_KEPT = 1000
 # own field limit): checked as the file is read, so a huge row is never held whole.
 MAX_ROW_CHARACTERS = 1 << 17
 TOO_LONG = f"longer than {MAX_ROW_CHARACTERS:,} characters, the most a row may hold"
-# Digits a JSON number keeps as an int: an id is at most 19 of them; beyond this it is kept as
-# its text and given the id's range rule (int() of thousands of digits is refused, or slow).
-_MAX_NUMBER_DIGITS = 40
-_FIELDS = ("name", "id", "tag")
+FIELDS = ("name", "id", "tag")
 _REQUIRED = ("name", "id")
-_READ_CHUNK = 1 << 16
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+READ_CHUNK = 1 << 16
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 class ImportFormat(StrEnum):
@@ -147,7 +143,8 @@ class _HashingReader(io.RawIOBase):
         return count
 
 
-def _text(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
+def decoded(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
+    """The file's bytes as text, lines ending as `newline` says (see io.TextIOWrapper)."""
     # utf-8-sig: a BOM (as spreadsheets write) is not part of the first header name.
     # surrogateescape: a byte that is not UTF-8 becomes a lone surrogate that the row holding it
     # reports with its line (a strict decoder fails on a whole chunk, lines ahead of the row).
@@ -189,7 +186,7 @@ class _BoundedLines:
 
 
 def _not_utf8(cells: list[str]) -> bool:
-    return any(_ESCAPED_BYTE.search(cell) for cell in cells)
+    return any(ESCAPED_BYTE.search(cell) for cell in cells)
 
 
 def read_rows(
@@ -200,17 +197,20 @@ def read_rows(
     The texts are not yet checked as a plant (see `check_row`).
     """
     if fmt is ImportFormat.JSONL:
-        yield from _jsonl_rows(stream)
+        # Imported here: jsonl builds on this module's rows and problems.
+        from plantstore_tui.core.importing.jsonl import jsonl_rows
+
+        yield from jsonl_rows(stream)
     else:
         yield from _delimited_rows(stream, "\t" if fmt is ImportFormat.TSV else ",", columns or {})
 
 
 def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, int]:
     """Where each field is in the header (`columns` maps a field to another header name)."""
-    unknown = sorted(set(columns) - set(_FIELDS))
+    unknown = sorted(set(columns) - set(FIELDS))
     if unknown:
         raise FileProblem(f"--column names a field that is not name, id or tag: {unknown[0]}")
-    wanted = {field: columns.get(field, field) for field in _FIELDS}
+    wanted = {field: columns.get(field, field) for field in FIELDS}
     stripped = [name.strip() for name in names]
     found: dict[str, int] = {}
     for field_name, header in wanted.items():
@@ -231,7 +231,7 @@ def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, in
 def _delimited_rows(
     stream: IO[bytes], delimiter: str, columns: Mapping[str, str]
 ) -> Iterator[SourceRow | RowProblem]:
-    text = _text(stream)
+    text = decoded(stream)
     lines = _BoundedLines(text)
     reader = csv.reader(lines, delimiter=delimiter, strict=True)
     ended = 0  # the line the previous record ended on
@@ -282,7 +282,7 @@ def ignored_columns(stream: IO[bytes], fmt: ImportFormat, columns: Mapping[str, 
     """Header names that no field reads (shown in the dry run); none for JSON Lines."""
     if fmt is ImportFormat.JSONL:
         return []
-    text = _text(stream)
+    text = decoded(stream)
     reader = csv.reader(_BoundedLines(text), delimiter="\t" if fmt is ImportFormat.TSV else ",")
     try:
         header = next(reader)
@@ -290,102 +290,8 @@ def ignored_columns(stream: IO[bytes], fmt: ImportFormat, columns: Mapping[str, 
         return []
     finally:
         text.detach()
-    used = {columns.get(field, field) for field in _FIELDS}
+    used = {columns.get(field, field) for field in FIELDS}
     return [visible(name) for name in header if name.strip() not in used]
-
-
-def _jsonl_rows(stream: IO[bytes]) -> Iterator[SourceRow | RowProblem]:
-    # Lines end at "\n" only (a "\r" inside a line is JSON's whitespace), and none is read past
-    # the row limit: the rest of a longer one is read in chunks and dropped.
-    text = _text(stream, newline="\n")
-    try:
-        number = 0
-        while line := text.readline(MAX_ROW_CHARACTERS + 1):
-            number += 1
-            if len(line) > MAX_ROW_CHARACTERS:
-                while line and not line.endswith("\n"):
-                    line = text.readline(_READ_CHUNK)
-                yield RowProblem(number, "row", TOO_LONG)
-                continue
-            if _ESCAPED_BYTE.search(line):
-                raise FileProblem("not UTF-8 text", number)
-            if line.strip():
-                yield _jsonl_row(number, line)
-    finally:
-        text.detach()
-
-
-class _RepeatedKey(Exception):
-    """An object gives one key twice (JSON allows it; which value counts is anyone's guess)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _RepeatedKey(key)
-            seen.add(key)
-    return value
-
-
-class _LongNumber(str):
-    """A JSON integer of more digits than any id has, kept as its text."""
-
-    __slots__ = ()
-
-
-def _number(text: str) -> int | _LongNumber:
-    digits = len(text) - text.startswith("-")
-    return int(text) if digits <= _MAX_NUMBER_DIGITS else _LongNumber(text)
-
-
-def _shown_json(item: object) -> str:
-    if isinstance(item, _LongNumber):
-        return f"a number of {len(item.lstrip('-')):,} digits"
-    return shorten(json.dumps(item), 40)
-
-
-def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
-    try:
-        value = json.loads(line, object_pairs_hook=_object, parse_int=_number)
-    except _RepeatedKey as exc:
-        key = shorten(visible(exc.key), 40)
-        return RowProblem(number, "json", f"the key {key!r} is given twice (each key once)")
-    except (ValueError, RecursionError) as exc:
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        return RowProblem(number, "json", f"not JSON: {message}")
-    if not isinstance(value, dict):
-        return RowProblem(number, "json", f"not an object but {_kind(value)}")
-    unknown = sorted(set(value) - set(_FIELDS))
-    if unknown:
-        key = shorten(visible(unknown[0]), 40)
-        return RowProblem(number, "json", f"unknown key {key!r} (a plant has name, id and tag)")
-    texts: dict[str, str] = {}
-    for name in _FIELDS:
-        item = value.get(name)
-        if item is None and name == "tag":
-            texts[name] = ""
-        elif name == "id" and isinstance(item, int | _LongNumber) and not isinstance(item, bool):
-            # A number too long for an id gets the id's range rule, in the form's words.
-            texts[name] = str(item)
-        elif isinstance(item, str) and not isinstance(item, _LongNumber):
-            texts[name] = item
-        elif item is None:
-            return RowProblem(number, name, f"{name.capitalize()} is required")
-        else:
-            kind = "a whole number or a string" if name == "id" else "a string"
-            return RowProblem(number, name, f"must be {kind}, not {_shown_json(item)}")
-    return SourceRow(number, FormTexts(name=texts["name"], id=texts["id"], tag=texts["tag"]))
-
-
-def _kind(value: object) -> str:
-    return "a number" if isinstance(value, _LongNumber) else type(value).__name__
 
 
 def check_row(row: SourceRow) -> list[RowProblem]:
@@ -404,7 +310,7 @@ def validate(
     seen, twice = _IdBits(), _IdBits()
     with open_file() as stream:
         counter = _HashingReader(stream)
-        hashing = io.BufferedReader(counter, _READ_CHUNK)
+        hashing = io.BufferedReader(counter, READ_CHUNK)
         for item in read_rows(hashing, fmt, columns):
             result.rows += 1
             if isinstance(item, RowProblem):
@@ -419,7 +325,7 @@ def validate(
                 if seen.test_and_set(plant_id):
                     twice.test_and_set(plant_id)
         # Read to the end, so the hash covers the whole file even after the last row.
-        while hashing.read(_READ_CHUNK):
+        while hashing.read(READ_CHUNK):
             pass
     result.sha256 = counter.digest.hexdigest()
     result.size = counter.size

@@ -36,18 +36,6 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return "".join(_escape(char) if _needs_escape(char, keep_newlines) else char for char in text)
 
 
-# The most characters of one value shown on a line, however long it is.
-SHOWN_CHARACTERS = 200
-
-
-def bounded(label: str, text: str, limit: int = SHOWN_CHARACTERS) -> tuple[str, str | None]:
-    """`text` cut to `limit` characters, and when it was cut the words naming its full size
-    ("name: 1,048,560 characters, first 200 shown")."""
-    if len(text) <= limit:
-        return text, None
-    return text[:limit], f"{label}: {len(text):,} characters, first {limit:,} shown"
-
-
 def shorten(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, saying how much was left out."""
     if len(text) <= limit:
