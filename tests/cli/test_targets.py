@@ -17,8 +17,9 @@ def group(
     base_url: str | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    proxy: str | None,
 ) -> None:
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle)
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle, proxy)
 
 
 @group.command()
@@ -41,6 +42,13 @@ def test_a_subcommands_own_target_wins_and_its_other_options_still_arrive() -> N
     assert result.exit_code == 0, result.output
     merged = TargetOptions(profile="lab").merged(None, "http://127.0.0.1:9")
     assert result.output.strip() == f"x {merged}"
+
+
+def test_proxy_given_to_the_group_reaches_the_subcommand_and_its_own_wins() -> None:
+    result = CliRunner().invoke(group, ["--proxy", "http://a:1", "show", "--profile", "lab"])
+    assert result.output.strip() == str(TargetOptions(profile="lab", proxy="http://a:1"))
+    result = CliRunner().invoke(group, ["--proxy", "http://a:1", "show", "--proxy", "none"])
+    assert result.output.strip() == str(TargetOptions(proxy="none"))
 
 
 def test_a_subcommand_run_without_its_group_uses_only_its_own_options() -> None:

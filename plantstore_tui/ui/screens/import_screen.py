@@ -327,9 +327,7 @@ class ImportScreen(Screen[None]):
         target = self._target
         self.progress = ImportProgress(to_send=plan.to_send)
         rows = plan.rows(checked.open, checked.fmt)
-        async with PlantStoreClient(
-            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-        ) as client:
+        async with PlantStoreClient.for_target(target) as client:
             ledger = store.ledger.for_target(target.token)
             runner = ImportRunner(
                 client, ledger, plan, ImportSettings(), self._settled, keep=store.keep
