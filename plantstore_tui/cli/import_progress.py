@@ -132,6 +132,7 @@ def print_summary(
                     "batch": batch,
                     "base_url": target.base_url,
                     "profile": target.profile,
+                    "proxy": None if target.proxy is None else target.proxy.url,
                     "skipped": skipped,
                     "to_send": progress.to_send,
                     "created": progress.created,
