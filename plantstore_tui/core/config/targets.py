@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.config.errors import ConfigError
@@ -51,7 +51,8 @@ class TargetOptions:
     allow_insecure_http: bool = False
     ca_bundle: str | None = None
     # A proxy URL, or "none" for none; None: the profile's setting, else the environment's.
-    proxy: str | None = None
+    # Not in the repr: the URL may hold the proxy's password.
+    proxy: str | None = field(default=None, repr=False)
 
     def merged(
         self,

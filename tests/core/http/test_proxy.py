@@ -4,7 +4,6 @@ sends through a real proxy on 127.0.0.1 to a host name only that proxy knows."""
 from __future__ import annotations
 
 import errno
-from pathlib import Path
 
 import httpx
 import pytest
@@ -25,7 +24,7 @@ from plantstore_tui.core.http.proxy import (
 )
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.models import NewPlant
-from plantstore_tui.core.plant.outcome import Created, Failed, FailureKind, PlantFate
+from plantstore_tui.core.plant.outcome import Created, Failed, FailureKind, Outcome, PlantFate
 
 REMOTE_HTTPS = "https://plants.example.com"
 REMOTE_HTTP = "http://plants.example.com"
@@ -170,18 +169,15 @@ def _plant() -> NewPlant:
     return NewPlant(id=7, name="Fern")
 
 
-@pytest.fixture(scope="module")
-def ca() -> trustme.CA:
-    """A CA for the hidden host's certificate."""
-    return trustme.CA()
-
-
-@pytest.fixture
-def ca_file(ca: trustme.CA, tmp_path: Path) -> str:
-    """The CA's certificate as a PEM file."""
-    path = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(path))
-    return str(path)
+async def _send_over_tls(server: TLSServer, proxy_url: str, ca_file: str) -> Outcome:
+    """One plant to the hidden host behind `server`, through the proxy at `proxy_url`."""
+    async with PlantStoreClient(
+        f"https://{HIDDEN_HOST}:{server.port}",
+        SecretStr(TOKEN),
+        ca_bundle=ca_file,
+        proxy=parse_proxy(proxy_url, "--proxy"),
+    ) as client:
+        return await client.create_plant(_plant())
 
 
 async def test_https_goes_through_connect_with_the_token_inside_tls(
@@ -192,14 +188,7 @@ async def test_https_goes_through_connect_with_the_token_inside_tls(
         TLSServer(plant_store, certificate=certificate) as server,
         TestProxy({HIDDEN_HOST: server.port}) as proxy,
     ):
-        through = parse_proxy(proxy.url, "--proxy")
-        async with PlantStoreClient(
-            f"https://{HIDDEN_HOST}:{server.port}",
-            SecretStr(TOKEN),
-            ca_bundle=ca_file,
-            proxy=through,
-        ) as client:
-            outcome = await client.create_plant(_plant())
+        outcome = await _send_over_tls(server, proxy.url, ca_file)
     assert isinstance(outcome, Created), outcome
     assert outcome.proxy == proxy.url
     assert [(seen.method, seen.target) for seen in proxy.seen] == [
@@ -229,14 +218,9 @@ async def test_the_proxys_login_is_sent_to_it(ca: trustme.CA, ca_file: str) -> N
         TLSServer(plant_store, certificate=certificate) as server,
         TestProxy({HIDDEN_HOST: server.port}, login="alice:s@cret") as proxy,
     ):
-        through = parse_proxy(proxy.url.replace("//", "//alice:s%40cret@"), "--proxy")
-        async with PlantStoreClient(
-            f"https://{HIDDEN_HOST}:{server.port}",
-            SecretStr(TOKEN),
-            ca_bundle=ca_file,
-            proxy=through,
-        ) as client:
-            outcome = await client.create_plant(_plant())
+        outcome = await _send_over_tls(
+            server, proxy.url.replace("//", "//alice:s%40cret@"), ca_file
+        )
     assert isinstance(outcome, Created), outcome
 
 
