@@ -242,3 +242,15 @@ async def test_a_direct_send_is_unchanged(closed_port: int) -> None:
     assert isinstance(outcome, Failed)
     assert outcome.message.startswith("Cannot connect to 127.0.0.1")
     assert outcome.proxy is None
+
+
+async def test_a_proxy_that_cannot_reach_the_host_says_so_as_the_proxys() -> None:
+    async with TestProxy({}) as proxy:
+        through = parse_proxy(proxy.url, "--proxy")
+        async with PlantStoreClient(
+            f"https://{HIDDEN_HOST}", SecretStr(TOKEN), proxy=through
+        ) as client:
+            outcome = await client.create_plant(_plant())
+    assert isinstance(outcome, Failed)
+    assert outcome.message == f"The proxy {proxy.url} did not pass the request on: 502 Bad Gateway"
+    assert outcome.fate is PlantFate.NOT_CREATED
