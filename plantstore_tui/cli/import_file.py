@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -128,13 +129,13 @@ def _rate(value: str | None) -> float | None:
     help="Requests in flight at most.",
 )
 @click.option("--rate", "rate_text", metavar="R/s", help="Start at most R requests a second.")
-@click.option("--yes", "-y", is_flag=True, help="Send to a protected profile without asking.")
+@yes_option("Send to a protected profile without asking.")
 @click.option(
     "--report",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write one JSON line per row sent: line, id, outcome, status, error, message.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@json_option("Print the summary as one JSON object.")
 @click.option(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )

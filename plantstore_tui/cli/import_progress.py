@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -60,12 +59,7 @@ class Progress:
             self._task = self._bar.add_task("import", total=self._total, counts="", rate="")
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._bar is not None:
             self._bar.stop()
 
