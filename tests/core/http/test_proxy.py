@@ -201,10 +201,7 @@ async def test_https_goes_through_connect_with_the_token_inside_tls(
 async def test_a_proxy_asking_for_a_login_is_the_proxys_failure() -> None:
     async with TestProxy({HIDDEN_HOST: 9}, login="alice:secret") as proxy:
         for scheme in ("https", "http"):
-            async with PlantStoreClient(
-                f"{scheme}://{HIDDEN_HOST}", SecretStr(TOKEN), proxy=parse_proxy(proxy.url, "x")
-            ) as client:
-                outcome = await client.create_plant(_plant())
+            outcome = await _send_via(proxy.url, scheme)
             assert isinstance(outcome, Failed), outcome
             assert outcome.message == f"The proxy {proxy.url} asks for a login (407)"
             assert outcome.kind is FailureKind.PROXY
@@ -224,12 +221,17 @@ async def test_the_proxys_login_is_sent_to_it(ca: trustme.CA, ca_file: str) -> N
     assert isinstance(outcome, Created), outcome
 
 
-async def test_a_proxy_that_refuses_the_connection_is_named(closed_port: int) -> None:
-    through = parse_proxy(f"http://127.0.0.1:{closed_port}", "--proxy")
+async def _send_via(proxy_url: str, scheme: str = "https") -> Outcome:
+    """One plant to the hidden host (no server behind it), through the proxy at `proxy_url`."""
+    through = parse_proxy(proxy_url, "--proxy")
     async with PlantStoreClient(
-        f"https://{HIDDEN_HOST}", SecretStr(TOKEN), proxy=through
+        f"{scheme}://{HIDDEN_HOST}", SecretStr(TOKEN), proxy=through
     ) as client:
-        outcome = await client.create_plant(_plant())
+        return await client.create_plant(_plant())
+
+
+async def test_a_proxy_that_refuses_the_connection_is_named(closed_port: int) -> None:
+    outcome = await _send_via(f"http://127.0.0.1:{closed_port}")
     assert isinstance(outcome, Failed)
     assert outcome.message == f"The proxy http://127.0.0.1:{closed_port} refused the connection"
     assert outcome.fate is PlantFate.NOT_CREATED
@@ -246,11 +248,7 @@ async def test_a_direct_send_is_unchanged(closed_port: int) -> None:
 
 async def test_a_proxy_that_cannot_reach_the_host_says_so_as_the_proxys() -> None:
     async with TestProxy({}) as proxy:
-        through = parse_proxy(proxy.url, "--proxy")
-        async with PlantStoreClient(
-            f"https://{HIDDEN_HOST}", SecretStr(TOKEN), proxy=through
-        ) as client:
-            outcome = await client.create_plant(_plant())
+        outcome = await _send_via(proxy.url)
     assert isinstance(outcome, Failed)
     assert outcome.message == f"The proxy {proxy.url} did not pass the request on: 502 Bad Gateway"
     assert outcome.fate is PlantFate.NOT_CREATED
