@@ -17,6 +17,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormErrors, FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
@@ -97,9 +98,7 @@ def _warn(message: str) -> None:
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
+    async with PlantStoreClient.for_target(target) as client:
         return await client.create_plant(plant)
 
 
@@ -118,7 +117,8 @@ def render_outcome(outcome: Outcome) -> str:
     """Plain words for a terminal; nothing from the server can move the cursor or set colours."""
     timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.1f} ms"
     answered = f"{outcome.status}{timing}" if outcome.status is not None else f"no answer{timing}"
-    lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
+    where = visible(outcome.url + through_words(outcome.proxy))
+    lines = [visible(outcome.headline), f"  POST {where}: {answered}"]
     match outcome:
         case Created():
             for key, value in outcome.plant.as_received().items():

@@ -15,6 +15,7 @@ import click
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import (
@@ -310,7 +311,7 @@ def show(entry: int, as_json: bool) -> None:
     lines = [
         f"History #{found.entry}: {_local(found.time)} from {found.source}"
         + (f" (profile {visible(found.profile)})" if found.profile else ""),
-        f"  POST {visible(found.url)}: {status}{timing}",
+        f"  POST {visible(found.url)}{visible(through_words(found.proxy))}: {status}{timing}",
         f"  sent: {visible(found.body.decode('utf-8'))}",
         f"  state: {found.state.value}"
         + (", held" if found.held else "")

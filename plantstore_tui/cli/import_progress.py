@@ -126,6 +126,7 @@ def print_summary(
                     "batch": batch,
                     "base_url": target.base_url,
                     "profile": target.profile,
+                    "proxy": None if target.proxy is None else target.proxy.url,
                     "rows": progress.rows,
                     "skipped": progress.done_before + progress.unknown_skipped,
                     "done_before": progress.done_before,

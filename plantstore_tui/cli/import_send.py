@@ -97,9 +97,7 @@ async def _send_all(
     from plantstore_tui.core.http.client import PlantStoreClient
     from plantstore_tui.core.importing.runner import ImportRunner
 
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
+    async with PlantStoreClient.for_target(target) as client:
         ledger = store.ledger.for_target(target.token)
         runner = ImportRunner(client, ledger, plan, settings, on_result, keep=store.keep)
         task = asyncio.ensure_future(runner.run(rows()))

@@ -88,7 +88,7 @@ INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended du
 COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
-    "note, name_text, id_text, tag_text, batch, line, session"
+    "note, name_text, id_text, tag_text, batch, line, session, proxy"
 )
 
 
@@ -124,6 +124,8 @@ class HistoryEntry:
     batch: int | None
     line: int | None
     session: int | None
+    # The proxy the send went through (no user or password); None: direct.
+    proxy: str | None
 
     @property
     def settled(self) -> bool:
@@ -167,6 +169,7 @@ class HistoryEntry:
             "note": self.note,
             "batch": self.batch,
             "line": self.line,
+            "proxy": self.proxy,
             # Not kept: judging an answer needs its Content-Type, which the ledger does not hold.
             "off_spec": None,
         }
@@ -176,7 +179,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     """A row of `COLUMNS`."""
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
-    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session) = row[20:]
+    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -205,6 +208,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         batch=batch,
         line=line,
         session=session,
+        proxy=proxy,
     )
 
 
