@@ -99,12 +99,16 @@ def submit(session: EntrySession, name: str, id: str, tag: str = "") -> QueuedPl
     return queued
 
 
+def on_server(server: BackgroundServer) -> tuple[Reports, EntrySession, Target]:
+    """A fresh session whose plants go to `server`, what it reports, and the server's target."""
+    reports = Reports()
+    return reports, new_session(reports, server.base_url), target_of(server.base_url, server.token)
+
+
 async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
     reference_server: BackgroundServer,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    target = target_of(reference_server.base_url, reference_server.token)
+    reports, session, target = on_server(reference_server)
     async with sending_to(session, target):
         texts, plant = typed("Fern", " 7", "shade")
         queued = session.take(texts, plant, confirmed=True)
@@ -158,9 +162,7 @@ async def test_a_plant_taken_behind_another_is_queued_and_marked_sending_in_its_
 async def test_a_plant_taken_as_sending_but_held_before_it_went_out_is_held_queued(
     reference_server: BackgroundServer,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    target = target_of(reference_server.base_url, reference_server.token)
+    _, session, target = on_server(reference_server)
     async with sending_to(session, target):
         held = submit(session, "Held", "3")
         assert ledger_rows(data_dir()) == [("Held", "3", "", "sending", 0)]
@@ -269,9 +271,7 @@ async def test_a_target_that_cannot_be_used_holds_the_plants_that_waited_for_it(
 async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it(
     reference_server: BackgroundServer,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    target = target_of(reference_server.base_url, reference_server.token)
+    reports, session, target = on_server(reference_server)
     async with sending_to(session, target):
         submit(session, "Fern", "5")
         again = submit(session, "Ivy", "5", "dup")
