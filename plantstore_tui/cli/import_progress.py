@@ -135,6 +135,7 @@ def print_summary(
                     "skipped": skipped,
                     "to_send": progress.to_send,
                     "created": progress.created,
+                    "created_off_spec": progress.created_off_spec,
                     "rejected": progress.rejected,
                     "failed": progress.failed,
                     "unknown": progress.unknown,
@@ -152,7 +153,9 @@ def print_summary(
         return
     where = visible(target.base_url)
     click.echo(
-        f"{name} -> {where}: {progress.created} created, {progress.rejected} rejected, "
+        f"{name} -> {where}: {progress.created} created"
+        + (f" ({progress.created_off_spec} off the spec)" if progress.created_off_spec else "")
+        + f", {progress.rejected} rejected, "
         f"{progress.failed} not sent after a failure, {progress.unknown} unknown"
         + (f", {not_sent} not sent" if not_sent else "")
         + (f" ({skipped} done before, skipped)" if skipped else "")
@@ -161,10 +164,11 @@ def print_summary(
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
             f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
-            f"{visible(result.message)}"
+            f"{visible(result.words)}"
         )
     shown = len(results)
-    others = progress.rejected + progress.failed + progress.unknown - shown
+    others = progress.rejected + progress.failed + progress.unknown
+    others += progress.created_off_spec - shown
     if others > 0:
         click.echo(f"  ... and {others} more (--report FILE lists every row)")
     if problem is not None:

@@ -84,6 +84,20 @@ class RowResult:
     message: str
     texts: FormTexts
     retries: int = 0
+    # How the answer departed from the spec (a created row's server may have stored another
+    # name): such a row is listed with the rows that did not go through.
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def to_look_at(self) -> bool:
+        """True when the row did not go through, or went through off the spec."""
+        return self.state is not PlantState.CREATED or bool(self.off_spec)
+
+    @property
+    def words(self) -> str:
+        """Its message, then its off-spec marks, for a list of rows."""
+        marks = "off spec: " + "; ".join(self.off_spec) if self.off_spec else ""
+        return " · ".join(part for part in (self.message, marks) if part)
 
     def to_json(self) -> dict[str, Any]:
         """One line of `--report`."""
@@ -94,6 +108,7 @@ class RowResult:
             "status": self.status,
             "error": self.error,
             "message": self.message,
+            "off_spec": list(self.off_spec),
         }
 
 
@@ -103,7 +118,17 @@ def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -
     error = outcome.error.error if isinstance(outcome, Rejected) and outcome.error else None
     message = "" if isinstance(outcome, Created) else outcome.headline
     status = outcome.status
-    return RowResult(line, outcome.sent.id, state, status, error, message, texts, retries)
+    return RowResult(
+        line,
+        outcome.sent.id,
+        state,
+        status,
+        error,
+        message,
+        texts,
+        retries,
+        off_spec=outcome.off_spec,
+    )
 
 
 @dataclass(slots=True)
@@ -115,6 +140,7 @@ class ImportProgress:
     rejected: int = 0
     failed: int = 0
     unknown: int = 0
+    created_off_spec: int = 0
     retries: int = 0
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
@@ -139,6 +165,7 @@ class ImportProgress:
         match result.state:
             case PlantState.CREATED:
                 self.created += 1
+                self.created_off_spec += bool(result.off_spec)
             case PlantState.REJECTED:
                 self.rejected += 1
             case PlantState.FAILED:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from plantstore_tui.core.plant.form import is_forbidden_char
 
 _NAMED_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
@@ -36,8 +38,54 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return "".join(_escape(char) if _needs_escape(char, keep_newlines) else char for char in text)
 
 
-def shorten(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
-    if len(text) <= limit:
+# The most characters of any one text a server sent (a name, a message, a body) that a screen, a
+# saved log or a terminal line shows; its full size is named beside it. The whole stays in the
+# ledger, for `history show` and an export.
+SHOWN = 200
+# The most characters of a block shown: a JSON body (each of its texts already cut to SHOWN), a
+# message that quotes a server's text.
+BLOCK_SHOWN = 1000
+_KEY_NAMED = 40
+
+
+def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None = None) -> str:
+    """`text` whole when it has at most `limit` characters; else its first `limit`, naming its
+    full size: "Rose… (name: 1,048,560 characters, first 200 shown)". `size` is the full size
+    when `text` is only the start of the text (read so from a file)."""
+    size = max(len(text), size or 0)
+    if size <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
+    named = f"{what}: " if what else ""
+    return f"{text[:limit]}… ({named}{size:,} characters, first {limit:,} shown)"
+
+
+def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
+    """A JSON value with each text (key or string) longer than `limit` cut to its first `limit`
+    characters and "…", and one note per cut naming where it was and its full size."""
+    notes: list[str] = []
+
+    def cut(text: str, where: str) -> str:
+        if len(text) <= limit:
+            return text
+        notes.append(f"{where}: {len(text):,} characters, first {limit:,} shown")
+        return text[:limit] + "…"
+
+    def walk(item: Any, where: str) -> Any:
+        match item:
+            case str():
+                return cut(item, where or "the body")
+            case dict():
+                shown = {}
+                for key, inner in item.items():
+                    # A note names a long key by its start: the cut key itself is in the JSON.
+                    named = key if len(key) <= _KEY_NAMED else key[:_KEY_NAMED] + "…"
+                    shown[cut(key, f"a key of {where or 'the body'}")] = walk(
+                        inner, f"{where}.{named}" if where else named
+                    )
+                return shown
+            case list():
+                return [walk(inner, f"{where}[{index}]") for index, inner in enumerate(item)]
+            case _:
+                return item
+
+    return walk(value, ""), tuple(notes)

@@ -103,6 +103,7 @@ SETTLE_COLUMNS = (
     "message",
     "plant",
     "error",
+    "off_spec",
 )
 _SETTLE = (
     f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
@@ -134,6 +135,7 @@ def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[A
         redact(answer["message"]),
         plant,
         error,
+        redact(json.dumps(answer["off_spec"], ensure_ascii=False)),
     )
 
 
