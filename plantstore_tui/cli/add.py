@@ -124,7 +124,7 @@ def render_outcome(outcome: Outcome) -> str:
             # Each text cut to a few hundred characters, each cut named (--json has them whole).
             fields, cuts = bounded_json(outcome.plant.as_received())
             for key, value in fields.items():
-                shown = shorten(json.dumps(value), BLOCK_SHOWN)
+                shown = shorten(json.dumps(value, ensure_ascii=False), BLOCK_SHOWN)
                 lines.append(f"  {visible(key)}: {visible(shown)}")
             lines.extend(f"  ({visible(cut)})" for cut in cuts)
         case Rejected() if outcome.error is None and outcome.body:

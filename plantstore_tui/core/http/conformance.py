@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plantstore_tui.core.plant.form import INT32_MAX, INT32_MIN
-from plantstore_tui.core.plant.text import SHOWN, shorten
+from plantstore_tui.core.plant.text import QUOTED, quoted, shorten
 
 SPEC_STATUSES = frozenset({200, 400})
 _PLANT_FIELDS = {"name": True, "tag": False}
@@ -78,7 +78,7 @@ def _shape_problems(value: Any, shape: str, fields: Mapping[str, bool]) -> list[
             problems.append(f"the {shape}'s {name!r} is {_type_name(item)}, not a string")
     extra = [name for name in value if name not in fields]
     if extra:
-        listed = ", ".join(repr(shorten(name)) for name in extra[:_FIELDS_NAMED])
+        listed = ", ".join(repr(shorten(name, QUOTED)) for name in extra[:_FIELDS_NAMED])
         if len(extra) > _FIELDS_NAMED:
             listed += f" and {len(extra) - _FIELDS_NAMED:,} more"
         problems.append(f"the {shape} has fields the spec does not list: {listed}")
@@ -108,15 +108,8 @@ def off_spec(status: int, content_type: str | None, body: bytes) -> tuple[str, .
     return tuple(problems)
 
 
-def _quoted(text: str) -> str:
-    """A server's text in quotes, cut to SHOWN characters with its full size named."""
-    if len(text) <= SHOWN:
-        return f"'{text}'"
-    return f"'{text[:SHOWN]}…' ({len(text):,} characters, first {SHOWN:,} shown)"
-
-
 def _tag_words(tag: Any) -> str:
-    return "no tag" if tag is None else f"tag {_quoted(tag)}"
+    return "no tag" if tag is None else f"tag {quoted(tag)}"
 
 
 def against_sent(sent: Mapping[str, Any], answered: Mapping[str, Any]) -> tuple[str, ...]:
@@ -131,7 +124,7 @@ def against_sent(sent: Mapping[str, Any], answered: Mapping[str, Any]) -> tuple[
     marks: list[str] = []
     name = answered.get("name")
     if isinstance(name, str) and name != sent["name"]:
-        marks.append(f"the server stored name {_quoted(name)}, not {_quoted(sent['name'])} as sent")
+        marks.append(f"the server stored name {quoted(name)}, not {quoted(sent['name'])} as sent")
     tag, sent_tag = answered.get("tag"), sent.get("tag")
     if (tag is None or isinstance(tag, str)) and tag != sent_tag:
         if sent_tag is None:
@@ -139,6 +132,6 @@ def against_sent(sent: Mapping[str, Any], answered: Mapping[str, Any]) -> tuple[
         else:
             marks.append(f"the server stored {_tag_words(tag)}, not {_tag_words(sent_tag)} as sent")
     if "id" in answered and not (type(answered["id"]) is int and answered["id"] == sent["id"]):
-        shown = shorten(json.dumps(answered["id"], ensure_ascii=False), what="id")
+        shown = shorten(json.dumps(answered["id"], ensure_ascii=False), QUOTED, what="id")
         marks.append(f"the server answered id {shown}, not {sent['id']} as sent")
     return tuple(marks)

@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any, TypeAlias
 
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
-from plantstore_tui.core.plant.text import shorten
+from plantstore_tui.core.plant.text import QUOTED, shorten
 
 
 class PlantFate(StrEnum):
@@ -58,7 +58,7 @@ class Created:
     @property
     def headline(self) -> str:
         """One line for the log."""
-        return f"Created plant {self.sent.id} ({shorten(self.plant.name, what='name')})"
+        return f"Created plant {self.sent.id} ({shorten(self.plant.name, QUOTED, what='name')})"
 
     @property
     def advice(self) -> str:

@@ -42,6 +42,9 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
 # saved log or a terminal line shows; its full size is named beside it. The whole stays in the
 # ledger, for `history show` and an export.
 SHOWN = 200
+# The most characters of a server's text quoted inside a sentence (a headline, an off-spec mark):
+# the text itself is shown beside it.
+QUOTED = 60
 # The most characters of a block shown: a JSON body (each of its texts already cut to SHOWN), a
 # message that quotes a server's text.
 BLOCK_SHOWN = 1000
@@ -55,8 +58,20 @@ def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None =
     size = max(len(text), size or 0)
     if size <= limit:
         return text
+    return f"{text[:limit]}… ({_cut_words(size, limit, what)})"
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """`text` in single quotes for a sentence, cut as `shorten` cuts it: "'Rose'", or
+    "'RoseRose…' (1,048,560 characters, first 60 shown)"."""
+    if len(text) <= limit:
+        return f"'{text}'"
+    return f"'{text[:limit]}…' ({_cut_words(len(text), limit)})"
+
+
+def _cut_words(size: int, limit: int, what: str = "") -> str:
     named = f"{what}: " if what else ""
-    return f"{text[:limit]}… ({named}{size:,} characters, first {limit:,} shown)"
+    return f"{named}{size:,} characters, first {limit:,} shown"
 
 
 def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
@@ -67,7 +82,7 @@ def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
     def cut(text: str, where: str) -> str:
         if len(text) <= limit:
             return text
-        notes.append(f"{where}: {len(text):,} characters, first {limit:,} shown")
+        notes.append(_cut_words(len(text), limit, where))
         return text[:limit] + "…"
 
     def walk(item: Any, where: str) -> Any:

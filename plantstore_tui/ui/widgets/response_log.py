@@ -67,7 +67,10 @@ def _json_block(data: Any) -> Text:
     shown, notes = bounded_json(data)
     flat = json.dumps(shown, ensure_ascii=False)
     nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
-    dumped = flat if len(flat) <= _ONE_LINE_JSON and not nested else json.dumps(shown, indent=2)
+    if len(flat) <= _ONE_LINE_JSON and not nested:
+        dumped = flat
+    else:
+        dumped = json.dumps(shown, indent=2, ensure_ascii=False)
     # json.dumps escapes C0 but lets DEL, C1 and bidi controls through: visible() catches those.
     text = Text(visible(shorten(dumped, BLOCK_SHOWN, what="the JSON"), keep_newlines=True))
     _json_highlighter.highlight(text)
