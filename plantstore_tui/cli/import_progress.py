@@ -153,9 +153,7 @@ def print_summary(
         return
     where = visible(target.base_url)
     click.echo(
-        f"{name} -> {where}: {progress.created} created"
-        + (f" ({progress.created_off_spec} off the spec)" if progress.created_off_spec else "")
-        + f", {progress.rejected} rejected, "
+        f"{name} -> {where}: {progress.created_words}, {progress.rejected} rejected, "
         f"{progress.failed} not sent after a failure, {progress.unknown} unknown"
         + (f", {not_sent} not sent" if not_sent else "")
         + (f" ({skipped} done before, skipped)" if skipped else "")

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -218,24 +215,13 @@ def test_the_opt_in_given_to_the_group_reaches_add(monkeypatch: pytest.MonkeyPat
     assert target.token.get_secret_value() == CANARY
 
 
-def _add_in_a_process(base_url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "plantstore_tui", "add", "--base-url", base_url]
-    return subprocess.run(
-        [*command, "--name", "Rose", "--id", "5", *extra],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "PLANTSTORE_TOKEN": "token-for-a-big-answer"},
-        check=False,
-    )
-
-
 async def test_a_megabyte_name_is_printed_bounded_and_whole_only_in_json() -> None:
     huge = "R" * 1_048_560
     async with MisbehavingServer([Send(json_response(200, {"name": huge}))]) as server:
-        human = await asyncio.to_thread(_add_in_a_process, server.base_url)
-        as_json = await asyncio.to_thread(_add_in_a_process, server.base_url, "--json")
-    assert human.returncode == 0, human.stderr
+        args = ("--name", "Rose", "--id", "5", "--base-url", server.base_url)
+        human = await asyncio.to_thread(run_add, *args, token="token-for-a-big-answer")
+        as_json = await asyncio.to_thread(run_add, *args, "--json", token="token-for-a-big-answer")
+    assert human.exit_code == 0, human.output
     assert f"Created plant 5 ({'R' * 60}… (name: 1,048,560 characters, first 60 shown))" in (
         human.stdout
     )

@@ -151,6 +151,12 @@ class ImportProgress:
         return self.created + self.rejected + self.failed + self.unknown
 
     @property
+    def created_words(self) -> str:
+        """ "3 created", or "3 created (1 off the spec)" when the server stored something else."""
+        off_spec = f" ({self.created_off_spec:,} off the spec)" if self.created_off_spec else ""
+        return f"{self.created:,} created{off_spec}"
+
+    @property
     def seconds(self) -> float:
         """Time since sending started (until it ended)."""
         return (self.ended or time.monotonic()) - self.started

@@ -22,7 +22,7 @@ def summary_lines(
     and how to go on; `stopped` when the operator stopped it."""
     not_sent = progress.to_send - progress.settled
     lines = [
-        f"{visible(name)} → {visible(base_url)}: {progress.created:,} created, "
+        f"{visible(name)} → {visible(base_url)}: {progress.created_words}, "
         f"{progress.rejected:,} rejected, {progress.failed:,} not sent after a failure, "
         f"{progress.unknown:,} unknown"
         + (f", {not_sent:,} not sent" if not_sent else "")
