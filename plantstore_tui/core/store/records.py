@@ -89,7 +89,7 @@ INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended du
 COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
-    "note, name_text, id_text, tag_text, batch, line, session, off_spec, length(response)"
+    "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response)"
 )
 # The same for a list (history, needs attention): what a server sent is read only as far as a
 # list shows it, so a page of megabyte answers opens at once. The response's start (its length
@@ -126,17 +126,20 @@ class HistoryEntry:
     message: str
     plant: Any
     error: Any
-    held: bool = False
-    dismissed: bool = False
-    note: str | None = None
-    texts: FormTexts | None = None
-    batch: int | None = None
-    line: int | None = None
-    session: int | None = None
+    held: bool
+    dismissed: bool
+    note: str | None
+    # The three fields as the operator gave them: typed, or read from a file.
+    typed: FormTexts
+    batch: int | None
+    line: int | None
+    session: int | None
+    # The proxy the send went through (no user or password); None: direct.
+    proxy: str | None
     # How the answer departed from the spec; None for a row settled before the ledger kept it.
-    off_spec: tuple[str, ...] | None = None
+    off_spec: tuple[str, ...] | None
     # The response's length in characters: more than `len(response)` in a listed row.
-    response_chars: int = 0
+    response_chars: int
 
     @property
     def received(self) -> str:
@@ -152,13 +155,6 @@ class HistoryEntry:
     def needs_attention(self) -> bool:
         """True when the plant did not go through (or may not have), or was held back."""
         return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
-
-    @property
-    def typed(self) -> FormTexts:
-        """The fields exactly as typed (for rows without them, as sent)."""
-        if self.texts is not None:
-            return self.texts
-        return FormTexts(name=self.name, id=str(self.plant_id), tag=self.tag or "")
 
     @property
     def url(self) -> str:
@@ -192,6 +188,7 @@ class HistoryEntry:
             "note": self.note,
             "batch": self.batch,
             "line": self.line,
+            "proxy": self.proxy,
             # None for a row settled before the ledger kept the marks.
             "off_spec": None if self.off_spec is None else list(self.off_spec),
         }
@@ -201,8 +198,8 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     """A row of `COLUMNS`."""
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
-    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session) = row[20:29]
-    (off_spec, response_chars) = row[29:]
+    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:30]
+    (off_spec, response_chars) = row[30:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -227,10 +224,11 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         held=bool(held),
         dismissed=bool(dismissed),
         note=note,
-        texts=FormTexts(name=name_text, id=id_text, tag=tag_text),
+        typed=FormTexts(name=name_text, id=id_text, tag=tag_text),
         batch=batch,
         line=line,
         session=session,
+        proxy=proxy,
         off_spec=None if off_spec is None else tuple(json.loads(off_spec)),
         response_chars=response_chars or 0,
     )

@@ -103,6 +103,7 @@ SETTLE_COLUMNS = (
     "message",
     "plant",
     "error",
+    "proxy",
     "off_spec",
 )
 _SETTLE = (
@@ -135,6 +136,7 @@ def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[A
         redact(answer["message"]),
         plant,
         error,
+        outcome.proxy,
         redact(json.dumps(answer["off_spec"], ensure_ascii=False)),
     )
 

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store.records import outcome_words
 
@@ -47,7 +48,7 @@ def describe(entry: HistoryEntry) -> Text:
         text.append(f" (profile {visible(entry.profile)})")
     if entry.log_ref:
         text.append(f" · {visible(entry.log_ref)}")
-    text.append(f"\nPOST {visible(entry.url)}: {status}{timing}")
+    text.append(f"\nPOST {visible(entry.url + through_words(entry.proxy))}: {status}{timing}")
     text.append(f"\nsent      {visible(shorten(entry.body.decode('utf-8'), BLOCK_SHOWN))}")
     text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
     text.append(f"\nmessage   {visible(shorten(entry.message, BLOCK_SHOWN))}")
