@@ -48,13 +48,12 @@ from pydantic import SecretStr
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.plant.models import NewPlant, Plant
 from plantstore_tui.core.plant.outcome import (
     Created,
     FailureKind,
     Outcome,
     PlantFate,
-    Rejected,
     outcome_to_json,
 )
 from plantstore_tui.core.plant.text import SHOWN
@@ -837,23 +836,11 @@ def huge_created(row: NewRow) -> Created:
 
 def test_a_list_reads_only_the_start_of_what_a_server_sent_and_show_reads_it_whole() -> None:
     body = json.dumps({"name": HUGE_NAME})
-    error = ApiError(error=7, message="M" * 1_000_000)
     with opened() as ledger:
         first = new_row("Rose", "1")
         entry = take_settled(ledger, first, huge_created(first))
         second = new_row("Tulip", "2", source="tui")
-        take_settled(
-            ledger,
-            second,
-            Rejected(
-                url=f"{second.base_url}/plants",
-                sent=second.plant,
-                status=400,
-                elapsed_ms=1.0,
-                error=error,
-                body=json.dumps(error.as_received()),
-            ),
-        )
+        take_settled(ledger, second, rejected(second.plant, message="M" * 1_000_000))
         listed = {found.entry: found for found in ledger.query(listed=True)}
         whole = ledger.get(entry)
         [waiting] = ledger.attention()
