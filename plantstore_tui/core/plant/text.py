@@ -1,4 +1,5 @@
-"""Making text from a server safe to put on a terminal."""
+"""Making text from a server safe to put on a terminal, and bounded: a few hundred characters of
+it, its full size named."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ QUOTED = 60
 # message that quotes a server's text.
 BLOCK_SHOWN = 1000
 _KEY_NAMED = 40
+# JSON nested deeper than this is left out of what is shown (no Plant or Error nests at all).
+_DEPTH_SHOWN = 20
 
 
 def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None = None) -> str:
@@ -76,7 +79,8 @@ def _cut_words(size: int, limit: int, what: str = "") -> str:
 
 def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
     """A JSON value with each text (key or string) longer than `limit` cut to its first `limit`
-    characters and "…", and one note per cut naming where it was and its full size."""
+    characters and "…", what is nested deeper than `_DEPTH_SHOWN` levels left out as "…", and
+    one note per cut naming where it was and its full size."""
     notes: list[str] = []
 
     def cut(text: str, where: str) -> str:
@@ -85,22 +89,22 @@ def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
         notes.append(_cut_words(len(text), limit, where))
         return text[:limit] + "…"
 
-    def walk(item: Any, where: str) -> Any:
-        match item:
-            case str():
-                return cut(item, where or "the body")
-            case dict():
-                shown = {}
-                for key, inner in item.items():
-                    # A note names a long key by its start: the cut key itself is in the JSON.
-                    named = key if len(key) <= _KEY_NAMED else key[:_KEY_NAMED] + "…"
-                    shown[cut(key, f"a key of {where or 'the body'}")] = walk(
-                        inner, f"{where}.{named}" if where else named
-                    )
-                return shown
-            case list():
-                return [walk(inner, f"{where}[{index}]") for index, inner in enumerate(item)]
-            case _:
-                return item
+    def walk(item: Any, where: str, depth: int) -> Any:
+        if isinstance(item, dict | list) and item and depth == _DEPTH_SHOWN:
+            notes.append(f"{where}: nested deeper than {_DEPTH_SHOWN} levels, not shown")
+            return "…"
+        if isinstance(item, str):
+            return cut(item, where or "the body")
+        if isinstance(item, list):
+            return [walk(inner, f"{where}[{index}]", depth + 1) for index, inner in enumerate(item)]
+        if not isinstance(item, dict):
+            return item
+        shown = {}
+        for key, inner in item.items():
+            # A note names a long key by its start: the cut key itself is in the JSON.
+            named = key if len(key) <= _KEY_NAMED else key[:_KEY_NAMED] + "…"
+            path = f"{where}.{named}" if where else named
+            shown[cut(key, f"a key of {where or 'the body'}")] = walk(inner, path, depth + 1)
+        return shown
 
-    return walk(value, ""), tuple(notes)
+    return walk(value, "", 0), tuple(notes)

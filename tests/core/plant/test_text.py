@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 import pytest
@@ -133,3 +134,11 @@ def test_bounded_json_never_shows_a_text_longer_than_the_limit(value: object) ->
         return []
 
     assert all(len(text) <= 6 for text in texts(shown))
+
+
+def test_bounded_json_leaves_out_what_is_nested_too_deep_to_read() -> None:
+    # As deep as a JSON parser takes, deeper than a recursion can walk.
+    deep = json.loads("[" * 900 + "]" * 900)
+    shown, notes = bounded_json({"name": "Fern", "deep": deep})
+    assert shown["name"] == "Fern"
+    assert notes == (f"deep{'[0]' * 19}: nested deeper than 20 levels, not shown",)
