@@ -19,6 +19,7 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connection, TargetLabel
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.help import HelpScreen
+from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.plant_form import FieldInput
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
@@ -152,6 +153,7 @@ async def test_the_first_focus_restyles_no_form(monkeypatch: pytest.MonkeyPatch)
     app = PlantStoreApp(None, label)
     async with app.run_test(size=(110, 32)):
         screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
         assert isinstance(screen.focused, FieldInput)
         assert screen.focused.field == "name"
         assert screen.form.has_class("-focus-within")
