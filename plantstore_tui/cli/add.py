@@ -9,6 +9,7 @@ from dataclasses import replace
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, timeout_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -38,13 +39,10 @@ _BODY_SHOWN = 2000
 @click.option("--name", required=True, help="The plant's name.")
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
-@click.option("--yes", "-y", is_flag=True, help="Send to a protected profile without asking.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=3600),
-    metavar="SECONDS",
-    help="Give up waiting for the answer after this long [default: the profile's, else 30].",
+@json_option()
+@yes_option("Send to a protected profile without asking.")
+@timeout_option(
+    3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
 )
 @merged_target_options
 def add(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, timeout_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -55,13 +56,10 @@ def parse_ids(text: str) -> range:
     show_default=True,
     help="With --create: how many plants to send.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
-@click.option("--yes", "-y", is_flag=True, help="With --create: create on a protected profile.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=60),
-    metavar="SECONDS",
-    help="Give up on any one probe after this long [default: 10, or the profile's if shorter].",
+@json_option()
+@yes_option("With --create: create on a protected profile.")
+@timeout_option(
+    60, "Give up on any one probe after this long [default: 10, or the profile's if shorter]."
 )
 @merged_target_options
 def check(

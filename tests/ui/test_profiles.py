@@ -31,7 +31,8 @@ from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen, ProtectedSends
 from plantstore_tui.ui.screens.first_run import FirstRunChoice, FirstRunScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
-from plantstore_tui.ui.screens.profiles import ProfileRow, ProfilesScreen
+from plantstore_tui.ui.screens.profiles import ProfilesScreen
+from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
 SIZE = (110, 32)
 # The random part of the canary: no run of 5 of its characters may reach the screen.

@@ -116,13 +116,14 @@ class HistoryEntry:
     message: str
     plant: Any
     error: Any
-    held: bool = False
-    dismissed: bool = False
-    note: str | None = None
-    texts: FormTexts | None = None
-    batch: int | None = None
-    line: int | None = None
-    session: int | None = None
+    held: bool
+    dismissed: bool
+    note: str | None
+    # The three fields as the operator gave them: typed, or read from a file.
+    typed: FormTexts
+    batch: int | None
+    line: int | None
+    session: int | None
 
     @property
     def settled(self) -> bool:
@@ -133,13 +134,6 @@ class HistoryEntry:
     def needs_attention(self) -> bool:
         """True when the plant did not go through (or may not have), or was held back."""
         return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
-
-    @property
-    def typed(self) -> FormTexts:
-        """The fields exactly as typed (for rows without them, as sent)."""
-        if self.texts is not None:
-            return self.texts
-        return FormTexts(name=self.name, id=str(self.plant_id), tag=self.tag or "")
 
     @property
     def url(self) -> str:
@@ -207,7 +201,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         held=bool(held),
         dismissed=bool(dismissed),
         note=note,
-        texts=FormTexts(name=name_text, id=id_text, tag=tag_text),
+        typed=FormTexts(name=name_text, id=id_text, tag=tag_text),
         batch=batch,
         line=line,
         session=session,
