@@ -58,20 +58,30 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
 
 
 # Run as `python -c CODE`: the app headless until its first frame is drawn, then the modules
-# loaded by then. The screen's first after-frame step (opening the ledger) is where it stops.
+# loaded by then. What the send screen defers to after that frame (the ledger, the client) is
+# scheduled with call_after_refresh: the first such call records instead, and the rest never run.
 _FIRST_FRAME = """
     import json, sys
+    from textual.screen import Screen
     from plantstore_tui.cli.targets import TargetOptions
     from plantstore_tui.cli.tui import _plan
     from plantstore_tui.ui.app import PlantStoreApp
     from plantstore_tui.ui.screens.send import SendScreen
 
-    def after_the_first_frame(screen):
-        print(json.dumps(sorted(sys.modules)))
-        screen.app.exit()
+    deferred = []
 
-    SendScreen._start_opening_ledger = after_the_first_frame
-    SendScreen._start_connecting = lambda screen: None
+    def after_refresh(screen, callback, *args, **kwargs):
+        deferred.append(callback)
+        if len(deferred) > 1:
+            return True
+
+        def after_the_first_frame():
+            print(json.dumps(sorted(sys.modules)))
+            screen.app.exit()
+
+        return Screen.call_after_refresh(screen, after_the_first_frame)
+
+    SendScreen.call_after_refresh = after_refresh
     connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
     PlantStoreApp(connect, label).run(headless=True, size=(110, 32))
 """
