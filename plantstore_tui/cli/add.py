@@ -17,6 +17,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormErrors, FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
@@ -28,11 +29,9 @@ from plantstore_tui.core.plant.outcome import (
     fate_sentence,
     outcome_to_json,
 )
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
-
-_BODY_SHOWN = 2000
 
 
 @click.command()
@@ -97,9 +96,7 @@ def _warn(message: str) -> None:
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
+    async with PlantStoreClient.for_target(target) as client:
         return await client.create_plant(plant)
 
 
@@ -118,15 +115,20 @@ def render_outcome(outcome: Outcome) -> str:
     """Plain words for a terminal; nothing from the server can move the cursor or set colours."""
     timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.1f} ms"
     answered = f"{outcome.status}{timing}" if outcome.status is not None else f"no answer{timing}"
-    lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
+    where = visible(outcome.url + through_words(outcome.proxy))
+    lines = [visible(outcome.headline), f"  POST {where}: {answered}"]
     match outcome:
         case Created():
-            for key, value in outcome.plant.as_received().items():
-                lines.append(f"  {visible(str(key))}: {visible(json.dumps(value))}")
+            # Each text cut to a few hundred characters, each cut named (--json has them whole).
+            fields, cuts = bounded_json(outcome.plant.as_received())
+            for key, value in fields.items():
+                shown = shorten(json.dumps(value, ensure_ascii=False), BLOCK_SHOWN)
+                lines.append(f"  {visible(key)}: {visible(shown)}")
+            lines.extend(f"  ({visible(cut)})" for cut in cuts)
         case Rejected() if outcome.error is None and outcome.body:
-            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+            lines.append("  body: " + visible(shorten(outcome.body, what="the body")))
         case Failed() if outcome.body:
-            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+            lines.append("  body: " + visible(shorten(outcome.body, what="the body")))
         case _:
             pass
     if outcome.off_spec:

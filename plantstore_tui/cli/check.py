@@ -21,6 +21,7 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome
@@ -135,7 +136,8 @@ def render_report(report: CheckReport, width: int | None = None) -> str:
     width = width or shutil.get_terminal_size((100, 24)).columns
     name_width = max(len(result.probe) for result in report.results)
     indent = " " * (name_width + 8)
-    lines = [f"Check of {visible(report.base_url)}/plants: {report.verdict.value}"]
+    where = f"{visible(report.base_url)}/plants{visible(through_words(report.proxy))}"
+    lines = [f"Check of {where}: {report.verdict.value}"]
     for result in report.results:
         head = f"{result.probe:<{name_width}}  {result.verdict.value.upper():<4}  "
         wrap = max(width - len(indent) - 2, 30)

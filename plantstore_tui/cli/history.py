@@ -15,6 +15,7 @@ import click
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import (
@@ -220,7 +221,8 @@ def history(
         _list_pending(where, as_json)
         return
     with _reading() as store:
-        entries = [] if store is None else store.query(where, limit=limit)
+        # The table shows nothing a server sent: read only the start of it (--json has it all).
+        entries = [] if store is None else store.query(where, limit=limit, listed=not as_json)
         total = 0 if store is None else store.count(where)
     if as_json:
         click.echo(json.dumps([found.to_json() for found in entries], ensure_ascii=True))
@@ -310,7 +312,7 @@ def show(entry: int, as_json: bool) -> None:
     lines = [
         f"History #{found.entry}: {_local(found.time)} from {found.source}"
         + (f" (profile {visible(found.profile)})" if found.profile else ""),
-        f"  POST {visible(found.url)}: {status}{timing}",
+        f"  POST {visible(found.url)}{visible(through_words(found.proxy))}: {status}{timing}",
         f"  sent: {visible(found.body.decode('utf-8'))}",
         f"  state: {found.state.value}"
         + (", held" if found.held else "")
@@ -328,6 +330,8 @@ def show(entry: int, as_json: bool) -> None:
         lines.append(f"  note: {visible(found.note)}")
     if found.batch is not None:
         lines.append(f"  import batch {found.batch}, line {found.line}")
+    if found.off_spec:
+        lines.append(f"  off spec: {visible('; '.join(found.off_spec))}")
     if found.response:
         lines.append(f"  received: {visible(found.response)}")
     if found.log_ref:

@@ -24,6 +24,7 @@ from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.config.targets import TOKEN_ENV
 from plantstore_tui.core.config.tokens import InvalidToken
+from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy, route_words, shown_proxy
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.text import visible
 
@@ -41,6 +42,12 @@ _ca_bundle_setting = click.option(
     type=click.Path(exists=True, dir_okay=False, resolve_path=True),
     metavar="PATH",
     help="A PEM file of CA certificates to trust instead of the OS trust store.",
+)
+_proxy_setting = click.option(
+    "--proxy",
+    metavar="URL",
+    help="Send through this proxy (http://[USER:PASSWORD@]HOST:PORT), or 'none' for no proxy "
+    "whatever $HTTPS_PROXY says; unset, the environment's proxy is used.",
 )
 
 
@@ -90,11 +97,22 @@ def _profile_json(
         "timeout": profile.timeout,
         "allow_insecure_http": profile.allow_insecure_http,
         "ca_bundle": profile.ca_bundle,
+        "proxy": None if profile.proxy is None else shown_proxy(profile.proxy),
+        "proxy_in_use": _proxy_in_use(profile),
         "history": profile.history,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
     }
+
+
+def _proxy_in_use(profile: profiles.Profile) -> str | None:
+    """The proxy sends to `profile` go through in this environment (no user or password)."""
+    try:
+        chosen = choose_proxy(profile.base_url, os.environ, given=profile.proxy)
+    except InvalidProxy:
+        return None
+    return None if chosen is None else chosen.url
 
 
 @click.group()
@@ -176,6 +194,7 @@ def show(name: str) -> None:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
     if item.ca_bundle is not None:
         lines.append(f"  ca_bundle: {visible(item.ca_bundle)} (trusted instead of the OS store)")
+    lines.append(f"  proxy:     {visible(route_words(item.base_url, os.environ, item.proxy))}")
     if not item.history:
         lines.append("  history:   off (sends to this profile are not kept)")
     lines.append(f"  file:      {visible(str(store.path))}")
@@ -210,6 +229,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
     help="Allow plain http:// beyond loopback (the token travels unencrypted).",
 )
 @_ca_bundle_setting
+@_proxy_setting
 @click.option("--no-history", is_flag=True, help="Keep sends to this profile out of the history.")
 def add(
     name: str,
@@ -221,6 +241,7 @@ def add(
     timeout: float | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    proxy: str | None,
     no_history: bool,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
@@ -241,6 +262,7 @@ def add(
             timeout=timeout,
             allow_insecure_http=allow_insecure_http,
             ca_bundle=ca_bundle,
+            proxy=proxy,
             history=not no_history,
         ).fields(),
     )
@@ -266,6 +288,8 @@ def add(
 )
 @_ca_bundle_setting
 @click.option("--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again.")
+@_proxy_setting
+@click.option("--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment.")
 @_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
 def edit(
     name: str,
@@ -280,6 +304,8 @@ def edit(
     allow_insecure_http: bool | None,
     ca_bundle: str | None,
     os_trust_store: bool,
+    proxy: str | None,
+    proxy_from_env: bool,
     history: bool | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
@@ -303,6 +329,10 @@ def edit(
         raise click.UsageError("Choose one of --ca-bundle and --os-trust-store.")
     if ca_bundle is not None or os_trust_store:
         changes["ca_bundle"] = ca_bundle
+    if proxy is not None and proxy_from_env:
+        raise click.UsageError("Choose one of --proxy and --proxy-from-env.")
+    if proxy is not None or proxy_from_env:
+        changes["proxy"] = proxy
     if history is not None:
         changes["history"] = history
     if not changes and not (token_stdin or token_prompt):

@@ -29,6 +29,8 @@ class TargetLabel:
     token_source: str
     profile: str | None = None
     protected: bool = False
+    # The proxy sends go through (no user or password); None: direct.
+    proxy: str | None = None
 
     @classmethod
     def of(cls, target: Target) -> TargetLabel:
@@ -38,16 +40,22 @@ class TargetLabel:
             token_source=target.token_source,
             profile=target.profile,
             protected=target.protected,
+            proxy=None if target.proxy is None else target.proxy.url,
         )
 
     def describe(self, token_hint: str | None = None) -> str:
-        """`profile · http://host/ · token from SOURCE …abcd`: never the token itself."""
+        """`profile · http://host/ · token from SOURCE …abcd · proxy http://proxy:3128`: never
+        the token itself, nor the proxy's password."""
         hint = f" {token_hint}" if token_hint else ""
         profile = ""
         if self.profile is not None:
             marker = " PROTECTED" if self.protected else ""
             profile = f"{visible(self.profile)}{marker} · "
-        return f"{profile}{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
+        proxy = "" if self.proxy is None else f" · proxy {visible(self.proxy)}"
+        return (
+            f"{profile}{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
+            f"{proxy}"
+        )
 
 
 # Runs in a thread after the first frame: it may import httpx and Pydantic and read files.
@@ -61,9 +69,7 @@ def connect_to(target: Target) -> Connection:
 
     return Connection(
         target,
-        PlantStoreClient(
-            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-        ),
+        PlantStoreClient.for_target(target),
     )
 
 

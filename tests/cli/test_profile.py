@@ -101,6 +101,8 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "timeout": 3.0,
                 "allow_insecure_http": False,
                 "ca_bundle": None,
+                "proxy": None,
+                "proxy_in_use": None,
                 "history": True,
                 "token_env": "L",
                 "token_command": None,

@@ -12,16 +12,22 @@ import json
 import ssl
 import time
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import httpx
 from pydantic import SecretStr, ValidationError
 
 from plantstore_tui import __version__
 from plantstore_tui.core.http.body import read_capped
-from plantstore_tui.core.http.conformance import off_spec
-from plantstore_tui.core.http.failures import SEND_FAILURES, Failure, explain, unsendable
-from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.conformance import against_sent, off_spec
+from plantstore_tui.core.http.failures import (
+    SEND_FAILURES,
+    Failure,
+    explain,
+    proxy_refused,
+    unsendable,
+)
+from plantstore_tui.core.http.target import REDACTED, Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
@@ -33,6 +39,10 @@ from plantstore_tui.core.plant.outcome import (
     PlantFate,
     Rejected,
 )
+from plantstore_tui.core.plant.text import shorten
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.proxy import Proxy
 
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -80,6 +90,7 @@ class PlantStoreClient:
         limits: Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         ca_bundle: str | None = None,
+        proxy: Proxy | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.url = plants_url(self.base_url)
@@ -97,8 +108,12 @@ class PlantStoreClient:
         # client's cookie jar, auth flow, redirects or request merging, which cost a quarter of
         # the time of a request on loopback (benchmarks/import.py). And one transport (so one
         # kept-alive connection) per send in flight, each used by one send at a time: a shared
-        # pool polls every idle connection's socket on every request. Proxies and TLS go here.
+        # pool polls every idle connection's socket on every request. Proxies and TLS go here:
+        # through a proxy, each transport's one connection is to the proxy (CONNECT for https).
         self._verify = verify
+        self._proxy = proxy
+        self._proxy_url = None if proxy is None else proxy.url
+        self._httpx_proxy = None if proxy is None or transport is not None else proxy.for_httpx()
         self._given = transport
         self._idle: list[httpx.AsyncBaseTransport] = []
         self._transports: list[httpx.AsyncBaseTransport] = []
@@ -111,6 +126,24 @@ class PlantStoreClient:
         ).as_dict()
         # Never used when a send cannot go out (a URL httpx cannot parse is unsendable).
         self._plants_url = httpx.URL(self.url) if self._unsendable is None else httpx.URL()
+
+    @classmethod
+    def for_target(
+        cls,
+        target: Target,
+        *,
+        limits: Limits | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> Self:
+        """A client for a resolved target: its URL, token, limits, CA file and proxy."""
+        return cls(
+            target.base_url,
+            target.token,
+            limits=limits or target.limits,
+            transport=transport,
+            ca_bundle=target.ca_bundle,
+            proxy=target.proxy,
+        )
 
     def __repr__(self) -> str:
         return f"PlantStoreClient(base_url={self.base_url!r})"
@@ -151,16 +184,22 @@ class PlantStoreClient:
                 response = await transport.handle_async_request(self._request(plant))
                 try:
                     status = response.status_code
+                    if status == 407 and self._proxy is not None:
+                        # The proxy's answer, never the deployment's: the request stopped there.
+                        refused = proxy_refused(self._proxy, "407")
+                        return self._failed(plant, refused, elapsed(), status)
                     if status in _REDIRECT_STATUSES:
-                        location = response.headers.get("Location", "")
+                        location = self._untokened(response.headers.get("Location", ""))
                         return self._redirected(plant, status, location, elapsed())
                     body = await read_capped(response, self.limits.max_body)
+                    # Latin-1 maps each byte to one character and back: only the token changes.
+                    body = self._untokened(body.decode("latin-1")).encode("latin-1")
                     retry_after = response.headers.get("Retry-After")
                     content_type = response.headers.get("Content-Type")
                 finally:
                     await response.aclose()
         except SEND_FAILURES as exc:
-            failure = explain(exc, status, self.limits, self._plants_url.host)
+            failure = explain(exc, status, self.limits, self._plants_url.host, self._proxy)
             return self._failed(plant, failure, elapsed(), status)
         finally:
             # Only now: until its answer is read and closed, its connection is this send's.
@@ -168,13 +207,22 @@ class PlantStoreClient:
         marks = off_spec(status, content_type, body)
         return self._answered(plant, status, body, retry_after, elapsed(), marks)
 
+    def _untokened(self, text: str) -> str:
+        """`text` a server sent with every copy of the token it echoed back taken out: nothing
+        after this holds it (what is shown of an answer is cut, and a cut token is not found)."""
+        if not self._token.get_secret_value():
+            return text
+        return text.replace(self._token.get_secret_value(), REDACTED)
+
     def _take_transport(self) -> httpx.AsyncBaseTransport:
         """A transport no other send is using (as many as sends in flight at once, at most)."""
         if self._given is not None:
             return self._given
         if self._idle:
             return self._idle.pop()
-        transport = httpx.AsyncHTTPTransport(verify=self._verify, trust_env=False)
+        transport = httpx.AsyncHTTPTransport(
+            verify=self._verify, trust_env=False, proxy=self._httpx_proxy
+        )
         self._transports.append(transport)
         return transport
 
@@ -217,12 +265,13 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             body=body,
             off_spec=marks,
+            proxy=self._proxy_url,
         )
 
     def _redirected(self, plant: NewPlant, status: int, location: str, elapsed_ms: float) -> Failed:
         # 303 is the usual answer after a POST that did its work; the others mean "not here".
         fate = PlantFate.UNKNOWN if status == 303 else PlantFate.NOT_CREATED
-        where = location or "no Location given"
+        where = shorten(location, what="Location") if location else "no Location given"
         return Failed(
             url=self.url,
             sent=plant,
@@ -234,6 +283,7 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             location=location or None,
             off_spec=off_spec(status, None, b""),
+            proxy=self._proxy_url,
         )
 
     def _answered(
@@ -263,10 +313,11 @@ class PlantStoreClient:
                     elapsed_ms=elapsed_ms,
                     plant=parsed,
                     body=text,
-                    off_spec=marks,
+                    off_spec=marks + against_sent(plant.to_body(), parsed.as_received()),
+                    proxy=self._proxy_url,
                 )
             return invalid(
-                f"The server answered {status} but the body is not a Plant: {parsed}",
+                f"The server answered {status} but the body is not a Plant: {shorten(parsed)}",
                 "Check the base URL, and check the store before sending this plant again.",
             )
         if status < 400:
@@ -282,7 +333,8 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             error=error if isinstance(error, ApiError) else None,
             body=text,
-            body_problem=None if isinstance(error, ApiError) else error,
+            body_problem=None if isinstance(error, ApiError) else shorten(error),
             retry_after=retry_after,
             off_spec=marks,
+            proxy=self._proxy_url,
         )

@@ -153,7 +153,7 @@ def decoded(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
     )
 
 
-class _RowTooLong(Exception):
+class _RowTooLong(PlantStoreError):
     """A row went past `MAX_ROW_CHARACTERS`; nothing more of it was read."""
 
 

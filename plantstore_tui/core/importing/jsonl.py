@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import IO, Any
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.importing.files import (
     ESCAPED_BYTE,
     FIELDS,
@@ -50,7 +51,7 @@ def jsonl_rows(stream: IO[bytes]) -> Iterator[SourceRow | RowProblem]:
         text.detach()
 
 
-class _RepeatedKey(Exception):
+class _RepeatedKey(PlantStoreError):
     """An object gives one key twice (JSON allows it; which value counts is anyone's guess)."""
 
     def __init__(self, key: str) -> None:

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any, TypeAlias
 
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.plant.text import QUOTED, shorten
 
 
 class PlantFate(StrEnum):
@@ -34,6 +35,7 @@ class FailureKind(StrEnum):
     TOO_LARGE = "too_large"
     INVALID_RESPONSE = "invalid_response"
     CANCELLED = "cancelled"
+    PROXY = "proxy"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +50,8 @@ class Created:
     body: str
     # How the answer departs from the spec (core.conformance), shown beside it, never instead.
     off_spec: tuple[str, ...] = ()
+    # The proxy the send went through, without user or password; None: straight to the target.
+    proxy: str | None = None
 
     @property
     def fate(self) -> PlantFate:
@@ -57,7 +61,7 @@ class Created:
     @property
     def headline(self) -> str:
         """One line for the log."""
-        return f"Created plant {self.sent.id} ({self.plant.name})"
+        return f"Created plant {self.sent.id} ({shorten(self.plant.name, QUOTED, what='name')})"
 
     @property
     def advice(self) -> str:
@@ -92,6 +96,7 @@ class Rejected:
     body_problem: str | None = None
     retry_after: str | None = None
     off_spec: tuple[str, ...] = ()
+    proxy: str | None = None
 
     @property
     def fate(self) -> PlantFate:
@@ -102,7 +107,8 @@ class Rejected:
     def headline(self) -> str:
         """One line for the log."""
         if self.error is not None:
-            return f"Rejected with {self.status}: error {self.error.error}: {self.error.message}"
+            message = shorten(self.error.message, what="message")
+            return f"Rejected with {self.status}: error {self.error.error}: {message}"
         return f"Rejected with {self.status}: the body is not an Error ({self.body_problem})"
 
     @property
@@ -133,6 +139,7 @@ class Failed:
     location: str | None = None
     body: str = ""
     off_spec: tuple[str, ...] = ()
+    proxy: str | None = None
 
     @property
     def headline(self) -> str:
@@ -191,6 +198,7 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
         "message": outcome.headline,
         "fate": outcome.fate.value,
         "off_spec": list(outcome.off_spec),
+        "proxy": outcome.proxy,
     }
 
 

@@ -103,6 +103,8 @@ SETTLE_COLUMNS = (
     "message",
     "plant",
     "error",
+    "proxy",
+    "off_spec",
 )
 _SETTLE = (
     f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
@@ -134,6 +136,8 @@ def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[A
         redact(answer["message"]),
         plant,
         error,
+        outcome.proxy,
+        redact(json.dumps(answer["off_spec"], ensure_ascii=False)),
     )
 
 

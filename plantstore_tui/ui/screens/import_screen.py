@@ -332,9 +332,7 @@ class ImportScreen(Screen[None]):
             self.results = [left_out(row) for row in plan.unknown[:_SHOWN_RESULTS]]
             self._unlisted = max(0, len(plan.unknown) - _SHOWN_RESULTS)
         rows = plan.rows(checked.open, checked.fmt)
-        async with PlantStoreClient(
-            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-        ) as client:
+        async with PlantStoreClient.for_target(target) as client:
             ledger = store.ledger.for_target(target.token)
             runner = ImportRunner(
                 client, ledger, plan, ImportSettings(), self._settled, keep=store.keep
@@ -356,7 +354,7 @@ class ImportScreen(Screen[None]):
     def _settled(self, result: RowResult) -> None:
         assert self.progress is not None
         self.progress.count(result)
-        if result.state is PlantState.CREATED:
+        if not result.to_look_at:
             return
         if len(self.results) < _SHOWN_RESULTS:
             self.results.append(result)
