@@ -14,8 +14,11 @@ import pytest
 from hypothesis import settings
 from keyring.backends import fail
 from pydantic import SecretStr
+from textual_css_cache import share_parsed_css
 
 from plantstore_tui.server.runner import BackgroundServer
+
+share_parsed_css()
 
 # CI runs on a fresh clone with no example database: the same examples every run, so a red CI
 # is reproducible, and no deadline, so a loaded machine cannot fail a test on time alone.
