@@ -38,6 +38,13 @@ if os.environ.get("CI"):
 _plant_ids = itertools.count(1_000_000)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The pty and subprocess tests (tests/e2e) first: they are the longest, mostly waiting on
+    other processes, and a long test started last keeps one worker busy while the other has
+    nothing left (xdist hands each worker half the list in this order, then steals)."""
+    items.sort(key=lambda item: item.path.parent.name != "e2e")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_from_the_operator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads or writes the real profiles, data or keyring, or sees a PLANTSTORE_* or
