@@ -362,7 +362,7 @@ def export(entry: int, as_: str) -> None:
             f"#{entry} came from the previous release's import journal, which kept only the "
             "plant's id: there is no body to send again."
         )
-    click.echo(export_command(found.url, found.body, ExportFormat(as_)))
+    click.echo(export_command(found.url, found.body, ExportFormat(as_), found.proxy))
 
 
 def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> None:

@@ -249,7 +249,7 @@ class HistoryScreen(Screen[None]):
         entry = self._current()
         if entry is None:
             return
-        command = export_command(entry.url, entry.body, ExportFormat.CURL)
+        command = export_command(entry.url, entry.body, ExportFormat.CURL, entry.proxy)
         self.app.copy_to_clipboard(command)
         shown = describe(entry)
         shown.append("\n\ncurl (copied; run it with PLANTSTORE_TOKEN set):\n", style="bold")
