@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui.widgets.status_line import StatusPart, joined
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -40,14 +41,23 @@ class TargetLabel:
             protected=target.protected,
         )
 
-    def describe(self, token_hint: str | None = None) -> str:
-        """`profile · http://host/ · token from SOURCE …abcd`: never the token itself."""
-        hint = f" {token_hint}" if token_hint else ""
-        profile = ""
+    def parts(self, token_hint: str | None = None) -> list[StatusPart]:
+        """`profile · http://host/ · token from SOURCE …abcd` as status line parts: never the
+        token itself. Narrow, the hint goes first, then the URL's middle, then the profile's;
+        the token's source is shortened last."""
+        parts = []
         if self.profile is not None:
             marker = " PROTECTED" if self.protected else ""
-            profile = f"{visible(self.profile)}{marker} · "
-        return f"{profile}{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
+            parts.append(StatusPart(f"{visible(self.profile)}{marker}", 2, "middle", 12))
+        parts.append(StatusPart(visible(self.base_url), 1, "middle", 20))
+        parts.append(StatusPart(f"token from {visible(self.token_source)}", 3, "end", 14))
+        if token_hint:
+            parts.append(StatusPart(token_hint, 0, glue=" "))
+        return parts
+
+    def describe(self, token_hint: str | None = None) -> str:
+        """The parts in full: `profile · http://host/ · token from SOURCE …abcd`."""
+        return joined(self.parts(token_hint))
 
 
 # Runs in a thread after the first frame: it may import httpx and Pydantic and read files.

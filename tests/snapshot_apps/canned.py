@@ -71,7 +71,7 @@ class _FixedTime:
 
 def canned_app(handler: Handler = plant_echo) -> PlantStoreApp:
     """The TUI whose every send is answered by `handler`, at a fixed time and speed."""
-    target = Target(base_url=BASE_URL, token=TOKEN, token_source="PLANTSTORE_TOKEN")
+    target = Target(base_url=BASE_URL, token=TOKEN, token_source="$PLANTSTORE_TOKEN")
 
     def connect() -> Connection:
         return Connection(target, _FixedTime(handler))
