@@ -43,14 +43,17 @@ class TargetLabel:
 
     def parts(self, token_hint: str | None = None) -> list[StatusPart]:
         """`profile · http://host/ · token from SOURCE …abcd` as status line parts: never the
-        token itself. Narrow, the hint goes first, then the URL's middle, then the profile's;
-        the token's source is shortened last."""
+        token itself. Narrow, the hint goes first, then the URL's middle, then the end of the
+        profile's name (the URL itself if need be); the token's source is shortened last."""
         parts = []
         if self.profile is not None:
-            marker = " PROTECTED" if self.protected else ""
-            parts.append(StatusPart(f"{visible(self.profile)}{marker}", 2, "middle", 12))
-        parts.append(StatusPart(visible(self.base_url), 1, "middle", 20))
-        parts.append(StatusPart(f"token from {visible(self.token_source)}", 3, "end", 14))
+            parts.append(StatusPart(visible(self.profile), 3, "end", 8))
+            if self.protected:
+                parts.append(StatusPart("PROTECTED", 9, "keep", glue=" "))
+        # With a profile, its name says where plants go: the URL may go when room is short.
+        drop_rank = 2 if self.profile is not None else None
+        parts.append(StatusPart(visible(self.base_url), 1, "middle", 20, drop_rank))
+        parts.append(StatusPart(f"token from {visible(self.token_source)}", 4, "end", 14))
         if token_hint:
             parts.append(StatusPart(token_hint, 0, glue=" "))
         return parts

@@ -107,7 +107,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         text = log_text(screen)
         assert f"09:30:15  #1  POST {reference_server.base_url}/plants  200" in text
         assert "✔     Created plant 41 (Monstera)" in text
-        assert 'sent  {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
+        assert 'sent    {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
         assert 'plant {"name": "Monstera", "tag": "indoor"}' in text
         assert " ms" in text
         form = screen.form

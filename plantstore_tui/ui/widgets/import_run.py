@@ -99,7 +99,7 @@ class ImportRun(Vertical):
             line.append(
                 "fate unknown" if result.state is PlantState.UNKNOWN else result.state.value
             )
-            line.append(f"  {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
+            line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
             listing.add_option(Option(line, id=str(index)))
         if unlisted:

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 StatusKind = Literal["busy", "ready", "problem"]
-Squeeze = Literal["middle", "drop", "end"]
+Squeeze = Literal["middle", "end", "drop", "keep"]
 _JOIN = " · "
 _ELLIPSIS = "…"
 
@@ -29,14 +29,17 @@ class StatusPart:
     """One field of the status line and how it gives way when the line is too narrow.
 
     `rank`: parts of lower rank give way first. `squeeze`: "middle" keeps both ends (a URL's
-    scheme and its port), "end" keeps the start, "drop" leaves the part out whole. `least`: the
-    fewest characters a shortened part keeps. `glue`: what joins it to the part before.
+    scheme and its port), "end" keeps the start, "drop" leaves the part out whole, "keep" never
+    gives way. `least`: the fewest characters a shortened part keeps. `drop_rank`: the rank at
+    which a shortened part is left out after all, if it comes to that. `glue`: what joins it to
+    the part before.
     """
 
     text: str
     rank: int
     squeeze: Squeeze = "drop"
     least: int = 0
+    drop_rank: int | None = None
     glue: str = _JOIN
 
 
@@ -46,9 +49,9 @@ def shorten_middle(text: str, width: int) -> str:
         return text
     if width <= 1:
         return _ELLIPSIS[:width]
-    head = (width - 1 + 1) // 2
+    head = (width - 1) // 2
     tail = width - 1 - head
-    return text[:head] + _ELLIPSIS + (text[-tail:] if tail else "")
+    return text[:head] + _ELLIPSIS + text[-tail:]
 
 
 def _shorten_end(text: str, width: int) -> str:
@@ -57,25 +60,36 @@ def _shorten_end(text: str, width: int) -> str:
     return text[: max(width - 1, 0)] + _ELLIPSIS if width > 0 else ""
 
 
-def joined(parts: Sequence[StatusPart]) -> str:
-    """The parts in full, each after its glue."""
+def joined(parts: Sequence[StatusPart | None]) -> str:
+    """The parts in full, each after its glue (None: a part left out)."""
+    shown = [part for part in parts if part is not None]
     return "".join(
-        part.glue + part.text if index else part.text for index, part in enumerate(parts)
+        part.glue + part.text if index else part.text for index, part in enumerate(shown)
     )
 
 
 def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
     """The parts joined, fitted to `width`: the lowest ranks give way first, as they allow."""
-    kept = list(parts)
-    for part in sorted(parts, key=lambda part: part.rank):
+    kept: list[StatusPart | None] = list(parts)
+    steps = sorted(
+        [(part.rank, index, part.squeeze) for index, part in enumerate(parts)]
+        + [
+            (part.drop_rank, index, "drop")
+            for index, part in enumerate(parts)
+            if part.drop_rank is not None
+        ]
+    )
+    for _rank, index, squeeze in steps:
         over = len(joined(kept)) - width
         if over <= 0:
             break
-        index = kept.index(part)
-        if part.squeeze == "drop":
-            del kept[index]
+        part = kept[index]
+        if part is None or squeeze == "keep":
             continue
-        shorten = shorten_middle if part.squeeze == "middle" else _shorten_end
+        if squeeze == "drop":
+            kept[index] = None
+            continue
+        shorten = shorten_middle if squeeze == "middle" else _shorten_end
         room = max(part.least, len(part.text) - over)
         kept[index] = replace(part, text=shorten(part.text, room))
     return _shorten_end(joined(kept), width)

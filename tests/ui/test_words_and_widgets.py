@@ -1,0 +1,112 @@
+"""Words and widgets of the send screen (issue 17): queued entries say "to send", a key that
+cannot act is not offered, the switches show on and off by shape, a fate said once, and the
+ditto key ("same as last", Ctrl+D) applied in order with the keys typed around it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from keys_support import burst, drained, keys_of
+from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
+from pydantic import SecretStr
+from snapshot_apps.support import SIZE, app_for, ready
+from textual.widgets import Checkbox
+
+from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.textual_compat import notifications_of
+from plantstore_tui.ui.widgets.plant_form import Switch
+
+
+def _footer_keys(app: Any) -> set[str]:
+    screen = app.screen
+    return {
+        binding.key
+        for (_node, binding, enabled, _tip) in screen.active_bindings.values()
+        if binding.show and enabled
+    }
+
+
+async def test_a_queued_plant_says_to_send_and_esc_is_offered_only_while_plants_are_in_line() -> (
+    None
+):
+    arrived = asyncio.Event()
+
+    def first_hangs(request: ReceivedRequest) -> list[Any]:
+        if not arrived.is_set():
+            arrived.set()
+            return [Hang()]
+        return [Send(json_response(200, {"name": request.json()["name"]}))]
+
+    async with MisbehavingServer(first_hangs) as server:
+        app = app_for(server.base_url, SecretStr("token-of-the-test"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            assert "escape" not in _footer_keys(app), "nothing in flight: Esc cannot act"
+            burst(app, keys_of([("Held", "1", ""), ("Waiting", "2", "")]))
+            await asyncio.wait_for(arrived.wait(), 10)
+            await pilot.pause()
+            assert "escape" in _footer_keys(app)
+            waiting = screen.log_panel.entries[-1].text().plain
+            assert "queued" in waiting
+            assert 'to send {"id": 2' in waiting
+            assert "sent" not in waiting.replace("to send", ""), waiting
+
+
+async def test_esc_with_nothing_in_flight_is_neither_offered_nor_acted_on(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        assert screen.check_action("cancel_send", ()) is False
+        assert "escape" not in _footer_keys(app)
+
+
+async def test_the_switches_show_on_and_off_by_shape_not_only_colour(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        next_id = screen.query_one("#next-id", Checkbox)
+        keep_tag = screen.query_one("#keep-tag", Checkbox)
+        assert isinstance(next_id, Switch)
+        on, off = next_id.render().plain, keep_tag.render().plain
+        assert (next_id.value, keep_tag.value) == (True, False)
+        assert on.replace("Next id", "") != off.replace("Keep tag", "")
+        await pilot.press("ctrl+t")
+        assert keep_tag.render().plain.replace("Keep tag", "") == on.replace("Next id", "")
+
+
+async def test_ctrl_d_fills_the_focused_field_with_the_last_plant_in_a_burst(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        # One write: a plant, then the next with Name and Tag the same as the last (Ctrl+D in
+        # each), its ID typed; then a third whose Name is the ditto of the second.
+        keys = [*"Fern", "tab", *"31", "tab", *"shade", "enter"]
+        keys += ["ctrl+d", "tab", *"32", "tab", "ctrl+d", "enter"]
+        keys += ["ctrl+d", "tab", "tab", "enter"]
+        burst(app, keys)
+        await drained(app, pilot, 3)
+        sent = [entry.text().plain for entry in screen.log_panel.entries]
+        assert '"id": 31, "name": "Fern", "tag": "shade"' in sent[0]
+        assert '"id": 32, "name": "Fern", "tag": "shade"' in sent[1]
+        assert '"id": 33, "name": "Fern"' in sent[2]
+        assert screen.form.texts() == FormTexts(name="", id="34", tag="")
+
+
+async def test_ctrl_d_before_any_plant_says_there_is_nothing_to_copy(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("a", "ctrl+d")
+        await pilot.pause()
+        assert screen.form.texts().name == "a", "Ctrl+D deletes nothing and copies nothing"
+        assert any("no plant was sent" in note.message for note in notifications_of(app))
