@@ -31,8 +31,9 @@ from plantstore_tui.core.plant.form import (
 )
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
-# Three short lines: they fit the form at its narrowest (80 columns).
-HINTS = "Tab next · Enter on Tag: send\n^N next id · ^T keep tag\n^D same as the last plant"
+# Two short lines (the switches name their own keys): they fit the form at its narrowest (80
+# columns), under three messages of several lines at 24 rows.
+HINTS = "Tab next · Enter on Tag: send\n^D same as the last plant"
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
@@ -176,8 +177,8 @@ class PlantForm(Vertical):
             yield FieldInput(field, suggester=self.tags if field == "tag" else None)
             yield Static("", id=f"{field}-message", classes="field-message")
         with Horizontal(id="switches"):
-            yield Switch("Next id", value=True, id="next-id")
-            yield Switch("Keep tag", value=False, id="keep-tag")
+            yield Switch("Next id ^N", value=True, id="next-id")
+            yield Switch("Keep tag ^T", value=False, id="keep-tag")
         with Horizontal(id="send-row"):
             yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
