@@ -11,6 +11,7 @@ from keys_support import burst, drained, keys_of
 from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
 from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, ready
+from snapshot_apps.support import settled as settled_screen
 from textual.widgets import Checkbox
 
 from plantstore_tui.core.plant.form import FormTexts
@@ -110,3 +111,69 @@ async def test_ctrl_d_before_any_plant_says_there_is_nothing_to_copy(
         await pilot.pause()
         assert screen.form.texts().name == "a", "Ctrl+D deletes nothing and copies nothing"
         assert any("no plant was sent" in note.message for note in notifications_of(app))
+
+
+def test_a_fate_unknown_is_said_once_when_the_note_says_it_already() -> None:
+    from datetime import UTC, datetime
+
+    from plantstore_tui.core.plant.form import FormTexts as Texts
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.store import PlantState
+    from plantstore_tui.core.store.sessions import SENDING_WHEN_ENDED
+    from plantstore_tui.ui.widgets.response_log import render_plant
+
+    at = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
+    plant = QueuedPlant(
+        number=7,
+        texts=Texts(name="Fern", id="5", tag=""),
+        plant=NewPlant(id=5, name="Fern"),
+        base_url="http://127.0.0.1:8000",
+        profile=None,
+        queued_at=at,
+        state=PlantState.UNKNOWN,
+        note=SENDING_WHEN_ENDED,
+    )
+    text = render_plant(plant, at).text().plain
+    assert text.lower().count("may exist already") == 1, text
+
+
+def test_help_and_the_readme_say_the_same_of_tag_suggestions_and_the_ditto_key() -> None:
+    from pathlib import Path
+
+    from plantstore_tui.ui.screens.help import ABOUT, KEYS
+
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    help_text = " ".join(" ".join(ABOUT).split())
+    for words in ("tags of plants created since", "the most recent first"):
+        assert words in help_text, words
+        assert words in readme, words
+    assert "Ctrl+D" in dict(KEYS)
+    assert "| Ctrl+D | same as last" in readme
+
+
+async def test_at_80x24_the_form_its_button_and_hints_and_the_quit_question_fit() -> None:
+    from snapshot_apps.canned import canned_app, duplicate_id
+
+    from plantstore_tui.ui.screens.confirm import ChoiceScreen
+    from plantstore_tui.ui.widgets.plant_form import HINTS
+
+    app = canned_app(duplicate_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(app, pilot)
+        screen_region = screen.region
+        form = screen.form
+        for widget in (form.send_button, form.query_one("#form-hint")):
+            assert form.region.contains_region(widget.region), widget
+        assert form.query_one("#form-hint").region.height == len(HINTS.splitlines())
+        screen.form.field_input("name").value = "Ivy"
+        screen.form.field_input("id").value = "7"
+        await pilot.press("ctrl+s")
+        await settled_screen(app, pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        question = app.screen
+        assert isinstance(question, ChoiceScreen)
+        for button in question.query("#confirm-buttons Button"):
+            assert screen_region.contains_region(button.region), button
+            assert button.region.width >= len(str(button.label)), str(button.label)
