@@ -30,12 +30,17 @@ _plant_ids = itertools.count(1_000_000)
 
 @pytest.fixture(autouse=True)
 def _isolated_from_the_operator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads or writes the real profiles, data or keyring, or sees a PLANTSTORE_* variable.
+    """No test reads or writes the real profiles, data or keyring, or sees a PLANTSTORE_* or
+    proxy variable.
 
     Subprocesses inherit the same: the environment variables are set in os.environ.
     """
     for name in ("PLANTSTORE_TOKEN", "PLANTSTORE_PROFILE", "PLANTSTORE_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    # The machine's own proxy settings: no test goes through them unless it sets them.
+    for scheme in ("http", "https", "all", "no"):
+        monkeypatch.delenv(f"{scheme}_proxy", raising=False)
+        monkeypatch.delenv(f"{scheme.upper()}_PROXY", raising=False)
     monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", str(tmp_path / "isolated-config"))
     monkeypatch.setenv("PLANTSTORE_DATA_DIR", str(tmp_path / "isolated-data"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.outcome import Created, Failed, FailureKind, PlantFate, Rejected
@@ -79,3 +79,56 @@ def ledger_rows(path: Path | None = None) -> list[LedgerRow]:
             "SELECT entry, source, batch, line, plant_id, state, keep FROM plants ORDER BY entry"
         ).fetchall()
     return [LedgerRow(*row) for row in found]
+
+
+def cut_short(
+    path: Path, base_url: str, *, created_lines: set[int], unknown_lines: set[int]
+) -> int:
+    """An earlier import of the CSV `path` to `base_url`, ended mid-way: the lines
+    `created_lines` settled created (in the ledger only), the lines `unknown_lines` in flight when
+    it ended (so of unknown fate now), the others never sent. Its batch's id."""
+    from plantstore_tui.core.importing import ImportFormat, new_batch, rows_to_send, validate
+    from plantstore_tui.core.store import PlantState, open_ledger
+    from plantstore_tui.core.store.rows import NewRow
+
+    def open_file() -> BinaryIO:
+        return path.open("rb")
+
+    validation = validate(open_file, ImportFormat.CSV)
+    ledger = open_ledger("import")
+    try:
+        batches = ledger.batches
+        plan = new_batch(batches, validation, base_url=base_url, profile=None, file_name=path.name)
+        wanted = created_lines | unknown_lines
+        rows = [
+            row
+            for row in rows_to_send(open_file, ImportFormat.CSV, None, frozenset())
+            if row.line in wanted
+        ]
+        entries = batches.advance(
+            [],
+            [
+                NewRow(
+                    source="import",
+                    texts=row.texts,
+                    plant=row.plant,
+                    base_url=base_url,
+                    profile=None,
+                    state=PlantState.SENDING,
+                    batch=plan.batch.id,
+                    line=row.line,
+                )
+                for row in rows
+            ],
+        )
+        batches.advance(
+            [
+                (entry, created(row.plant))
+                for entry, row in zip(entries, rows, strict=True)
+                if row.line in created_lines
+            ],
+            [],
+        )
+    finally:
+        ledger.close()  # the rows still sending are handed over: their fate is unknown
+    return plan.batch.id

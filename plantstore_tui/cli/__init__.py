@@ -62,12 +62,13 @@ def main(
     base_url: str | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    proxy: str | None,
 ) -> None:
     """Add plants to a Plant Store deployment, from a terminal UI or the command line.
 
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle)
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle, proxy)
     if ctx.invoked_subcommand is None:
         from plantstore_tui.cli.tui import open_tui
 

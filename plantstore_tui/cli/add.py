@@ -9,6 +9,7 @@ from dataclasses import replace
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, timeout_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -16,6 +17,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormErrors, FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
@@ -38,13 +40,10 @@ _BODY_SHOWN = 2000
 @click.option("--name", required=True, help="The plant's name.")
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
-@click.option("--yes", "-y", is_flag=True, help="Send to a protected profile without asking.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=3600),
-    metavar="SECONDS",
-    help="Give up waiting for the answer after this long [default: the profile's, else 30].",
+@json_option()
+@yes_option("Send to a protected profile without asking.")
+@timeout_option(
+    3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
 )
 @merged_target_options
 def add(
@@ -99,9 +98,7 @@ def _warn(message: str) -> None:
 
 
 async def _send(target: Target, plant: NewPlant) -> Outcome:
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
+    async with PlantStoreClient.for_target(target) as client:
         return await client.create_plant(plant)
 
 
@@ -120,7 +117,8 @@ def render_outcome(outcome: Outcome) -> str:
     """Plain words for a terminal; nothing from the server can move the cursor or set colours."""
     timing = "" if outcome.elapsed_ms is None else f" in {outcome.elapsed_ms:.1f} ms"
     answered = f"{outcome.status}{timing}" if outcome.status is not None else f"no answer{timing}"
-    lines = [visible(outcome.headline), f"  POST {visible(outcome.url)}: {answered}"]
+    where = visible(outcome.url + through_words(outcome.proxy))
+    lines = [visible(outcome.headline), f"  POST {where}: {answered}"]
     match outcome:
         case Created():
             for key, value in outcome.plant.as_received().items():

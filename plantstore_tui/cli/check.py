@@ -12,6 +12,7 @@ from collections.abc import Callable
 import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, timeout_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -20,6 +21,7 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome
@@ -55,13 +57,10 @@ def parse_ids(text: str) -> range:
     show_default=True,
     help="With --create: how many plants to send.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
-@click.option("--yes", "-y", is_flag=True, help="With --create: create on a protected profile.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.1, max=60),
-    metavar="SECONDS",
-    help="Give up on any one probe after this long [default: 10, or the profile's if shorter].",
+@json_option()
+@yes_option("With --create: create on a protected profile.")
+@timeout_option(
+    60, "Give up on any one probe after this long [default: 10, or the profile's if shorter]."
 )
 @merged_target_options
 def check(
@@ -137,7 +136,8 @@ def render_report(report: CheckReport, width: int | None = None) -> str:
     width = width or shutil.get_terminal_size((100, 24)).columns
     name_width = max(len(result.probe) for result in report.results)
     indent = " " * (name_width + 8)
-    lines = [f"Check of {visible(report.base_url)}/plants: {report.verdict.value}"]
+    where = f"{visible(report.base_url)}/plants{visible(through_words(report.proxy))}"
+    lines = [f"Check of {where}: {report.verdict.value}"]
     for result in report.results:
         head = f"{result.probe:<{name_width}}  {result.verdict.value.upper():<4}  "
         wrap = max(width - len(indent) - 2, 30)

@@ -13,7 +13,9 @@ from pathlib import Path
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import (
@@ -189,7 +191,7 @@ def _table(entries: list[HistoryEntry]) -> str:
     show_default=True,
     help="At most this many sends.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON array and nothing else.")
+@json_option("Print one JSON array and nothing else.")
 @click.pass_context
 def history(
     ctx: click.Context,
@@ -295,7 +297,7 @@ def _get(store: Ledger | None, entry: int) -> HistoryEntry:
 
 @history.command()
 @click.argument("entry", type=int, callback=_int64)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@json_option()
 def show(entry: int, as_json: bool) -> None:
     """Show one send whole, with the body received."""
     with _reading() as store:
@@ -309,7 +311,7 @@ def show(entry: int, as_json: bool) -> None:
     lines = [
         f"History #{found.entry}: {_local(found.time)} from {found.source}"
         + (f" (profile {visible(found.profile)})" if found.profile else ""),
-        f"  POST {visible(found.url)}: {status}{timing}",
+        f"  POST {visible(found.url)}{visible(through_words(found.proxy))}: {status}{timing}",
         f"  sent: {visible(found.body.decode('utf-8'))}",
         f"  state: {found.state.value}"
         + (", held" if found.held else "")
@@ -380,7 +382,7 @@ def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> 
     callback=_moment_option,
     help="Only sends before a date, or older than a duration.",
 )
-@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+@yes_option("Delete without asking.")
 def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
     """Delete sends from the history (all of them without options); asks first.
 

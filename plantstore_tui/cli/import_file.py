@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -38,7 +39,8 @@ from plantstore_tui.core.importing.plan import (
     new_batch,
     resume_batch,
 )
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000
 _SHOWN_RESULTS = 20
+# The most characters of one value of the file, or one reason, shown on a line.
+_SHOWN_CHARACTERS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +132,13 @@ def _rate(value: str | None) -> float | None:
     help="Requests in flight at most.",
 )
 @click.option("--rate", "rate_text", metavar="R/s", help="Start at most R requests a second.")
-@click.option("--yes", "-y", is_flag=True, help="Send to a protected profile without asking.")
+@yes_option("Send to a protected profile without asking.")
 @click.option(
     "--report",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write one JSON line per row sent: line, id, outcome, status, error, message.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@json_option("Print the summary as one JSON object.")
 @click.option(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )
@@ -165,8 +169,8 @@ def import_file(
     The whole file is checked first; if any row is bad, every bad row is listed and nothing is
     sent. Each row is in the ledger before it is sent: after a crash or Ctrl+C, --resume sends
     only the rows not yet sent. Exits 0 all created, 1 some rejected, 2 invalid file or usage
-    (nothing sent), 3 stopped on transport failures or some rows not settled, 4 configuration
-    problem.
+    (nothing sent), 3 stopped, or rows left unsettled (failed, never sent, or of unknown fate,
+    left out by --resume included), 4 configuration problem or an unusable ledger.
     """
     if resume and restart:
         raise InvalidInput("--resume and --restart contradict each other: choose one")
@@ -192,15 +196,18 @@ def import_file(
         )
         store = _open_ledger(target)
         try:
-            plan = _plan(
-                store.ledger.batches,
-                source,
-                validation,
-                target,
-                resume=resume,
-                restart=restart,
-                resend_unknown=resend_unknown,
-            )
+            try:
+                plan = _plan(
+                    store.ledger.batches,
+                    source,
+                    validation,
+                    target,
+                    resume=resume,
+                    restart=restart,
+                    resend_unknown=resend_unknown,
+                )
+            except StoreError as exc:
+                raise _unusable(exc) from None
             if target.protected and not yes:
                 question = f"Send {plan.to_send} plant(s) to"
                 confirm_protected(target, question, interactive=not as_json)
@@ -215,15 +222,18 @@ def import_file(
     raise SystemExit(outcome)
 
 
+def _unusable(error: StoreError) -> ConfigProblem:
+    # Without the ledger a stopped import could not resume without sending rows twice.
+    return ConfigProblem(f"The ledger cannot be used: {visible(str(error))}; nothing was sent")
+
+
 def _open_ledger(target: Target) -> ImportLedger:
     from plantstore_tui.core.importing.plan import open_for_import
-    from plantstore_tui.core.store.database import StoreError
 
     try:
         store = open_for_import(target.profile)
     except StoreError as exc:
-        # Without the ledger a stopped import could not resume without sending rows twice.
-        raise ConfigProblem(f"The ledger cannot be used: {exc}; nothing was sent") from None
+        raise _unusable(exc) from None
     carried = store.ledger.carried
     for problem in [] if carried is None else carried.problems:
         click.echo(f"An earlier file was not read: {problem}", err=True)
@@ -258,25 +268,32 @@ def _plan(
             "--restart sends every row again. Nothing was sent"
         )
     if resume and earlier is not None:
-        unknown = batches.unknown_rows(earlier)
-        # On stderr even with --json: a script must not miss them either.
-        if unknown:
-            verb = (
-                "are sent again, and may exist already"
-                if resend_unknown
-                else ("are not sent again (--resend-unknown sends them; they may exist already)")
-            )
-            click.echo(f"{len(unknown)} row(s) whose fate is unknown {verb}:", err=True)
-            for line, plant_id, message in unknown[:_SHOWN_RESULTS]:
-                click.echo(
-                    f"  {visible(source.name)}:{line}: id {plant_id}: {visible(message)}", err=True
-                )
-            if len(unknown) > _SHOWN_RESULTS:
-                click.echo(f"  ... and {len(unknown) - _SHOWN_RESULTS} more", err=True)
-        return resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
+        plan = resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
+        _print_unknown(source.name, plan)
+        return plan
     return new_batch(
         batches, validation, base_url=target.base_url, profile=target.profile, file_name=source.name
     )
+
+
+def _print_unknown(name: str, plan: ImportPlan) -> None:
+    """The lines of unknown fate a resume leaves out (or sends again), each with its id, name and
+    why; on stderr even with --json: a script must not miss them either."""
+    if not plan.unknown:
+        return
+    verb = (
+        "are sent again, and may exist already"
+        if plan.resend_unknown
+        else "are left out, not sent again (--resend-unknown sends them; they may exist already)"
+    )
+    click.echo(f"{len(plan.unknown)} row(s) whose fate is unknown {verb}:", err=True)
+    shown = visible(name)
+    for row in plan.unknown[:_SHOWN_RESULTS]:
+        named = f" ({visible(shorten(row.name, 40))!r})" if row.name else ""
+        words = visible(shorten(row.words, _SHOWN_CHARACTERS))
+        click.echo(f"  {shown}:{row.line}: id {row.plant_id}{named}: {words}", err=True)
+    if len(plan.unknown) > _SHOWN_RESULTS:
+        click.echo(f"  ... and {len(plan.unknown) - _SHOWN_RESULTS} more", err=True)
 
 
 def _print_problems(name: str, validation: Validation) -> None:
@@ -322,15 +339,35 @@ def _print_dry_run(
         f"({form.value}, {validation.size} bytes). Nothing was sent (dry run)."
     )
     if ignored:
-        click.echo("Columns not read: " + ", ".join(ignored))
+        shown, note = _bounded("the columns", ", ".join(ignored))
+        click.echo(f"Columns not read: {shown}" + (f" ({note})" if note else ""))
     with source.open() as stream:
         for index, item in enumerate(read_rows(stream, form, columns)):
             if index == 3:
                 click.echo("  ...")
                 break
             if isinstance(item, SourceRow):
-                tag = f", tag {visible(item.texts.tag.strip())!r}" if item.texts.tag.strip() else ""
-                click.echo(
-                    f"  line {item.line}: id {item.texts.id.strip()}, "
-                    f"name {visible(item.texts.name.strip())!r}{tag}"
-                )
+                click.echo(_dry_run_row(item))
+
+
+def _bounded(label: str, text: str) -> tuple[str, str | None]:
+    """`text` cut to `_SHOWN_CHARACTERS`, and when it was cut the words naming its full size
+    ("name: 1,048,560 characters, first 200 shown")."""
+    limit = _SHOWN_CHARACTERS
+    if len(text) <= limit:
+        return text, None
+    return text[:limit], f"{label}: {len(text):,} characters, first {limit} shown"
+
+
+def _dry_run_row(row: SourceRow) -> str:
+    """A row as it would be sent, each value shown bounded (its full size named if cut)."""
+    words, notes = [], []
+    for label, value in (("id", row.texts.id), ("name", row.texts.name), ("tag", row.texts.tag)):
+        value = value.strip()
+        if not value and label == "tag":
+            continue
+        shown, note = _bounded(label, value)
+        quoted = visible(shown) if label == "id" else repr(visible(shown))
+        words.append(f"{label} {quoted}")
+        notes += [] if note is None else [note]
+    return f"  line {row.line}: " + ", ".join(words) + (f" ({'; '.join(notes)})" if notes else "")

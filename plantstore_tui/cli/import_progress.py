@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -60,12 +59,7 @@ class Progress:
             self._task = self._bar.add_task("import", total=self._total, counts="", rate="")
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._bar is not None:
             self._bar.stop()
 
@@ -92,11 +86,12 @@ class Progress:
             click.echo(text, err=True)
 
 
-def summary_exit_code(progress: ImportProgress, reason: StopReason, not_sent: int) -> int:
-    """3 stopped or unsettled rows, 1 some rejected, 0 every row sent was created."""
+def summary_exit_code(progress: ImportProgress, reason: StopReason) -> int:
+    """3 stopped, or rows left unsettled (not sent after a failure, unknown, sent now or left out
+    by a resume, or never sent); 1 some rejected; 0 every row sent was created."""
     from plantstore_tui.core.importing.results import StopReason
 
-    if reason is not StopReason.DONE or progress.failed or progress.unknown or not_sent:
+    if reason is not StopReason.DONE or progress.unsettled:
         return ExitCode.TRANSPORT_FAILURE
     if progress.rejected:
         return ExitCode.REJECTED
@@ -112,13 +107,12 @@ def print_summary(
     reason: StopReason,
     interrupted: bool,
     problem: str | None,
-    not_sent: int,
     as_json: bool,
     sha256: str,
     batch: int,
-    skipped: int,
 ) -> None:
-    """The end of an import: counts, the rows that need looking at, how to go on."""
+    """The end of an import: counts that add up to the file's rows, the rows that need looking
+    at, how to go on."""
     from plantstore_tui.core.importing.results import StopReason
 
     name = visible(source_name)
@@ -132,13 +126,17 @@ def print_summary(
                     "batch": batch,
                     "base_url": target.base_url,
                     "profile": target.profile,
-                    "skipped": skipped,
+                    "proxy": None if target.proxy is None else target.proxy.url,
+                    "rows": progress.rows,
+                    "skipped": progress.done_before + progress.unknown_skipped,
+                    "done_before": progress.done_before,
+                    "unknown_skipped": progress.unknown_skipped,
                     "to_send": progress.to_send,
                     "created": progress.created,
                     "rejected": progress.rejected,
                     "failed": progress.failed,
                     "unknown": progress.unknown,
-                    "not_sent": not_sent,
+                    "not_sent": progress.not_sent,
                     "retries": progress.retries,
                     "stopped": None if reason is StopReason.DONE else reason.value,
                     "problem": problem,
@@ -150,13 +148,9 @@ def print_summary(
             )
         )
         return
-    where = visible(target.base_url)
     click.echo(
-        f"{name} -> {where}: {progress.created} created, {progress.rejected} rejected, "
-        f"{progress.failed} not sent after a failure, {progress.unknown} unknown"
-        + (f", {not_sent} not sent" if not_sent else "")
-        + (f" ({skipped} done before, skipped)" if skipped else "")
-        + f" in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
+        f"{name} ({progress.rows:,} rows) -> {visible(target.base_url)}: {progress.counts()} "
+        f"in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
     )
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
@@ -174,10 +168,11 @@ def print_summary(
             "Stopped: the deployment stopped answering (several transport failures in a row). "
             f"Once it answers again: {resume}"
         )
-    elif interrupted or not_sent:
+    elif interrupted or progress.not_sent:
         click.echo(f"Stopped before the end. To send the rows not yet sent: {resume}")
-    if progress.unknown:
+    unknown = progress.unknown + progress.unknown_skipped
+    if unknown:
         click.echo(
-            f"{progress.unknown} row(s) may or may not have been created: --resume leaves them "
-            "out (check the store; --resend-unknown sends them again)."
+            f"{unknown} row(s) may or may not have been created: --resume leaves them out "
+            "(check the store; --resume --resend-unknown sends them again)."
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.import_progress import Progress, print_summary, summary_exit_code
-from plantstore_tui.core.importing.results import ImportProgress, RowResult, StopReason
+from plantstore_tui.core.importing.results import RowResult, StopReason
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def send_file(
     as_json: bool,
 ) -> int:
     """Send the plan's rows, print the summary; the exit code."""
-    progress = ImportProgress(to_send=plan.to_send)
+    progress = plan.progress()
     report_file = None
     if report is not None:
         try:
@@ -70,7 +70,6 @@ def send_file(
         progress.ended = time.monotonic()
         if report_file is not None:
             report_file.close()
-    not_sent = plan.to_send - progress.settled
     print_summary(
         source_name=name,
         target=target,
@@ -79,13 +78,11 @@ def send_file(
         reason=reason,
         interrupted=interrupted,
         problem=problem,
-        not_sent=not_sent,
         as_json=as_json,
         sha256=plan.batch.sha256,
         batch=plan.batch.id,
-        skipped=plan.skipped,
     )
-    return _INTERRUPTED if interrupted else summary_exit_code(progress, reason, not_sent)
+    return _INTERRUPTED if interrupted else summary_exit_code(progress, reason)
 
 
 async def _send_all(
@@ -100,9 +97,7 @@ async def _send_all(
     from plantstore_tui.core.http.client import PlantStoreClient
     from plantstore_tui.core.importing.runner import ImportRunner
 
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-    ) as client:
+    async with PlantStoreClient.for_target(target) as client:
         ledger = store.ledger.for_target(target.token)
         runner = ImportRunner(client, ledger, plan, settings, on_result, keep=store.keep)
         task = asyncio.ensure_future(runner.run(rows()))

@@ -1,7 +1,7 @@
 """`plantstore-tui profile ...`: list, show, add, edit, remove, use and test saved profiles.
 
-Everything here is a thin shell over `core.profiles.ProfileStore`: parse, call, print. A token is
-never a command-line value: it comes from stdin, a hidden prompt, a variable or a command.
+Everything here is a thin shell over `core.config.store.ProfileStore`: parse, call, print. A
+token is never a command-line value (`token_input.py` says where it comes from).
 """
 
 from __future__ import annotations
@@ -9,42 +9,51 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import click
-from pydantic import SecretStr
+from click.decorators import FC
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.options import json_option
+from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
+from plantstore_tui.core.config import profiles
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.profiles import (
-    MAX_TIMEOUT,
-    InvalidProfile,
-    Profile,
-    ProfileExists,
-    UnknownProfile,
-    profile_from_table,
-)
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.config.targets import TOKEN_ENV
-from plantstore_tui.core.config.tokens import (
-    InvalidToken,
-    SourceKind,
-    TokenSource,
-    clean_token,
-)
+from plantstore_tui.core.config.tokens import InvalidToken
+from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy, route_words, shown_proxy
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.text import visible
 
-# Enough for any token; more on stdin is a mistake (a file piped by accident), not a token.
-_STDIN_CAP = 64 * 1024
-_INPUT_ERRORS = (InvalidProfile, ProfileExists, InvalidToken)
-_TIMEOUT = click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT)
-# Saved absolute: the profile is used from any working directory.
-_CA_FILE = click.Path(exists=True, dir_okay=False, resolve_path=True)
-_CA_HELP = "A PEM file of CA certificates to trust instead of the OS trust store."
+_INPUT_ERRORS = (profiles.InvalidProfile, profiles.ProfileExists, InvalidToken)
+# The settings `add` and `edit` both take as they are.
+_timeout_setting = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True, max=profiles.MAX_TIMEOUT),
+    metavar="S",
+    help="Seconds a send may take in all.",
+)
+_ca_bundle_setting = click.option(
+    "--ca-bundle",
+    # Saved absolute: the profile is used from any working directory.
+    type=click.Path(exists=True, dir_okay=False, resolve_path=True),
+    metavar="PATH",
+    help="A PEM file of CA certificates to trust instead of the OS trust store.",
+)
+_proxy_setting = click.option(
+    "--proxy",
+    metavar="URL",
+    help="Send through this proxy (http://[USER:PASSWORD@]HOST:PORT), or 'none' for no proxy "
+    "whatever $HTTPS_PROXY says; unset, the environment's proxy is used.",
+)
+
+
+def _switch(flags: str, help: str) -> Callable[[FC], FC]:
+    """An on/off setting `edit` may change: True, False, or None to leave it as it is."""
+    return click.option(flags, default=None, help=help)
 
 
 @contextmanager
@@ -58,10 +67,6 @@ def _reported(*, input_errors: tuple[type[ConfigError], ...] = ()) -> Iterator[N
         raise ConfigProblem(visible(str(exc))) from None
 
 
-def _stdin_is_terminal() -> bool:
-    return sys.stdin.isatty()
-
-
 def _saved(store: ProfileStore) -> SavedProfiles:
     saved = store.load()
     if saved.error is not None:
@@ -71,7 +76,7 @@ def _saved(store: ProfileStore) -> SavedProfiles:
     return saved
 
 
-def _timeout_words(profile: Profile) -> str:
+def _timeout_words(profile: profiles.Profile) -> str:
     if profile.timeout is None:
         defaults = Limits()
         return (
@@ -81,7 +86,9 @@ def _timeout_words(profile: Profile) -> str:
     return f"{profile.timeout:g} s for the whole send"
 
 
-def _profile_json(store: ProfileStore, profile: Profile, default: str | None) -> dict[str, Any]:
+def _profile_json(
+    store: ProfileStore, profile: profiles.Profile, default: str | None
+) -> dict[str, Any]:
     return {
         "name": profile.name,
         "base_url": profile.base_url,
@@ -90,11 +97,22 @@ def _profile_json(store: ProfileStore, profile: Profile, default: str | None) ->
         "timeout": profile.timeout,
         "allow_insecure_http": profile.allow_insecure_http,
         "ca_bundle": profile.ca_bundle,
+        "proxy": None if profile.proxy is None else shown_proxy(profile.proxy),
+        "proxy_in_use": _proxy_in_use(profile),
         "history": profile.history,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
     }
+
+
+def _proxy_in_use(profile: profiles.Profile) -> str | None:
+    """The proxy sends to `profile` go through in this environment (no user or password)."""
+    try:
+        chosen = choose_proxy(profile.base_url, os.environ, given=profile.proxy)
+    except InvalidProxy:
+        return None
+    return None if chosen is None else chosen.url
 
 
 @click.group()
@@ -108,8 +126,20 @@ def profile() -> None:
     """
 
 
-@profile.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+def _command(
+    name: str, *, input_errors: tuple[type[ConfigError], ...] = ()
+) -> Callable[[Callable[..., None]], click.Command]:
+    """A `profile` subcommand: the core's errors end it in words, `input_errors` with exit 2
+    (the operator's value is wrong) and any other configuration error with 4."""
+
+    def decorate(function: Callable[..., None]) -> click.Command:
+        return profile.command(name)(_reported(input_errors=input_errors)(function))
+
+    return decorate
+
+
+@_command("list")
+@json_option()
 def list_profiles(as_json: bool) -> None:
     """List the saved profiles; the default one is marked with *."""
     store = ProfileStore()
@@ -142,13 +172,12 @@ def list_profiles(as_json: bool) -> None:
         click.echo(f"{TOKEN_ENV} is set: in this run it is the token of every profile.")
 
 
-@profile.command("show")
+@_command("show")
 @click.argument("name")
 def show(name: str) -> None:
     """Show one profile's settings and where its token comes from."""
     store = ProfileStore()
-    with _reported():
-        item = store.get(name)
+    item = store.get(name)
     default = store.load().default
     lines = [
         f"Profile {item.name}" + (" (default)" if item.name == default else ""),
@@ -165,59 +194,13 @@ def show(name: str) -> None:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
     if item.ca_bundle is not None:
         lines.append(f"  ca_bundle: {visible(item.ca_bundle)} (trusted instead of the OS store)")
+    lines.append(f"  proxy:     {visible(route_words(item.base_url, os.environ, item.proxy))}")
     if not item.history:
         lines.append("  history:   off (sends to this profile are not kept)")
     lines.append(f"  file:      {visible(str(store.path))}")
     if os.environ.get(TOKEN_ENV, "").strip():
         lines.append(f"  ({TOKEN_ENV} is set: in this run it wins over the profile's token)")
     click.echo("\n".join(lines))
-
-
-def _token_options(command: click.decorators.FC) -> click.decorators.FC:
-    """Add the token options shared by `add` and `edit`."""
-    command = click.option(
-        "--token-command",
-        metavar="CMD",
-        help="Run this command (no shell) whenever the token is needed; its stdout is it.",
-    )(command)
-    command = click.option(
-        "--token-env",
-        metavar="VAR",
-        help="Take the token from this environment variable whenever it is needed.",
-    )(command)
-    return click.option(
-        "--token-stdin",
-        is_flag=True,
-        help="Read the token from stdin and keep it in the keyring (or credentials file).",
-    )(command)
-
-
-def _one_token_option(*given: object) -> None:
-    if sum(bool(value) for value in given) > 1:
-        raise click.UsageError(
-            "Give at most one token option (--token-stdin, --token-env, --token-command, ...)."
-        )
-
-
-def _read_stdin_token() -> str:
-    text = sys.stdin.read(_STDIN_CAP + 1)
-    if len(text) > _STDIN_CAP:
-        raise InvalidInput(f"stdin holds more than {_STDIN_CAP:,} characters: not a token.")
-    return text
-
-
-def _ask_token(name: str, *, stdin: bool) -> SecretStr:
-    """The token typed at a hidden prompt or piped on stdin, trimmed, checked and wrapped."""
-    with _reported(input_errors=_INPUT_ERRORS):
-        if stdin:
-            return clean_token(_read_stdin_token(), TokenSource(SourceKind.STDIN))
-        if not _stdin_is_terminal():
-            raise InvalidInput(
-                "No token option, and no terminal to ask for the token: use --token-stdin, "
-                "--token-env VAR or --token-command CMD."
-            )
-        typed = click.prompt(f"Token for {name} (hidden)", hide_input=True)
-        return clean_token(typed, TokenSource(SourceKind.PROMPT))
 
 
 def _say_saved(report: SaveReport, verb: str) -> None:
@@ -234,18 +217,19 @@ def _say_saved(report: SaveReport, verb: str) -> None:
     click.echo(f"Check it without creating a plant: plantstore-tui profile test {saved.name}")
 
 
-@profile.command("add")
+@_command("add", input_errors=_INPUT_ERRORS)
 @click.argument("name")
 @click.option("--base-url", required=True, metavar="URL", help="The deployment's base URL.")
-@_token_options
+@token_options
 @click.option("--protected", is_flag=True, help="Ask for confirmation before each send.")
-@click.option("--timeout", type=_TIMEOUT, metavar="S", help="Seconds a send may take in all.")
+@_timeout_setting
 @click.option(
     "--allow-insecure-http",
     is_flag=True,
     help="Allow plain http:// beyond loopback (the token travels unencrypted).",
 )
-@click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
+@_ca_bundle_setting
+@_proxy_setting
 @click.option("--no-history", is_flag=True, help="Keep sends to this profile out of the history.")
 def add(
     name: str,
@@ -257,61 +241,56 @@ def add(
     timeout: float | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    proxy: str | None,
     no_history: bool,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
     With no default profile yet, the new one becomes the default.
     """
-    _one_token_option(token_stdin, token_env, token_command)
+    one_token_option(token_stdin, token_env, token_command)
     store = ProfileStore()
-    with _reported(input_errors=_INPUT_ERRORS):
-        # Checked before the token is asked for, so nobody types a token for nothing.
-        new = profile_from_table(
-            name,
-            Profile(
-                name=name,
-                base_url=base_url,
-                token_env=token_env,
-                token_command=token_command,
-                protected=protected,
-                timeout=timeout,
-                allow_insecure_http=allow_insecure_http,
-                ca_bundle=ca_bundle,
-                history=not no_history,
-            ).fields(),
-        )
-        saved = store.load()
-        if saved.get(name) is not None or name in saved.broken:
-            raise ProfileExists(f"Profile {name!r} already exists: use `profile edit {name}`")
-    token = _ask_token(name, stdin=token_stdin) if new.keeps_token else None
-    with _reported(input_errors=_INPUT_ERRORS):
-        report = store.add(new, token=token)
+    # Checked before the token is asked for, so nobody types a token for nothing.
+    new = profiles.profile_from_table(
+        name,
+        profiles.Profile(
+            name=name,
+            base_url=base_url,
+            token_env=token_env,
+            token_command=token_command,
+            protected=protected,
+            timeout=timeout,
+            allow_insecure_http=allow_insecure_http,
+            ca_bundle=ca_bundle,
+            proxy=proxy,
+            history=not no_history,
+        ).fields(),
+    )
+    saved = store.load()
+    if saved.get(name) is not None or name in saved.broken:
+        raise profiles.ProfileExists(f"Profile {name!r} already exists: use `profile edit {name}`")
+    token = ask_token(name, stdin=token_stdin) if new.keeps_token else None
+    report = store.add(new, token=token)
     _say_saved(report, "Saved")
 
 
-@profile.command("edit")
+@_command("edit", input_errors=_INPUT_ERRORS)
 @click.argument("name")
 @click.option("--base-url", metavar="URL", help="A new base URL.")
-@_token_options
+@token_options
 @click.option("--token-prompt", is_flag=True, help="Ask for a new token (hidden) and keep it.")
-@click.option(
-    "--protected/--not-protected", default=None, help="Ask (or stop asking) before each send."
-)
-@click.option("--timeout", type=_TIMEOUT, metavar="S", help="Seconds a send may take in all.")
+@_switch("--protected/--not-protected", "Ask (or stop asking) before each send.")
+@_timeout_setting
 @click.option("--default-timeout", is_flag=True, help="Go back to the default timeouts.")
-@click.option(
+@_switch(
     "--allow-insecure-http/--no-allow-insecure-http",
-    default=None,
-    help="Allow (or refuse) plain http:// beyond loopback.",
+    "Allow (or refuse) plain http:// beyond loopback.",
 )
-@click.option("--ca-bundle", type=_CA_FILE, metavar="PATH", help=_CA_HELP)
+@_ca_bundle_setting
 @click.option("--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again.")
-@click.option(
-    "--history/--no-history",
-    default=None,
-    help="Keep (or stop keeping) sends to this profile in the history.",
-)
+@_proxy_setting
+@click.option("--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment.")
+@_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
 def edit(
     name: str,
     base_url: str | None,
@@ -325,10 +304,12 @@ def edit(
     allow_insecure_http: bool | None,
     ca_bundle: str | None,
     os_trust_store: bool,
+    proxy: str | None,
+    proxy_from_env: bool,
     history: bool | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
-    _one_token_option(token_stdin, token_prompt, token_env, token_command)
+    one_token_option(token_stdin, token_prompt, token_env, token_command)
     if timeout is not None and default_timeout:
         raise click.UsageError("Choose one of --timeout and --default-timeout.")
     changes: dict[str, object] = {}
@@ -348,6 +329,10 @@ def edit(
         raise click.UsageError("Choose one of --ca-bundle and --os-trust-store.")
     if ca_bundle is not None or os_trust_store:
         changes["ca_bundle"] = ca_bundle
+    if proxy is not None and proxy_from_env:
+        raise click.UsageError("Choose one of --proxy and --proxy-from-env.")
+    if proxy is not None or proxy_from_env:
+        changes["proxy"] = proxy
     if history is not None:
         changes["history"] = history
     if not changes and not (token_stdin or token_prompt):
@@ -356,21 +341,19 @@ def edit(
     # Checked before a token is asked for; a profile that is broken in the file can be fixed here.
     saved = _saved(store)
     if saved.get(name) is None and name not in saved.broken:
-        raise ConfigProblem(str(UnknownProfile(name, saved.names)))
-    token = _ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
-    with _reported(input_errors=_INPUT_ERRORS):
-        report = store.edit(name, changes, token=token)
+        raise ConfigProblem(str(profiles.UnknownProfile(name, saved.names)))
+    token = ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
+    report = store.edit(name, changes, token=token)
     _say_saved(report, "Changed")
 
 
-@profile.command("remove")
+@_command("remove")
 @click.argument("name")
 def remove(name: str) -> None:
     """Delete profile NAME and the token kept for it."""
     store = ProfileStore()
-    with _reported():
-        was_default = store.load().default == name
-        warning = store.remove(name)
+    was_default = store.load().default == name
+    warning = store.remove(name)
     click.echo(f"Removed profile {name}.")
     if warning is not None:
         click.echo(f"Warning: {visible(warning)}", err=True)
@@ -378,17 +361,15 @@ def remove(name: str) -> None:
         click.echo("There is no default profile now: choose one with `plantstore-tui profile use`.")
 
 
-@profile.command("use")
+@_command("use")
 @click.argument("name")
 def use(name: str) -> None:
     """Make NAME the default profile (the one used without --profile)."""
-    store = ProfileStore()
-    with _reported():
-        chosen = store.set_default(name)
+    chosen = ProfileStore().set_default(name)
     click.echo(f"Default profile: {chosen.name} ({visible(chosen.base_url)})")
 
 
-@profile.command("test")
+@_command("test")
 @click.argument("name")
 def test(name: str) -> None:
     """Check NAME's deployment as `plantstore-tui check --profile NAME` does, creating no plant.
@@ -400,8 +381,7 @@ def test(name: str) -> None:
     from plantstore_tui.core.http.check import run_check
 
     store = ProfileStore()
-    with _reported():
-        target = store.target(store.get(name))
+    target = store.target(store.get(name))
     click.echo(
         f"Testing {visible(name)} (token from {visible(target.token_source)}), creating nothing"
     )

@@ -31,7 +31,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
-_TARGET_OPTIONS = ("profile", "base_url", "allow_insecure_http", "ca_bundle")
+_TARGET_OPTIONS = ("profile", "base_url", "allow_insecure_http", "ca_bundle", "proxy")
 
 
 class NoTarget(ConfigProblem):
@@ -39,7 +39,15 @@ class NoTarget(ConfigProblem):
 
 
 def target_options(command: click.decorators.FC) -> click.decorators.FC:
-    """Add `--profile`, `--base-url`, `--allow-insecure-http` and `--ca-bundle` to a command."""
+    """Add `--profile`, `--base-url`, `--allow-insecure-http`, `--ca-bundle` and `--proxy` to a
+    command."""
+    command = click.option(
+        "--proxy",
+        metavar="URL",
+        help="Send through this proxy (http://[USER:PASSWORD@]HOST:PORT), or 'none' for no "
+        "proxy; wins over the profile's proxy and $HTTPS_PROXY, $HTTP_PROXY, $ALL_PROXY "
+        "(NO_PROXY honoured). This machine is always reached directly.",
+    )(command)
     command = click.option(
         "--ca-bundle",
         type=click.Path(exists=True, dir_okay=False),

@@ -50,6 +50,16 @@ _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 # Longer than any int64 (19 digits and a sign): such a number is out of range whatever it is.
 _MAX_INT_CHARS = 20
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What a parsed body that is not an object is, by its type: json.loads (with the hooks below)
+# makes only these exact types.
+_NOT_AN_OBJECT: dict[type, str] = {
+    type(None): "null",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+}
 
 
 def _challenge(error: str | None = None) -> dict[str, str]:
@@ -140,20 +150,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _json_type(value: Any) -> str:
-    match value:
-        case None:
-            return "null"
-        case bool():
-            return "a boolean"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case _:
-            return "an array"
-
-
 def _lone_surrogate(value: Any) -> str | None:
     pending = [value]
     while pending:
@@ -205,9 +201,8 @@ def _parse_json(body: bytes) -> Any:
 
 def _new_plant(data: Any) -> NewPlant:
     if not isinstance(data, dict):
-        _refuse(
-            INVALID_PLANT, f"The body must be a JSON object (a NewPlant), not {_json_type(data)}"
-        )
+        what = _NOT_AN_OBJECT[type(data)]
+        _refuse(INVALID_PLANT, f"The body must be a JSON object (a NewPlant), not {what}")
     # The spec types tag as a string: null is refused, not taken for "no tag".
     if "tag" in data and data["tag"] is None:
         _refuse(INVALID_PLANT, "The body is not a NewPlant: tag: leave it out rather than null")

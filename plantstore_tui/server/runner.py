@@ -9,7 +9,6 @@ import socket
 import sys
 import threading
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 import uvicorn
@@ -200,10 +199,5 @@ class BackgroundServer:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

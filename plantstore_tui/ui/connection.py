@@ -30,6 +30,8 @@ class TargetLabel:
     token_source: str
     profile: str | None = None
     protected: bool = False
+    # The proxy sends go through (no user or password); None: direct.
+    proxy: str | None = None
 
     @classmethod
     def of(cls, target: Target) -> TargetLabel:
@@ -39,27 +41,31 @@ class TargetLabel:
             token_source=target.token_source,
             profile=target.profile,
             protected=target.protected,
+            proxy=None if target.proxy is None else target.proxy.url,
         )
 
     def parts(self, token_hint: str | None = None) -> list[StatusPart]:
-        """`profile · http://host/ · token from SOURCE …abcd` as status line parts: never the
-        token itself. Narrow, the hint goes first, then the URL's middle, then the end of the
-        profile's name (the URL itself if need be); the token's source is shortened last."""
+        """`profile · http://host/ · token from SOURCE …abcd · proxy http://proxy:3128` as
+        status line parts: never the token itself, nor the proxy's password. Narrow, the hint
+        goes first, then the URL's middle (with a profile, the URL itself), the proxy's
+        middle, the end of the profile's name; the token's source is shortened last."""
         parts = []
         if self.profile is not None:
-            parts.append(StatusPart(visible(self.profile), 3, "end", 8))
+            parts.append(StatusPart(visible(self.profile), 4, "end", 8))
             if self.protected:
                 parts.append(StatusPart("PROTECTED", 9, "keep", glue=" "))
         # With a profile, its name says where plants go: the URL may go when room is short.
         drop_rank = 2 if self.profile is not None else None
         parts.append(StatusPart(visible(self.base_url), 1, "middle", 20, drop_rank))
-        parts.append(StatusPart(f"token from {visible(self.token_source)}", 4, "end", 14))
+        parts.append(StatusPart(f"token from {visible(self.token_source)}", 5, "end", 14))
         if token_hint:
             parts.append(StatusPart(token_hint, 0, glue=" "))
+        if self.proxy is not None:
+            parts.append(StatusPart(f"proxy {visible(self.proxy)}", 3, "middle", 16))
         return parts
 
     def describe(self, token_hint: str | None = None) -> str:
-        """The parts in full: `profile · http://host/ · token from SOURCE …abcd`."""
+        """The parts in full: `profile · http://host/ · token from SOURCE …abcd · proxy …`."""
         return joined(self.parts(token_hint))
 
 
@@ -74,9 +80,7 @@ def connect_to(target: Target) -> Connection:
 
     return Connection(
         target,
-        PlantStoreClient(
-            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-        ),
+        PlantStoreClient.for_target(target),
     )
 
 

@@ -41,8 +41,10 @@ from plantstore_tui.core.store.schema import SCHEMA_VERSION
 from plantstore_tui.server.runner import BackgroundServer
 
 CANARY = "CANARY-history-cli-0b7d2e94c1a35f86"
-# The keys of add --json (design.md), off_spec included since the check work.
+# The keys of add --json (design.md), off_spec included since the check work, proxy since
+# issue 17.
 ADD_JSON_KEYS = {
+    "proxy",
     "outcome",
     "status",
     "elapsed_ms",

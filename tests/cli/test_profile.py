@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
 from pydantic import SecretStr
 
-from plantstore_tui.cli import main, profile
+from plantstore_tui.cli import main, token_input
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.config.profiles import Profile
@@ -29,7 +29,7 @@ def config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let the hidden prompt ask, as it does on a terminal (CliRunner's stdin is not one)."""
-    monkeypatch.setattr(profile, "_stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(token_input, "_stdin_is_terminal", lambda: True)
 
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
@@ -101,6 +101,8 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "timeout": 3.0,
                 "allow_insecure_http": False,
                 "ca_bundle": None,
+                "proxy": None,
+                "proxy_in_use": None,
                 "history": True,
                 "token_env": "L",
                 "token_command": None,

@@ -17,8 +17,9 @@ def group(
     base_url: str | None,
     allow_insecure_http: bool,
     ca_bundle: str | None,
+    proxy: str | None,
 ) -> None:
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle)
+    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle, proxy)
 
 
 @group.command()
@@ -41,6 +42,14 @@ def test_a_subcommands_own_target_wins_and_its_other_options_still_arrive() -> N
     assert result.exit_code == 0, result.output
     merged = TargetOptions(profile="lab").merged(None, "http://127.0.0.1:9")
     assert result.output.strip() == f"x {merged}"
+
+
+def test_proxy_given_to_the_group_reaches_the_subcommand_and_its_own_wins() -> None:
+    group_options = TargetOptions(proxy="http://a:1")
+    assert group_options.merged("lab", None).proxy == "http://a:1"
+    assert group_options.merged(None, None, proxy="none").proxy == "none"
+    # The proxy's URL may hold a password: never in a repr.
+    assert "a:1" not in repr(TargetOptions(proxy="http://user:pw@a:1"))
 
 
 def test_a_subcommand_run_without_its_group_uses_only_its_own_options() -> None:

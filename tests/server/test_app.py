@@ -289,6 +289,26 @@ def test_json_that_is_not_a_new_plant_is_refused_naming_the_field(
     assert field in error.message
 
 
+@pytest.mark.parametrize(
+    ("content", "what"),
+    [
+        (b"null", "null"),
+        (b"true", "a boolean"),
+        (b"7", "a number"),
+        (b"99999999999999999999999", "a number"),
+        (b"2.5", "a number"),
+        (b'"plant"', "a string"),
+        (b"[]", "an array"),
+    ],
+)
+def test_a_body_that_is_not_an_object_is_named_by_its_json_type(
+    client: httpx.Client, content: bytes, what: str
+) -> None:
+    response = client.post("/plants", content=content, headers=JSON_TYPE)
+    error = assert_error(response, 400, 1002)
+    assert error.message == f"The body must be a JSON object (a NewPlant), not {what}"
+
+
 def test_control_characters_sent_in_a_key_come_back_escaped(client: httpx.Client) -> None:
     response = client.post(
         "/plants", content=b'{"id": 1, "name": "x", "\\u001b[2J\\u009b": 1}', headers=JSON_TYPE

@@ -271,7 +271,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
                 assert [plant.typed.name for plant in attention] == ["Fern"]
                 assert "1 needs attention (F4)" in _state_words(screen)
             # The fields of the cancelled plant are kept, exactly as typed.
-            assert attention[0].texts == FormTexts(name="Fern", id="3", tag="shade")
+            assert attention[0].typed == FormTexts(name="Fern", id="3", tag="shade")
             assert attention[0].state is PlantState.UNKNOWN
 
 

@@ -31,7 +31,8 @@ from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen, ProtectedSends
 from plantstore_tui.ui.screens.first_run import FirstRunChoice, FirstRunScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
-from plantstore_tui.ui.screens.profiles import ProfileRow, ProfilesScreen
+from plantstore_tui.ui.screens.profiles import ProfilesScreen
+from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
 SIZE = (110, 32)
 # The random part of the canary: no run of 5 of its characters may reach the screen.
@@ -759,3 +760,32 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
     saved = ProfileStore().get("quiet")
     assert saved is not None
     assert (saved.ca_bundle, saved.history) == (str(bundle), False)
+
+
+async def test_the_editor_sets_a_proxy_and_never_shows_its_password(store: ProfileStore) -> None:
+    with_login = "http://alice:pw-SECRET@proxy.corp:3128"
+    store.add(Profile(name="corp", base_url="https://c.example", token_env="C", proxy=with_login))
+    app = Host(ProfileEditor(store, store.get("corp")))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        editor = editor_of(app)
+        assert field(editor, "proxy").value == "http://proxy.corp:3128"
+        assert "SECRET" not in screen_text(app)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    # Saved unchanged: the password shown as nothing is not lost.
+    assert ProfileStore().get("corp").proxy == with_login
+
+    app = Host(ProfileEditor(store, store.get("corp")))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        editor = editor_of(app)
+        await type_into(pilot, field(editor, "proxy"), "socks5://proxy.corp:1080")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is editor
+        assert "only http:// and https:// proxies" in screen_text(app)
+        await type_into(pilot, field(editor, "proxy"), "none")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert ProfileStore().get("corp").proxy == "none"

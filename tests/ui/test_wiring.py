@@ -17,8 +17,9 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
-from plantstore_tui.ui.screens.profiles import ProfileRow, ProfilesScreen
+from plantstore_tui.ui.screens.profiles import ProfilesScreen
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
 
 def save_profiles(server: Any, monkeypatch: pytest.MonkeyPatch, *profiles: Profile) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.http.hosts import insecure_http_problem
+from plantstore_tui.core.http.proxy import check_proxy_setting
 from plantstore_tui.core.http.target import Limits
 
 MAX_TIMEOUT = 3600.0
@@ -24,6 +25,7 @@ FIELDS = (
     "timeout",
     "allow_insecure_http",
     "ca_bundle",
+    "proxy",
     "history",
 )
 
@@ -63,6 +65,9 @@ class Profile:
     allow_insecure_http: bool = False
     # A PEM file of CA certificates trusted instead of the OS trust store.
     ca_bundle: str | None = None
+    # A proxy URL (its password as secret as a token: never shown), or "none"; None: the
+    # environment's (core.http.proxy).
+    proxy: str | None = field(default=None, repr=False)
     # False: sends to this profile are kept out of the history.
     history: bool = True
 
@@ -158,6 +163,13 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
     if ca_bundle is not None and not (isinstance(ca_bundle, str) and ca_bundle.strip()):
         problems.append("ca_bundle must be the path of a PEM file of CA certificates")
 
+    proxy = table.get("proxy")
+    if proxy is not None:
+        if not isinstance(proxy, str):
+            problems.append('proxy must be a proxy URL such as http://proxy:3128, or "none"')
+        elif (problem := check_proxy_setting(proxy, "profiles.toml")) is not None:
+            problems.append(problem)
+
     if base_url and (
         problem := insecure_http_problem(base_url, allowed=flags.get("allow_insecure_http", False))
     ):
@@ -176,5 +188,6 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         timeout=float(timeout) if isinstance(timeout, int | float) else None,
         allow_insecure_http=flags["allow_insecure_http"],
         ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
+        proxy=proxy.strip() if isinstance(proxy, str) else None,
         history=flags["history"],
     )

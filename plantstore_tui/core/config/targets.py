@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.config.errors import ConfigError
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.config.profiles import Profile
     from plantstore_tui.core.config.store import ProfileStore
     from plantstore_tui.core.config.tokens import StoredTokens, TokenSource
+    from plantstore_tui.core.http.proxy import Proxy
     from plantstore_tui.core.http.target import Target
 
 # The environment variables that choose a target for one run; none of them is ever saved.
@@ -37,6 +38,10 @@ class InvalidAdHocTarget(ConfigError):
         self.on_command_line = on_command_line
 
 
+class UnusableProxy(InvalidAdHocTarget):
+    """A proxy setting (--proxy, a profile's, the environment's) that cannot be used."""
+
+
 @dataclass(frozen=True, slots=True)
 class TargetOptions:
     """What the command line said about the target; the subcommand's words win over the group's."""
@@ -45,6 +50,9 @@ class TargetOptions:
     base_url: str | None = None
     allow_insecure_http: bool = False
     ca_bundle: str | None = None
+    # A proxy URL, or "none" for none; None: the profile's setting, else the environment's.
+    # Not in the repr: the URL may hold the proxy's password.
+    proxy: str | None = field(default=None, repr=False)
 
     def merged(
         self,
@@ -52,13 +60,15 @@ class TargetOptions:
         base_url: str | None,
         allow_insecure_http: bool = False,
         ca_bundle: str | None = None,
+        proxy: str | None = None,
     ) -> TargetOptions:
         """These options overridden by a subcommand's own."""
         allowed = self.allow_insecure_http or allow_insecure_http
         ca_file = ca_bundle or self.ca_bundle
+        through = proxy if proxy is not None else self.proxy
         if profile is not None or base_url is not None:
-            return TargetOptions(profile, base_url, allowed, ca_file)
-        return TargetOptions(self.profile, self.base_url, allowed, ca_file)
+            return TargetOptions(profile, base_url, allowed, ca_file, through)
+        return TargetOptions(self.profile, self.base_url, allowed, ca_file, through)
 
 
 def resolve_target(
@@ -71,11 +81,15 @@ def resolve_target(
     """The target that wins, its token resolved and its CA file loaded once.
 
     First to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`, `PLANTSTORE_BASE_URL`
-    (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`. `prompt` asks
-    for an ad hoc target's token (None: nobody to ask). Raises `NoTarget`, `InvalidAdHocTarget`,
-    another `ConfigError`, or `CABundleError` for a CA file that cannot be used.
+    (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`, `--proxy`
+    over a profile's `proxy` (which wins over the environment). `prompt` asks for an ad hoc
+    target's token (None: nobody to ask). Raises `NoTarget`, `InvalidAdHocTarget` (among them
+    `UnusableProxy`), another `ConfigError`, or `CABundleError` for a CA file that cannot be used.
     """
     target = _named_target(options, environ, prompt, store)
+    if options.proxy is not None and target.profile is not None:
+        proxy = target_proxy(target.base_url, environ, options.proxy, "--proxy")
+        target = replace(target, proxy=proxy)
     if options.ca_bundle is not None:
         target = replace(target, ca_bundle=options.ca_bundle)
     if target.ca_bundle is not None:
@@ -99,6 +113,7 @@ def _named_target(
             prompt=prompt,
             allow_insecure_http=options.allow_insecure_http,
             on_command_line=True,
+            proxy=options.proxy,
         )
     profile = options.profile or environ.get(PROFILE_ENV)
     if not profile and environ.get(BASE_URL_ENV):
@@ -108,6 +123,7 @@ def _named_target(
             prompt=prompt,
             allow_insecure_http=options.allow_insecure_http,
             on_command_line=False,
+            proxy=options.proxy,
         )
     if store is None:
         from plantstore_tui.core.config.store import ProfileStore
@@ -155,9 +171,10 @@ def ad_hoc_target(
     prompt: Callable[[], str] | None,
     allow_insecure_http: bool,
     on_command_line: bool,
+    proxy: str | None = None,
 ) -> Target:
     """A target without a profile: the URL checked first, then the token from the environment
-    or `prompt`."""
+    or `prompt`; `proxy` ("none" or a URL) wins over the environment's."""
     from plantstore_tui.core.http.hosts import insecure_http_problem
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
@@ -166,7 +183,10 @@ def ad_hoc_target(
         normalized = normalize_base_url(base_url)
     except InvalidBaseURL as exc:
         raise InvalidAdHocTarget(str(exc), on_command_line=on_command_line) from None
-    insecure = insecure_http_problem(normalized, allowed=allow_insecure_http)
+    through = target_proxy(normalized, environ, proxy, "--proxy")
+    insecure = insecure_http_problem(
+        normalized, allowed=allow_insecure_http, proxy=None if through is None else through.url
+    )
     if insecure is not None:
         raise InvalidAdHocTarget(
             f"Refused: {insecure}. Use https://, or add --allow-insecure-http to allow it for "
@@ -174,7 +194,21 @@ def ad_hoc_target(
             on_command_line=on_command_line,
         )
     token, source = ad_hoc_token(environ, prompt)
-    return Target(base_url=normalized, token=token, token_source=str(source))
+    return Target(base_url=normalized, token=token, token_source=str(source), proxy=through)
+
+
+def target_proxy(
+    base_url: str, environ: Mapping[str, str], setting: str | None, given_by: str
+) -> Proxy | None:
+    """The proxy sends to `base_url` go through: `setting` (given by `given_by`), else the
+    environment's; `UnusableProxy` in words for one that cannot be used."""
+    from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy
+
+    try:
+        return choose_proxy(base_url, environ, given=setting, given_by=given_by)
+    except InvalidProxy as exc:
+        given = setting is not None and given_by == "--proxy"
+        raise UnusableProxy(str(exc), on_command_line=given) from None
 
 
 def ad_hoc_token(
@@ -234,6 +268,7 @@ def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str,
     from plantstore_tui.core.http.target import Target
 
     token, source = profile_token(profile, tokens, environ)
+    proxy = target_proxy(profile.base_url, environ, profile.proxy, f"profile {profile.name}")
     return Target(
         base_url=profile.base_url,
         token=token,
@@ -242,4 +277,5 @@ def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str,
         protected=profile.protected,
         limits=profile.limits,
         ca_bundle=profile.ca_bundle,
+        proxy=proxy,
     )

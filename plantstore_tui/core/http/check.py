@@ -67,16 +67,18 @@ async def run_check(
         deadline=min(limits.deadline, PROBE_DEADLINE),
         max_body=limits.max_body,
     )
+    proxy = None if target.proxy is None else target.proxy.url
     if transport is None:
         try:
-            transport = httpx.AsyncHTTPTransport(verify=tls_context(target.ca_bundle))
+            transport = httpx.AsyncHTTPTransport(
+                verify=tls_context(target.ca_bundle),
+                proxy=None if target.proxy is None else target.proxy.for_httpx(),
+            )
         except CABundleError as exc:
             failed = ProbeResult("tls", Verdict.FAIL, str(exc), CA_BUNDLE_ADVICE)
-            return CheckReport(target.base_url, (failed,))
+            return CheckReport(target.base_url, (failed,), proxy=proxy)
     probe = ProbeTransport(transport)
-    async with PlantStoreClient(
-        target.base_url, target.token, limits=limits, transport=probe
-    ) as client:
+    async with PlantStoreClient.for_target(target, limits=limits, transport=probe) as client:
 
         async def send(body: bytes | None, authorization: object = KEEP) -> Outcome:
             probe.body, probe.authorization = body, authorization
@@ -85,7 +87,7 @@ async def run_check(
         first = await send(b"{}", None)
         opening = rows.opening(first)
         if opening is not None:
-            return CheckReport(target.base_url, opening, reachable=rows.reached(first))
+            return CheckReport(target.base_url, opening, reachable=rows.reached(first), proxy=proxy)
         results = [
             rows.reachable_result(first),
             rows.tls_result(target, probe.seen),
@@ -107,7 +109,7 @@ async def run_check(
         if create is not None:
             probe.body, probe.authorization = None, KEEP
             results.extend(await _create(client, create, on_sent))
-    return CheckReport(target.base_url, tuple(results))
+    return CheckReport(target.base_url, tuple(results), proxy=proxy)
 
 
 def _wrong_token(target: Target) -> str:

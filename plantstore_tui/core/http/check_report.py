@@ -49,6 +49,8 @@ class CheckReport:
     base_url: str
     results: tuple[ProbeResult, ...]
     reachable: bool = True
+    # The proxy the probes went through (no user or password); None: straight to the target.
+    proxy: str | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -59,6 +61,7 @@ class CheckReport:
         """The one object `check --json` prints."""
         return {
             "base_url": self.base_url,
+            "proxy": self.proxy,
             "verdict": self.verdict.value,
             "reachable": self.reachable,
             "probes": [result.to_json() for result in self.results],

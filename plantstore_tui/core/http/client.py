@@ -12,7 +12,7 @@ import json
 import ssl
 import time
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import httpx
 from pydantic import SecretStr, ValidationError
@@ -20,8 +20,14 @@ from pydantic import SecretStr, ValidationError
 from plantstore_tui import __version__
 from plantstore_tui.core.http.body import read_capped
 from plantstore_tui.core.http.conformance import off_spec
-from plantstore_tui.core.http.failures import SEND_FAILURES, Failure, explain, unsendable
-from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.failures import (
+    SEND_FAILURES,
+    Failure,
+    explain,
+    proxy_refused,
+    unsendable,
+)
+from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
@@ -33,6 +39,9 @@ from plantstore_tui.core.plant.outcome import (
     PlantFate,
     Rejected,
 )
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.proxy import Proxy
 
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -80,6 +89,7 @@ class PlantStoreClient:
         limits: Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         ca_bundle: str | None = None,
+        proxy: Proxy | None = None,
     ) -> None:
         self.base_url = base_url.strip().rstrip("/")
         self.url = plants_url(self.base_url)
@@ -97,8 +107,12 @@ class PlantStoreClient:
         # client's cookie jar, auth flow, redirects or request merging, which cost a quarter of
         # the time of a request on loopback (benchmarks/import.py). And one transport (so one
         # kept-alive connection) per send in flight, each used by one send at a time: a shared
-        # pool polls every idle connection's socket on every request. Proxies and TLS go here.
+        # pool polls every idle connection's socket on every request. Proxies and TLS go here:
+        # through a proxy, each transport's one connection is to the proxy (CONNECT for https).
         self._verify = verify
+        self._proxy = proxy
+        self._proxy_url = None if proxy is None else proxy.url
+        self._httpx_proxy = None if proxy is None or transport is not None else proxy.for_httpx()
         self._given = transport
         self._idle: list[httpx.AsyncBaseTransport] = []
         self._transports: list[httpx.AsyncBaseTransport] = []
@@ -111,6 +125,24 @@ class PlantStoreClient:
         ).as_dict()
         # Never used when a send cannot go out (a URL httpx cannot parse is unsendable).
         self._plants_url = httpx.URL(self.url) if self._unsendable is None else httpx.URL()
+
+    @classmethod
+    def for_target(
+        cls,
+        target: Target,
+        *,
+        limits: Limits | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> Self:
+        """A client for a resolved target: its URL, token, limits, CA file and proxy."""
+        return cls(
+            target.base_url,
+            target.token,
+            limits=limits or target.limits,
+            transport=transport,
+            ca_bundle=target.ca_bundle,
+            proxy=target.proxy,
+        )
 
     def __repr__(self) -> str:
         return f"PlantStoreClient(base_url={self.base_url!r})"
@@ -151,6 +183,10 @@ class PlantStoreClient:
                 response = await transport.handle_async_request(self._request(plant))
                 try:
                     status = response.status_code
+                    if status == 407 and self._proxy is not None:
+                        # The proxy's answer, never the deployment's: the request stopped there.
+                        refused = proxy_refused(self._proxy, "407")
+                        return self._failed(plant, refused, elapsed(), status)
                     if status in _REDIRECT_STATUSES:
                         location = response.headers.get("Location", "")
                         return self._redirected(plant, status, location, elapsed())
@@ -160,7 +196,7 @@ class PlantStoreClient:
                 finally:
                     await response.aclose()
         except SEND_FAILURES as exc:
-            failure = explain(exc, status, self.limits, self._plants_url.host)
+            failure = explain(exc, status, self.limits, self._plants_url.host, self._proxy)
             return self._failed(plant, failure, elapsed(), status)
         finally:
             # Only now: until its answer is read and closed, its connection is this send's.
@@ -174,7 +210,9 @@ class PlantStoreClient:
             return self._given
         if self._idle:
             return self._idle.pop()
-        transport = httpx.AsyncHTTPTransport(verify=self._verify, trust_env=False)
+        transport = httpx.AsyncHTTPTransport(
+            verify=self._verify, trust_env=False, proxy=self._httpx_proxy
+        )
         self._transports.append(transport)
         return transport
 
@@ -217,6 +255,7 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             body=body,
             off_spec=marks,
+            proxy=self._proxy_url,
         )
 
     def _redirected(self, plant: NewPlant, status: int, location: str, elapsed_ms: float) -> Failed:
@@ -234,6 +273,7 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             location=location or None,
             off_spec=off_spec(status, None, b""),
+            proxy=self._proxy_url,
         )
 
     def _answered(
@@ -264,6 +304,7 @@ class PlantStoreClient:
                     plant=parsed,
                     body=text,
                     off_spec=marks,
+                    proxy=self._proxy_url,
                 )
             return invalid(
                 f"The server answered {status} but the body is not a Plant: {parsed}",
@@ -285,4 +326,5 @@ class PlantStoreClient:
             body_problem=None if isinstance(error, ApiError) else error,
             retry_after=retry_after,
             off_spec=marks,
+            proxy=self._proxy_url,
         )

@@ -11,7 +11,7 @@ import socket
 import ssl
 import zlib
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import httpx
 from pydantic import SecretStr
@@ -23,10 +23,17 @@ from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, to
 from plantstore_tui.core.plant.outcome import FailureKind, PlantFate
 from plantstore_tui.core.plant.text import shorten
 
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.proxy import Proxy
+
 _CHECK_STORE = "Check the store before sending this plant again."
 _CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
 _CORRECT_URL = "Correct the base URL of the target."
 _SMALL_JSON = "Check the base URL: a Plant Store answers with a small JSON body."
+_CHECK_PROXY = (
+    "Check that the proxy is running and that the proxy setting is right (--proxy, the "
+    "profile's proxy, or $HTTPS_PROXY / $HTTP_PROXY / $ALL_PROXY; --proxy none goes direct)."
+)
 
 # Everything a send can raise below the client; CancelledError is not among them on purpose.
 SEND_FAILURES = (
@@ -75,9 +82,31 @@ def unsendable(base_url: str, token: SecretStr) -> Failure | None:
     return None
 
 
-def explain(exc: Exception, status: int | None, limits: Limits, host: str) -> Failure:
-    """The words for a send to `host` that got no usable answer; `status` is set once one began."""
+def proxy_refused(proxy: Proxy, answer: str) -> Failure:
+    """The proxy answered `answer` ("407 Proxy Authentication Required", ...) instead of
+    passing the request on: nothing reached the deployment."""
+    if answer.startswith("407"):
+        message = f"The proxy {proxy.url} asks for a login (407)"
+        advice = (
+            "The proxy refused its user and password: correct them in the proxy URL."
+            if proxy.credentials is not None
+            else "Give the proxy's user and password in its URL: http://USER:PASSWORD@host:port."
+        )
+        return Failure.not_created(FailureKind.PROXY, message, advice)
+    message = f"The proxy {proxy.url} did not pass the request on: {shorten(answer, 200)}"
+    return Failure.not_created(FailureKind.PROXY, message, _CHECK_PROXY)
+
+
+def explain(
+    exc: Exception, status: int | None, limits: Limits, host: str, proxy: Proxy | None = None
+) -> Failure:
+    """The words for a send to `host` that got no usable answer; `status` is set once one began.
+    With a `proxy`, a failure to connect is the proxy's (the client connects to nothing else)."""
     answer = "The answer" if status is None else f"The answer ({status})"
+    if proxy is not None and status is None:
+        failure = _proxy_failure(exc, limits, proxy)
+        if failure is not None:
+            return failure
     match exc:
         case TimeoutError():
             message = f"No complete answer within the {limits.deadline:g} s deadline"
@@ -125,6 +154,23 @@ def explain(exc: Exception, status: int | None, limits: Limits, host: str) -> Fa
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
 
 
+def _proxy_failure(exc: Exception, limits: Limits, proxy: Proxy) -> Failure | None:
+    match exc:
+        case httpx.ProxyError():
+            return proxy_refused(proxy, str(exc))
+        case httpx.ConnectTimeout():
+            message = f"Could not connect to the proxy {proxy.url} within {limits.connect:g} s"
+            return Failure.not_created(FailureKind.PROXY, message, _CHECK_PROXY)
+        case httpx.ConnectError() if _tls_problem(exc) is None:
+            reason = _connect_reason(exc)
+            if reason == _REFUSED:
+                message = f"The proxy {proxy.url} refused the connection"
+            else:
+                message = f"The proxy {proxy.url} cannot be reached: {reason}"
+            return Failure.not_created(FailureKind.PROXY, message, _CHECK_PROXY)
+    return None
+
+
 def _causes(exc: BaseException) -> Iterator[BaseException]:
     # httpx wraps httpcore, which wraps anyio's "All connection attempts failed", whose cause is
     # the OSError (or a group of them) that says what really happened.
@@ -149,10 +195,13 @@ def _tls_problem(exc: BaseException) -> tuple[str, str] | None:
     return None
 
 
+_REFUSED = "the connection was refused (nothing listens there)"
+
+
 def _connect_reason(exc: httpx.ConnectError) -> str:
     for cause in _causes(exc):
         if isinstance(cause, ConnectionRefusedError):
-            return "the connection was refused (nothing listens there)"
+            return _REFUSED
         if isinstance(cause, socket.gaierror):
             return "the host name does not resolve"
         if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):

@@ -20,11 +20,17 @@ def is_loopback_host(host: str) -> bool:
     return address.is_loopback
 
 
-def insecure_http_problem(base_url: str, *, allowed: bool) -> str | None:
-    """Why a token must not go to `base_url` (plain http beyond loopback, not allowed), or None."""
+def insecure_http_problem(base_url: str, *, allowed: bool, proxy: str | None = None) -> str | None:
+    """Why a token must not go to `base_url` (plain http beyond loopback, not allowed), or None;
+    `proxy` names the proxy the token would pass through first."""
     import httpx
 
     url = httpx.URL(base_url)
     if url.scheme != "http" or allowed or is_loopback_host(url.host):
         return None
+    if proxy is not None:
+        return (
+            f"plain http:// to {url.host} through the proxy {proxy} would send the token "
+            "unencrypted to the proxy and over the network"
+        )
     return f"plain http:// to {url.host} would send the token unencrypted over the network"

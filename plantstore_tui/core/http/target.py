@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from plantstore_tui.core.http.proxy import Proxy
+
 DEFAULT_MAX_BODY = 1024 * 1024
 
 
@@ -33,6 +35,8 @@ class Target:
     limits: Limits = field(default_factory=Limits)
     # A CA file trusted instead of the OS trust store (profiles.toml `ca_bundle`, or --ca-bundle).
     ca_bundle: str | None = None
+    # The proxy sends go through (core.http.proxy.choose_proxy); None: straight to the target.
+    proxy: Proxy | None = None
 
     def token_hint(self) -> str | None:
         """At most the token's last 4 characters, for telling two tokens apart on screen (None

@@ -29,6 +29,7 @@ from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
+    left_out,
     result_of,
     retry_after_seconds,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "check_file",
     "earlier_import",
     "file_stamp",
+    "left_out",
     "new_batch",
     "open_for_import",
     "plan_import",

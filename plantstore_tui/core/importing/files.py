@@ -9,11 +9,9 @@ number of rows.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import hashlib
 import io
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -27,10 +25,14 @@ from plantstore_tui.core.plant.text import shorten, visible
 
 # Problems kept to show; the rest are counted. Enough for any file an operator will fix by hand.
 MAX_PROBLEMS_KEPT = 1000
-_FIELDS = ("name", "id", "tag")
+# The most characters one row may hold, line ends included, in every format (the csv module's
+# own field limit): checked as the file is read, so a huge row is never held whole.
+MAX_ROW_CHARACTERS = 1 << 17
+TOO_LONG = f"longer than {MAX_ROW_CHARACTERS:,} characters, the most a row may hold"
+FIELDS = ("name", "id", "tag")
 _REQUIRED = ("name", "id")
-_READ_CHUNK = 1 << 16
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+READ_CHUNK = 1 << 16
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 class ImportFormat(StrEnum):
@@ -141,17 +143,50 @@ class _HashingReader(io.RawIOBase):
         return count
 
 
-def _text(stream: IO[bytes]) -> io.TextIOWrapper:
+def decoded(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
+    """The file's bytes as text, lines ending as `newline` says (see io.TextIOWrapper)."""
     # utf-8-sig: a BOM (as spreadsheets write) is not part of the first header name.
     # surrogateescape: a byte that is not UTF-8 becomes a lone surrogate that the row holding it
     # reports with its line (a strict decoder fails on a whole chunk, lines ahead of the row).
     return io.TextIOWrapper(
-        cast(Any, stream), encoding="utf-8-sig", errors="surrogateescape", newline=""
+        cast(Any, stream), encoding="utf-8-sig", errors="surrogateescape", newline=newline
     )
 
 
+class _RowTooLong(PlantStoreError):
+    """A row went past `MAX_ROW_CHARACTERS`; nothing more of it was read."""
+
+
+class _BoundedLines:
+    """The lines of a text stream for the csv reader, none read past the row limit: the
+    characters of the row being read are counted (`row_done` starts the next row), so a row of
+    many lines (quoted line breaks) is bounded as a row of one is."""
+
+    __slots__ = ("_readline", "_row")
+
+    def __init__(self, text: io.TextIOWrapper) -> None:
+        self._readline = text.readline
+        self._row = 0
+
+    def __iter__(self) -> _BoundedLines:
+        return self
+
+    def __next__(self) -> str:
+        line = self._readline(MAX_ROW_CHARACTERS - self._row + 1)
+        if not line:
+            raise StopIteration
+        self._row += len(line)
+        if self._row > MAX_ROW_CHARACTERS:
+            raise _RowTooLong
+        return line
+
+    def row_done(self) -> None:
+        """The reader ended a row: the next line starts a new count."""
+        self._row = 0
+
+
 def _not_utf8(cells: list[str]) -> bool:
-    return any(_ESCAPED_BYTE.search(cell) for cell in cells)
+    return any(ESCAPED_BYTE.search(cell) for cell in cells)
 
 
 def read_rows(
@@ -162,17 +197,20 @@ def read_rows(
     The texts are not yet checked as a plant (see `check_row`).
     """
     if fmt is ImportFormat.JSONL:
-        yield from _jsonl_rows(stream)
+        # Imported here: jsonl builds on this module's rows and problems.
+        from plantstore_tui.core.importing.jsonl import jsonl_rows
+
+        yield from jsonl_rows(stream)
     else:
         yield from _delimited_rows(stream, "\t" if fmt is ImportFormat.TSV else ",", columns or {})
 
 
 def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, int]:
     """Where each field is in the header (`columns` maps a field to another header name)."""
-    unknown = sorted(set(columns) - set(_FIELDS))
+    unknown = sorted(set(columns) - set(FIELDS))
     if unknown:
         raise FileProblem(f"--column names a field that is not name, id or tag: {unknown[0]}")
-    wanted = {field: columns.get(field, field) for field in _FIELDS}
+    wanted = {field: columns.get(field, field) for field in FIELDS}
     stripped = [name.strip() for name in names]
     found: dict[str, int] = {}
     for field_name, header in wanted.items():
@@ -182,11 +220,10 @@ def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, in
         if matches:
             found[field_name] = matches[0]
         elif field_name in _REQUIRED:
-            shown = ", ".join(repr(visible(name)) for name in stripped[:10]) or "nothing"
+            shown = ", ".join(repr(shorten(visible(name), 40)) for name in stripped[:10])
             hint = "" if field_name in columns else f" (or map one: --column {field_name}=COLUMN)"
             raise FileProblem(
-                f"no {visible(header)!r} column{hint}; the header has {shown}",
-                1,
+                f"no {visible(header)!r} column{hint}; the header has {shown or 'nothing'}", 1
             )
     return found
 
@@ -194,8 +231,9 @@ def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, in
 def _delimited_rows(
     stream: IO[bytes], delimiter: str, columns: Mapping[str, str]
 ) -> Iterator[SourceRow | RowProblem]:
-    text = _text(stream)
-    reader = csv.reader(text, delimiter=delimiter, strict=True)
+    text = decoded(stream)
+    lines = _BoundedLines(text)
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     ended = 0  # the line the previous record ended on
     try:
         try:
@@ -203,12 +241,14 @@ def _delimited_rows(
         except StopIteration:
             raise FileProblem("the file is empty: it needs a header row (name, id, tag)") from None
         ended = reader.line_num
+        lines.row_done()
         if _not_utf8(header):
             raise FileProblem("not UTF-8 text", 1)
         where = header_columns(header, columns)
         width = len(header)
         for record in reader:
             line, ended = ended + 1, reader.line_num
+            lines.row_done()
             if _not_utf8(record):
                 raise FileProblem("not UTF-8 text", line)
             if not record or all(not cell.strip() for cell in record):
@@ -226,7 +266,12 @@ def _delimited_rows(
             )
     except UnicodeDecodeError as exc:
         raise FileProblem(f"not UTF-8 text ({exc.reason})", ended + 1) from None
+    except _RowTooLong:
+        # A row whose end was never read cannot be skipped: what follows it is not known rows.
+        raise FileProblem(f"row: {TOO_LONG}", ended + 1) from None
     except csv.Error as exc:
+        if str(exc).startswith("field larger than field limit"):
+            raise FileProblem(f"row: {TOO_LONG}", ended + 1) from None
         raise FileProblem(f"malformed: {exc}", ended + 1) from None
     finally:
         # The stream is the caller's to close, not the wrapper's.
@@ -237,59 +282,16 @@ def ignored_columns(stream: IO[bytes], fmt: ImportFormat, columns: Mapping[str, 
     """Header names that no field reads (shown in the dry run); none for JSON Lines."""
     if fmt is ImportFormat.JSONL:
         return []
-    text = _text(stream)
-    reader = csv.reader(text, delimiter="\t" if fmt is ImportFormat.TSV else ",")
+    text = decoded(stream)
+    reader = csv.reader(_BoundedLines(text), delimiter="\t" if fmt is ImportFormat.TSV else ",")
     try:
         header = next(reader)
-    except (StopIteration, UnicodeDecodeError, csv.Error):
+    except (StopIteration, UnicodeDecodeError, csv.Error, _RowTooLong):
         return []
     finally:
         text.detach()
-    used = {columns.get(field, field) for field in _FIELDS}
+    used = {columns.get(field, field) for field in FIELDS}
     return [visible(name) for name in header if name.strip() not in used]
-
-
-def _jsonl_rows(stream: IO[bytes]) -> Iterator[SourceRow | RowProblem]:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
-    for number, raw in enumerate(stream, start=1):
-        if number == 1 and raw.startswith(codecs.BOM_UTF8):
-            raw = raw[len(codecs.BOM_UTF8) :]
-        try:
-            line = decoder.decode(raw, final=True)
-        except UnicodeDecodeError as exc:
-            raise FileProblem(f"not UTF-8 text ({exc.reason})", number) from None
-        if not line.strip():
-            continue
-        yield _jsonl_row(number, line)
-
-
-def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        return RowProblem(number, "json", f"not JSON: {message}")
-    if not isinstance(value, dict):
-        return RowProblem(number, "json", f"not an object but {type(value).__name__}")
-    unknown = sorted(set(value) - set(_FIELDS))
-    if unknown:
-        key = shorten(visible(unknown[0]), 40)
-        return RowProblem(number, "json", f"unknown key {key!r} (a plant has name, id and tag)")
-    texts: dict[str, str] = {}
-    for name in _FIELDS:
-        item = value.get(name)
-        if item is None and name == "tag":
-            texts[name] = ""
-        elif name == "id" and isinstance(item, int) and not isinstance(item, bool):
-            texts[name] = str(item)
-        elif isinstance(item, str):
-            texts[name] = item
-        elif item is None:
-            return RowProblem(number, name, f"{name.capitalize()} is required")
-        else:
-            kind = "a whole number or a string" if name == "id" else "a string"
-            return RowProblem(number, name, f"must be {kind}, not {json.dumps(item)[:40]}")
-    return SourceRow(number, FormTexts(name=texts["name"], id=texts["id"], tag=texts["tag"]))
 
 
 def check_row(row: SourceRow) -> list[RowProblem]:
@@ -308,7 +310,7 @@ def validate(
     seen, twice = _IdBits(), _IdBits()
     with open_file() as stream:
         counter = _HashingReader(stream)
-        hashing = io.BufferedReader(counter, _READ_CHUNK)
+        hashing = io.BufferedReader(counter, READ_CHUNK)
         for item in read_rows(hashing, fmt, columns):
             result.rows += 1
             if isinstance(item, RowProblem):
@@ -323,10 +325,13 @@ def validate(
                 if seen.test_and_set(plant_id):
                     twice.test_and_set(plant_id)
         # Read to the end, so the hash covers the whole file even after the last row.
-        while hashing.read(_READ_CHUNK):
+        while hashing.read(READ_CHUNK):
             pass
     result.sha256 = counter.digest.hexdigest()
     result.size = counter.size
+    if not result.rows:
+        words = "has a header row only" if fmt is not ImportFormat.JSONL else "holds no rows"
+        raise FileProblem(f"no plants: the file {words}")
     if twice.any:
         with open_file() as stream:
             for problem in _repeated_ids(read_rows(stream, fmt, columns), twice):

@@ -21,9 +21,10 @@ from plantstore_tui.core.importing.files import (
     read_rows,
     validate,
 )
+from plantstore_tui.core.importing.results import ImportProgress
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches
+from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches, UnknownRow
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
@@ -144,17 +145,33 @@ def open_for_import(profile: str | None) -> ImportLedger:
 
 @dataclass(frozen=True, slots=True)
 class ImportPlan:
-    """The batch the rows are written under, the lines not to send, and how many will go."""
+    """The batch the rows are written under, the lines not to send, and how many will go; for a
+    resume, the lines whose fate is unknown (left out unless `resend_unknown`)."""
 
     batch: Batch
     skip: frozenset[int]
     to_send: int
     resumed: bool
+    unknown: tuple[UnknownRow, ...] = ()
+    resend_unknown: bool = False
 
     @property
     def skipped(self) -> int:
-        """Lines done before, left out of a resume."""
+        """Lines left out of a resume: done before, or (unless resent) of unknown fate."""
         return self.batch.rows - self.to_send if self.resumed else 0
+
+    @property
+    def unknown_skipped(self) -> int:
+        """Lines of unknown fate a resume leaves out."""
+        return 0 if self.resend_unknown else len(self.unknown)
+
+    def progress(self) -> ImportProgress:
+        """The counts of a run of this plan, the lines it leaves out among them."""
+        return ImportProgress(
+            to_send=self.to_send,
+            done_before=self.skipped - self.unknown_skipped,
+            unknown_skipped=self.unknown_skipped,
+        )
 
     def rows(
         self,
@@ -199,8 +216,16 @@ def resume_batch(
     """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`."""
     if batch.finished:
         return ImportPlan(batch, frozenset(), 0, resumed=True)
+    unknown = tuple(batches.unknown_rows(batch))
     skip = frozenset(batches.settled_lines(batch, resend_unknown=resend_unknown))
-    return ImportPlan(batch, skip, max(0, validation.valid - len(skip)), resumed=True)
+    return ImportPlan(
+        batch,
+        skip,
+        max(0, validation.valid - len(skip)),
+        resumed=True,
+        unknown=unknown,
+        resend_unknown=resend_unknown,
+    )
 
 
 def plan_import(

@@ -17,6 +17,7 @@ from plantstore_tui.core.store.records import PlantState, state_of
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.outcome import Outcome
+    from plantstore_tui.core.store.batches import UnknownRow
 
 # The most rows a window holds: at least 64, and 8 per request in flight. A window's commit (one
 # fsync) then costs little beside its requests, and two windows buffered keep every worker busy.
@@ -84,6 +85,8 @@ class RowResult:
     message: str
     texts: FormTexts
     retries: int = 0
+    left_out: bool = False
+    """A resume left it out: its fate was unknown before this run (it may exist already)."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of `--report`."""
@@ -106,9 +109,17 @@ def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -
     return RowResult(line, outcome.sent.id, state, status, error, message, texts, retries)
 
 
+def left_out(row: UnknownRow) -> RowResult:
+    """A line of unknown fate a resume leaves out, as a row to list and load into the form."""
+    return RowResult(
+        row.line, row.plant_id, PlantState.UNKNOWN, None, None, row.words, row.texts, left_out=True
+    )
+
+
 @dataclass(slots=True)
 class ImportProgress:
-    """Counts as the rows settle, for a progress bar and the summary."""
+    """Counts as the rows settle, for a progress bar and the summary; with the rows a resume
+    left out, they add up to the rows of the file."""
 
     to_send: int
     created: int = 0
@@ -116,6 +127,10 @@ class ImportProgress:
     failed: int = 0
     unknown: int = 0
     retries: int = 0
+    done_before: int = 0
+    """Rows a resume left out because an earlier run settled them (created or rejected)."""
+    unknown_skipped: int = 0
+    """Rows a resume left out because their fate is unknown (they may exist already)."""
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
 
@@ -123,6 +138,36 @@ class ImportProgress:
     def settled(self) -> int:
         """Rows with an answer (or a failure) so far."""
         return self.created + self.rejected + self.failed + self.unknown
+
+    @property
+    def not_sent(self) -> int:
+        """Rows of this run that never went out (it stopped first)."""
+        return max(0, self.to_send - self.settled)
+
+    @property
+    def rows(self) -> int:
+        """Every row of the file: sent in this run, or left out by a resume."""
+        return self.to_send + self.done_before + self.unknown_skipped
+
+    @property
+    def unsettled(self) -> int:
+        """Rows whose plant is not known to be in the store or refused: not sent after a
+        failure, unknown (sent now or left out), never sent."""
+        return self.failed + self.unknown + self.unknown_skipped + self.not_sent
+
+    def counts(self) -> str:
+        """Where every row of the file stands, in words (the parts add up to `rows`)."""
+        words = (
+            f"{self.created:,} created, {self.rejected:,} rejected, "
+            f"{self.failed:,} not sent after a failure, {self.unknown:,} unknown"
+        )
+        if self.not_sent:
+            words += f", {self.not_sent:,} not sent"
+        if self.done_before:
+            words += f"; {self.done_before:,} done before, skipped"
+        if self.unknown_skipped:
+            words += f"; {self.unknown_skipped:,} unknown, skipped"
+        return words
 
     @property
     def seconds(self) -> float:

@@ -34,6 +34,7 @@ class FailureKind(StrEnum):
     TOO_LARGE = "too_large"
     INVALID_RESPONSE = "invalid_response"
     CANCELLED = "cancelled"
+    PROXY = "proxy"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +49,8 @@ class Created:
     body: str
     # How the answer departs from the spec (core.conformance), shown beside it, never instead.
     off_spec: tuple[str, ...] = ()
+    # The proxy the send went through, without user or password; None: straight to the target.
+    proxy: str | None = None
 
     @property
     def fate(self) -> PlantFate:
@@ -92,6 +95,7 @@ class Rejected:
     body_problem: str | None = None
     retry_after: str | None = None
     off_spec: tuple[str, ...] = ()
+    proxy: str | None = None
 
     @property
     def fate(self) -> PlantFate:
@@ -133,6 +137,7 @@ class Failed:
     location: str | None = None
     body: str = ""
     off_spec: tuple[str, ...] = ()
+    proxy: str | None = None
 
     @property
     def headline(self) -> str:
@@ -191,6 +196,7 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
         "message": outcome.headline,
         "fate": outcome.fate.value,
         "off_spec": list(outcome.off_spec),
+        "proxy": outcome.proxy,
     }
 
 

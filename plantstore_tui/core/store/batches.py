@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
 
@@ -27,6 +28,29 @@ _LATEST = (
     "SELECT line, plant_id, state, message, note FROM plants WHERE entry IN "
     "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
 )
+_UNKNOWN = (
+    "SELECT line, plant_id, name, name_text, id_text, tag_text, state, message, note "
+    "FROM plants WHERE entry IN "
+    "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line) "
+    "AND state IN ('unknown', 'sending', 'queued') ORDER BY line"
+)
+# Why a line's fate is unknown, when its row says nothing (in flight in a running instance).
+_UNKNOWN_WORDS = {
+    PlantState.SENDING: "marked as being sent, and no answer is recorded: it may exist already",
+    PlantState.QUEUED: "marked to be sent, and no answer is recorded: it may exist already",
+    PlantState.UNKNOWN: "no answer is recorded: it may exist already",
+}
+
+
+class UnknownRow(NamedTuple):
+    """A line of a batch whose fate is unknown: its id, its name, why in words, and its texts as
+    read from the file (to load it into the form)."""
+
+    line: int
+    plant_id: int
+    name: str
+    words: str
+    texts: FormTexts
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,14 +159,20 @@ class Batches:
             keep |= {PlantState.UNKNOWN, PlantState.SENDING, PlantState.QUEUED}
         return {line for line, _, state, _ in self._latest_rows(batch) if state in keep}
 
-    def unknown_rows(self, batch: Batch) -> list[tuple[int, int, str]]:
-        """(line, id, words) of every line whose fate is unknown, in flight included."""
-        open_or_unknown = {PlantState.UNKNOWN, PlantState.SENDING, PlantState.QUEUED}
-        return sorted(
-            (line, plant_id, words)
-            for line, plant_id, state, words in self._latest_rows(batch)
-            if state in open_or_unknown
-        )
+    def unknown_rows(self, batch: Batch) -> list[UnknownRow]:
+        """Every line whose fate is unknown, in flight included, in line order."""
+        with self._db.read() as connection:
+            found = connection.execute(_UNKNOWN, (batch.id,)).fetchall()
+        return [
+            UnknownRow(
+                line,
+                plant_id,
+                name,
+                message or note or _UNKNOWN_WORDS[PlantState(state)],
+                FormTexts(name=name_text, id=id_text, tag=tag_text),
+            )
+            for line, plant_id, name, name_text, id_text, tag_text, state, message, note in found
+        ]
 
     def advance(
         self,

@@ -88,7 +88,7 @@ INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended du
 COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
-    "note, name_text, id_text, tag_text, batch, line, session"
+    "note, name_text, id_text, tag_text, batch, line, session, proxy"
 )
 
 
@@ -116,13 +116,16 @@ class HistoryEntry:
     message: str
     plant: Any
     error: Any
-    held: bool = False
-    dismissed: bool = False
-    note: str | None = None
-    texts: FormTexts | None = None
-    batch: int | None = None
-    line: int | None = None
-    session: int | None = None
+    held: bool
+    dismissed: bool
+    note: str | None
+    # The three fields as the operator gave them: typed, or read from a file.
+    typed: FormTexts
+    batch: int | None
+    line: int | None
+    session: int | None
+    # The proxy the send went through (no user or password); None: direct.
+    proxy: str | None
 
     @property
     def settled(self) -> bool:
@@ -133,13 +136,6 @@ class HistoryEntry:
     def needs_attention(self) -> bool:
         """True when the plant did not go through (or may not have), or was held back."""
         return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
-
-    @property
-    def typed(self) -> FormTexts:
-        """The fields exactly as typed (for rows without them, as sent)."""
-        if self.texts is not None:
-            return self.texts
-        return FormTexts(name=self.name, id=str(self.plant_id), tag=self.tag or "")
 
     @property
     def url(self) -> str:
@@ -173,6 +169,7 @@ class HistoryEntry:
             "note": self.note,
             "batch": self.batch,
             "line": self.line,
+            "proxy": self.proxy,
             # Not kept: judging an answer needs its Content-Type, which the ledger does not hold.
             "off_spec": None,
         }
@@ -182,7 +179,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     """A row of `COLUMNS`."""
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
-    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session) = row[20:]
+    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -207,10 +204,11 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         held=bool(held),
         dismissed=bool(dismissed),
         note=note,
-        texts=FormTexts(name=name_text, id=id_text, tag=tag_text),
+        typed=FormTexts(name=name_text, id=id_text, tag=tag_text),
         batch=batch,
         line=line,
         session=session,
+        proxy=proxy,
     )
 
 

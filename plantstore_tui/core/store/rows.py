@@ -103,6 +103,7 @@ SETTLE_COLUMNS = (
     "message",
     "plant",
     "error",
+    "proxy",
 )
 _SETTLE = (
     f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
@@ -134,6 +135,7 @@ def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[A
         redact(answer["message"]),
         plant,
         error,
+        outcome.proxy,
     )
 
 

@@ -111,8 +111,15 @@ def _plants_sessions_batches(db: sqlite3.Connection) -> None:
     )
 
 
+def _plants_proxy(db: sqlite3.Connection) -> None:
+    # The proxy a send went through (its URL without user or password); NULL: direct, or a
+    # row settled before proxies were kept.
+    db.execute("ALTER TABLE plants ADD COLUMN proxy TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
+    Migration("plants.proxy", _plants_proxy),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

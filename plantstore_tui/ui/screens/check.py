@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.check import run_check
 from plantstore_tui.core.http.check_report import CheckReport
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible
 
@@ -87,11 +88,16 @@ class CheckScreen(Screen[CheckReport | None]):
 
     def action_again(self) -> None:
         """Run the check (again); a newer run replaces one still going."""
-        where = f"{visible(self._target.base_url)}/plants"
+        where = self._where()
         self.query_one("#check-title", Static).update(
             Text(f"Checking {where}: every probe sends a body the spec refuses, creating nothing…")
         )
         self._check()
+
+    def _where(self) -> str:
+        proxy = self._target.proxy
+        through = through_words(None if proxy is None else proxy.url)
+        return f"{visible(self._target.base_url)}/plants{visible(through)}"
 
     def _check(self) -> Worker[CheckReport]:
         return self.run_worker(
@@ -101,7 +107,7 @@ class CheckScreen(Screen[CheckReport | None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Draw the report, or name the bug that stopped it."""
         title = self.query_one("#check-title", Static)
-        where = f"{visible(self._target.base_url)}/plants"
+        where = self._where()
         if event.state == WorkerState.SUCCESS:
             report = event.worker.result
             assert isinstance(report, CheckReport)

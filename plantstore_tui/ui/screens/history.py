@@ -18,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.records import outcome_words
 
@@ -45,7 +46,7 @@ def describe(entry: HistoryEntry) -> Text:
         text.append(f" (profile {visible(entry.profile)})")
     if entry.log_ref:
         text.append(f" · {visible(entry.log_ref)}")
-    text.append(f"\nPOST {visible(entry.url)}: {status}{timing}")
+    text.append(f"\nPOST {visible(entry.url + through_words(entry.proxy))}: {status}{timing}")
     text.append(f"\nsent      {visible(entry.body.decode('utf-8'))}")
     text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
     text.append(f"\nmessage   {visible(entry.message)}")

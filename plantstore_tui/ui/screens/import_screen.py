@@ -47,6 +47,7 @@ from plantstore_tui.core.importing import (
     Validation,
     check_file,
     file_stamp,
+    left_out,
     plan_import,
 )
 from plantstore_tui.core.plant.form import FormTexts
@@ -312,7 +313,8 @@ class ImportScreen(Screen[None]):
                 plan_import, self._target, checked.name, checked.validation, earlier
             )
         except StoreError as exc:
-            return f"the ledger: {exc}; nothing was sent"
+            # Without the ledger a stopped import could not resume without sending rows twice.
+            return f"the ledger cannot be used: {exc}"
         try:
             return await self._send_plan(store, plan, checked)
         finally:
@@ -325,11 +327,12 @@ class ImportScreen(Screen[None]):
 
         assert checked.fmt is not None
         target = self._target
-        self.progress = ImportProgress(to_send=plan.to_send)
+        self.progress = plan.progress()
+        if not plan.resend_unknown:
+            self.results = [left_out(row) for row in plan.unknown[:_SHOWN_RESULTS]]
+            self._unlisted = max(0, len(plan.unknown) - _SHOWN_RESULTS)
         rows = plan.rows(checked.open, checked.fmt)
-        async with PlantStoreClient(
-            target.base_url, target.token, limits=target.limits, ca_bundle=target.ca_bundle
-        ) as client:
+        async with PlantStoreClient.for_target(target) as client:
             ledger = store.ledger.for_target(target.token)
             runner = ImportRunner(
                 client, ledger, plan, ImportSettings(), self._settled, keep=store.keep

@@ -27,6 +27,7 @@ from plantstore_tui.core.config.profiles import (
 )
 from plantstore_tui.core.config.store import ProfileStore, SaveReport
 from plantstore_tui.core.http.hosts import insecure_http_problem
+from plantstore_tui.core.http.proxy import check_proxy_setting, shown_proxy
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.plant.text import visible
@@ -52,7 +53,16 @@ _CHOICE_LABELS = {
     TokenChoice.COMMAND: "Command",
 }
 # The order problems are looked for in, and the cursor goes to the first bad field.
-_CHECKED = ("name", "base_url", "token", "token_env", "token_command", "timeout", "ca_bundle")
+_CHECKED = (
+    "name",
+    "base_url",
+    "token",
+    "token_env",
+    "token_command",
+    "timeout",
+    "ca_bundle",
+    "proxy",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +178,12 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                 "CA bundle",
                 "" if profile is None or profile.ca_bundle is None else profile.ca_bundle,
                 "empty: the OS trust store (else a PEM file's path)",
+            )
+            yield from self._field(
+                "proxy",
+                "Proxy",
+                "" if profile is None or profile.proxy is None else shown_proxy(profile.proxy),
+                "empty: $HTTPS_PROXY...; else http://host:port, or none",
             )
             with Horizontal(classes="editor-row"):
                 yield Label("Plain http", classes="editor-label")
@@ -302,6 +318,12 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         ca_bundle = self._input("ca_bundle").value.strip()
         if ca_bundle:
             table["ca_bundle"] = ca_bundle
+        proxy = self._input("proxy").value.strip()
+        saved = None if self._profile is None else self._profile.proxy
+        if saved is not None and proxy == shown_proxy(saved):
+            proxy = saved  # shown without its password: unchanged, the password stays
+        if proxy:
+            table["proxy"] = proxy
         # Not shown here, so kept as it is (`profile edit --history/--no-history` changes it).
         if self._profile is not None and not self._profile.history:
             table["history"] = False
@@ -337,6 +359,9 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         ca_bundle = self._input("ca_bundle").value.strip()
         if ca_bundle and not Path(ca_bundle).expanduser().is_file():
             problems["ca_bundle"] = "no such file: give the path of a PEM file of CA certificates"
+        proxy = self._input("proxy").value
+        if proxy.strip() and (problem := check_proxy_setting(proxy, "this field")) is not None:
+            problems["proxy"] = problem
         if problems:
             return problems, None
         # The rest (variable name, command, timeout) is the core's to judge, in its words.

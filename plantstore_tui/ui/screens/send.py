@@ -133,7 +133,7 @@ class SendScreen(FormScreen):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        self.call_after_refresh(self._start_opening_ledger)
+        self.call_after_refresh(self._open_ledger)
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
 
@@ -146,16 +146,8 @@ class SendScreen(FormScreen):
 
     # The ledger -------------------------------------------------------------------------------
 
-    def _start_opening_ledger(self) -> None:
-        self.run_worker(
-            self._open_ledger_in_thread,
-            thread=True,
-            name="ledger",
-            group="ledger",
-            exit_on_error=False,
-        )
-
-    def _open_ledger_in_thread(self) -> None:
+    @work(thread=True, name="ledger", group="ledger", exit_on_error=False)
+    def _open_ledger(self) -> None:
         self.session.ledger()
         self.app.call_from_thread(self._ledger_opened)
 
@@ -263,17 +255,8 @@ class SendScreen(FormScreen):
     # The connection and the queue -------------------------------------------------------------
 
     def _start_connecting(self) -> None:
-        if self._connect is None:
-            return
-        # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
-        self.run_worker(
-            self._connect_and_read_settings,
-            thread=True,
-            name="connect",
-            group="connect",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        if self._connect is not None:
+            self._connect_and_read_settings()
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
         """Send to another target from now on (True: at once); plants in line for the old one
@@ -287,6 +270,8 @@ class SendScreen(FormScreen):
         self.show_state("connecting…", "busy")
         self._start_connecting()
 
+    # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
+    @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
     def _connect_and_read_settings(self) -> tuple[Connection, HistorySettings]:
         from plantstore_tui.core.store.settings import history_settings
 

@@ -20,13 +20,9 @@ def summary_lines(
 ) -> list[str]:
     """What became of the rows, why sending ended (`ended`: a problem in words, or the reason),
     and how to go on; `stopped` when the operator stopped it."""
-    not_sent = progress.to_send - progress.settled
     lines = [
-        f"{visible(name)} → {visible(base_url)}: {progress.created:,} created, "
-        f"{progress.rejected:,} rejected, {progress.failed:,} not sent after a failure, "
-        f"{progress.unknown:,} unknown"
-        + (f", {not_sent:,} not sent" if not_sent else "")
-        + f" in {progress.seconds:.1f} s."
+        f"{visible(name)} ({progress.rows:,} rows) → {visible(base_url)}: {progress.counts()} "
+        f"in {progress.seconds:.1f} s."
     ]
     if not isinstance(ended, StopReason):
         lines.append(f"Stopped on {visible(ended)}.")
@@ -35,15 +31,16 @@ def summary_lines(
             "Stopped: the deployment stopped answering (transport failures in a row). "
             "Once it answers again, import the file again and choose Resume."
         )
-    elif stopped or not_sent:
+    elif stopped or progress.not_sent:
         lines.append(
             "Stopped before the end: import the file again and choose Resume to send the rows "
             "not yet sent."
         )
-    if progress.unknown:
+    unknown = progress.unknown + progress.unknown_skipped
+    if unknown:
         lines.append(
-            f"{progress.unknown:,} row(s) may or may not have been created: a resume leaves them "
-            "out; check the store before sending them again."
+            f"{unknown:,} row(s) may or may not have been created: a resume leaves them out; "
+            "check the store before sending them again."
         )
     return lines
 
@@ -97,7 +94,9 @@ class ImportRun(Vertical):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
             line.append(
-                "fate unknown" if result.state is PlantState.UNKNOWN else result.state.value
+                ("fate unknown, left out" if result.left_out else "fate unknown")
+                if result.state is PlantState.UNKNOWN
+                else result.state.value
             )
             line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")

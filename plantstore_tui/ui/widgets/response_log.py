@@ -101,12 +101,16 @@ def _outcome_style_name(outcome: Outcome) -> str:
     return "failed"
 
 
+# A labelled row of an entry: its label (maybe empty), then its value.
+Row = tuple[Text, Text]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One log entry: a header line, then labelled rows (a label may be empty)."""
 
     header: Text
-    rows: tuple[tuple[Text, Text], ...] = ()
+    rows: tuple[Row, ...] = ()
 
     def text(self) -> Text:
         """The entry as one Text: what is saved, with the values indented under their labels."""
@@ -144,19 +148,12 @@ def _header(at: datetime, number: int | None, url: str, styles: Mapping[str, Sty
     return header
 
 
-def render_outcome(
-    outcome: Outcome,
-    at: datetime,
-    styles: Mapping[str, Style] | None = None,
-    *,
-    number: int | None = None,
-) -> Entry:
-    """One log entry for one send attempt, built from Text without interpreting any markup."""
+def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -> list[Row]:
+    """What came of one send attempt: its status on the header, and the rows under it; built
+    from Text without interpreting any markup."""
     from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
 
-    styles = styles or {}
     kind = _outcome_style_name(outcome)
-    header = _header(at, number, outcome.url, styles)
     header.append(_status_words(outcome), _style(styles, kind))
     if outcome.elapsed_ms is not None:
         header.append(f"  {outcome.elapsed_ms:.1f} ms", _style(styles, "time"))
@@ -192,7 +189,7 @@ def render_outcome(
             fate.append(" ")
             fate.append(visible(outcome.advice), _style(styles, "advice"))
         rows.append((Text(""), fate))
-    return Entry(header, tuple(rows))
+    return rows
 
 
 def render_plant(
@@ -208,9 +205,8 @@ def render_plant(
 
     styles = styles or {}
     if plant.outcome is not None:
-        entry = render_outcome(plant.outcome, at, styles, number=plant.number)
-        rows = list(entry.rows)
-        header = entry.header
+        header = _header(at, plant.number, plant.outcome.url, styles)
+        rows = _outcome_rows(plant.outcome, header, styles)
     else:
         header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
         words = (

@@ -802,6 +802,7 @@ async def test_outcome_to_json_follows_the_contract() -> None:
     failed = await send(f"http://127.0.0.1:{closed_port()}")
     keys = {"outcome", "status", "elapsed_ms", "sent", "plant", "error", "kind", "message", "fate"}
     keys |= {"off_spec"}  # additive (issue 10): how the answer departs from the spec
+    keys |= {"proxy"}  # additive (issue 17): the proxy the send went through
     for outcome in (created, rejected, failed):
         assert set(outcome_to_json(outcome)) == keys
         json.dumps(outcome_to_json(outcome), allow_nan=False)
@@ -817,6 +818,7 @@ async def test_outcome_to_json_follows_the_contract() -> None:
         "message": "Created plant 7 (Fern)",
         "fate": "created",
         "off_spec": [],
+        "proxy": None,
     }
     assert outcome_to_json(rejected)["error"] == {"error": 429, "message": "slow down"}
     assert outcome_to_json(failed)["kind"] == "cannot_connect"

@@ -19,20 +19,6 @@ import trustme
 from tls_support import NOW, TOKEN, TLSServer, plant_store
 
 
-@pytest.fixture(scope="module")
-def ca() -> trustme.CA:
-    """A CA no trust store on this machine knows."""
-    return trustme.CA()
-
-
-@pytest.fixture
-def ca_file(ca: trustme.CA, tmp_path: Path) -> str:
-    """The CA's certificate as a PEM file, for ca_bundle."""
-    path = tmp_path / "company-ca.pem"
-    ca.cert_pem.write_to_path(str(path))
-    return str(path)
-
-
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plantstore_tui", *args],

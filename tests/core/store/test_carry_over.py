@@ -116,7 +116,7 @@ def test_the_cut_short_batch_resumes_exactly_where_it_stopped(old_data: Path) ->
         assert batches.settled_lines(batch, resend_unknown=True) == set(
             cut_short["not_resent_with_resend_unknown"]
         )
-        assert [line for line, _, _ in batches.unknown_rows(batch)] == [7, 8]
+        assert [row.line for row in batches.unknown_rows(batch)] == [7, 8]
         # The names the journal did not keep come from the old history's import rows.
         [line_2] = list(ledger.query(HistoryFilter(plant_id=2001)))
         assert (line_2.batch, line_2.line, line_2.state) == (batch.id, 2, PlantState.CREATED)

@@ -11,7 +11,7 @@ import sqlite3
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -685,6 +685,31 @@ def test_a_second_open_applies_no_migration_again() -> None:
         count = connection.execute("SELECT count(*) FROM migrations").fetchone()[0]
     connection.close()
     assert count == len(MIGRATIONS)
+
+
+def test_a_file_of_the_first_schema_gains_the_proxy_and_keeps_its_rows() -> None:
+    # A ledger as the release before proxies left it: only the first migration applied.
+    data_dir().mkdir(parents=True)
+    with sqlite3.connect(ledger_file()) as connection:
+        MIGRATIONS[0].apply(connection)
+        connection.execute(
+            "CREATE TABLE migrations "
+            "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        connection.execute("INSERT INTO migrations VALUES (1, 'plants, sessions, batches', 'x')")
+        connection.execute("PRAGMA user_version = 1")
+    connection.close()
+    with opened("old") as ledger:
+        old = take_settled(ledger, new_row("Old"))
+    plant = NewPlant(id=2, name="New")
+    through = replace(created(plant), proxy="http://proxy.corp:3128")
+    with opened() as ledger:
+        new = take_settled(ledger, new_row("New", "2"), through)
+    rows = {row.entry: row for row in all_rows()}
+    assert rows[old].proxy is None
+    assert rows[old].name == "Old"
+    assert rows[new].proxy == "http://proxy.corp:3128"
+    assert rows[new].to_json()["proxy"] == "http://proxy.corp:3128"
 
 
 def test_every_commit_is_synchronous_full() -> None:
