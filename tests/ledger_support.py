@@ -82,9 +82,11 @@ def created(plant: NewPlant, base_url: str = BASE_URL) -> Created:
     )
 
 
-def rejected(plant: NewPlant, status: int = 400, base_url: str = BASE_URL) -> Rejected:
-    """The server refused `plant` with an Error body."""
-    error = ApiError(error=1003, message=f"refused with {status}")
+def rejected(
+    plant: NewPlant, status: int = 400, base_url: str = BASE_URL, message: str | None = None
+) -> Rejected:
+    """The server refused `plant` with an Error body (saying `message`, if given)."""
+    error = ApiError(error=1003, message=message or f"refused with {status}")
     return Rejected(
         url=f"{base_url}/plants",
         sent=plant,

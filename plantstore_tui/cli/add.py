@@ -29,11 +29,9 @@ from plantstore_tui.core.plant.outcome import (
     fate_sentence,
     outcome_to_json,
 )
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
-
-_BODY_SHOWN = 2000
 
 
 @click.command()
@@ -121,12 +119,16 @@ def render_outcome(outcome: Outcome) -> str:
     lines = [visible(outcome.headline), f"  POST {where}: {answered}"]
     match outcome:
         case Created():
-            for key, value in outcome.plant.as_received().items():
-                lines.append(f"  {visible(str(key))}: {visible(json.dumps(value))}")
+            # Each text cut to a few hundred characters, each cut named (--json has them whole).
+            fields, cuts = bounded_json(outcome.plant.as_received())
+            for key, value in fields.items():
+                shown = shorten(json.dumps(value, ensure_ascii=False), BLOCK_SHOWN)
+                lines.append(f"  {visible(key)}: {visible(shown)}")
+            lines.extend(f"  ({visible(cut)})" for cut in cuts)
         case Rejected() if outcome.error is None and outcome.body:
-            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+            lines.append("  body: " + visible(shorten(outcome.body, what="the body")))
         case Failed() if outcome.body:
-            lines.append("  body: " + visible(shorten(outcome.body, _BODY_SHOWN)))
+            lines.append("  body: " + visible(shorten(outcome.body, what="the body")))
         case _:
             pass
     if outcome.off_spec:

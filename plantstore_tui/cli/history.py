@@ -221,7 +221,8 @@ def history(
         _list_pending(where, as_json)
         return
     with _reading() as store:
-        entries = [] if store is None else store.query(where, limit=limit)
+        # The table shows nothing a server sent: read only the start of it (--json has it all).
+        entries = [] if store is None else store.query(where, limit=limit, listed=not as_json)
         total = 0 if store is None else store.count(where)
     if as_json:
         click.echo(json.dumps([found.to_json() for found in entries], ensure_ascii=True))
@@ -329,6 +330,8 @@ def show(entry: int, as_json: bool) -> None:
         lines.append(f"  note: {visible(found.note)}")
     if found.batch is not None:
         lines.append(f"  import batch {found.batch}, line {found.line}")
+    if found.off_spec:
+        lines.append(f"  off spec: {visible('; '.join(found.off_spec))}")
     if found.response:
         lines.append(f"  received: {visible(found.response)}")
     if found.log_ref:
@@ -359,7 +362,7 @@ def export(entry: int, as_: str) -> None:
             f"#{entry} came from the previous release's import journal, which kept only the "
             "plant's id: there is no body to send again."
         )
-    click.echo(export_command(found.url, found.body, ExportFormat(as_)))
+    click.echo(export_command(found.url, found.body, ExportFormat(as_), found.proxy))
 
 
 def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> None:

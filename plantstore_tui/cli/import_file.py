@@ -39,7 +39,7 @@ from plantstore_tui.core.importing.plan import (
     new_batch,
     resume_batch,
 )
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import bounded_json, shorten, visible
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ if TYPE_CHECKING:
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000
 _SHOWN_RESULTS = 20
-# The most characters of one value of the file, or one reason, shown on a line.
-_SHOWN_CHARACTERS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +288,7 @@ def _print_unknown(name: str, plan: ImportPlan) -> None:
     shown = visible(name)
     for row in plan.unknown[:_SHOWN_RESULTS]:
         named = f" ({visible(shorten(row.name, 40))!r})" if row.name else ""
-        words = visible(shorten(row.words, _SHOWN_CHARACTERS))
+        words = visible(shorten(row.words))
         click.echo(f"  {shown}:{row.line}: id {row.plant_id}{named}: {words}", err=True)
     if len(plan.unknown) > _SHOWN_RESULTS:
         click.echo(f"  ... and {len(plan.unknown) - _SHOWN_RESULTS} more", err=True)
@@ -339,8 +337,7 @@ def _print_dry_run(
         f"({form.value}, {validation.size} bytes). Nothing was sent (dry run)."
     )
     if ignored:
-        shown, note = _bounded("the columns", ", ".join(ignored))
-        click.echo(f"Columns not read: {shown}" + (f" ({note})" if note else ""))
+        click.echo(f"Columns not read: {shorten(', '.join(ignored), what='the columns')}")
     with source.open() as stream:
         for index, item in enumerate(read_rows(stream, form, columns)):
             if index == 3:
@@ -350,24 +347,13 @@ def _print_dry_run(
                 click.echo(_dry_run_row(item))
 
 
-def _bounded(label: str, text: str) -> tuple[str, str | None]:
-    """`text` cut to `_SHOWN_CHARACTERS`, and when it was cut the words naming its full size
-    ("name: 1,048,560 characters, first 200 shown")."""
-    limit = _SHOWN_CHARACTERS
-    if len(text) <= limit:
-        return text, None
-    return text[:limit], f"{label}: {len(text):,} characters, first {limit} shown"
-
-
 def _dry_run_row(row: SourceRow) -> str:
     """A row as it would be sent, each value shown bounded (its full size named if cut)."""
-    words, notes = [], []
-    for label, value in (("id", row.texts.id), ("name", row.texts.name), ("tag", row.texts.tag)):
-        value = value.strip()
-        if not value and label == "tag":
-            continue
-        shown, note = _bounded(label, value)
-        quoted = visible(shown) if label == "id" else repr(visible(shown))
-        words.append(f"{label} {quoted}")
-        notes += [] if note is None else [note]
+    texts = {"id": row.texts.id, "name": row.texts.name, "tag": row.texts.tag}
+    values, notes = bounded_json({label: text.strip() for label, text in texts.items()})
+    words = [
+        f"{label} {visible(value) if label == 'id' else repr(visible(value))}"
+        for label, value in values.items()
+        if value or label != "tag"
+    ]
     return f"  line {row.line}: " + ", ".join(words) + (f" ({'; '.join(notes)})" if notes else "")

@@ -133,6 +133,7 @@ def print_summary(
                     "unknown_skipped": progress.unknown_skipped,
                     "to_send": progress.to_send,
                     "created": progress.created,
+                    "created_off_spec": progress.created_off_spec,
                     "rejected": progress.rejected,
                     "failed": progress.failed,
                     "unknown": progress.unknown,
@@ -155,10 +156,11 @@ def print_summary(
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
             f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
-            f"{visible(result.message)}"
+            f"{visible(result.words)}"
         )
     shown = len(results)
-    others = progress.rejected + progress.failed + progress.unknown - shown
+    others = progress.rejected + progress.failed + progress.unknown
+    others += progress.created_off_spec - shown
     if others > 0:
         click.echo(f"  ... and {others} more (--report FILE lists every row)")
     if problem is not None:

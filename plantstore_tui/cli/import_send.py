@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.import_progress import Progress, print_summary, summary_exit_code
 from plantstore_tui.core.importing.results import RowResult, StopReason
-from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -57,7 +56,7 @@ def send_file(
         progress.count(result)
         if report_file is not None:
             report_file.write(json.dumps(result.to_json(), ensure_ascii=True) + "\n")
-        if result.state is not PlantState.CREATED and len(results) < _SHOWN_RESULTS:
+        if result.to_look_at and len(results) < _SHOWN_RESULTS:
             results.append(result)
         display.update(progress)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from misbehaving import MisbehavingServer, Send, json_response
 
 from plantstore_tui.cli import main
 from plantstore_tui.cli.targets import TargetOptions, resolve_target
@@ -211,3 +213,22 @@ def test_the_opt_in_given_to_the_group_reaches_add(monkeypatch: pytest.MonkeyPat
     target = resolve_target(options, interactive=False)
     assert target.base_url == "http://plants.example.com"
     assert target.token.get_secret_value() == CANARY
+
+
+async def test_a_megabyte_name_is_printed_bounded_and_whole_only_in_json() -> None:
+    huge = "R" * 1_048_560
+    async with MisbehavingServer([Send(json_response(200, {"name": huge}))]) as server:
+        args = ("--name", "Rose", "--id", "5", "--base-url", server.base_url)
+        human = await asyncio.to_thread(run_add, *args, token="token-for-a-big-answer")
+        as_json = await asyncio.to_thread(run_add, *args, "--json", token="token-for-a-big-answer")
+    assert human.exit_code == 0, human.output
+    assert f"Created plant 5 ({'R' * 60}… (name: 1,048,560 characters, first 60 shown))" in (
+        human.stdout
+    )
+    assert f'  name: "{"R" * 200}…"' in human.stdout
+    assert "(name: 1,048,560 characters, first 200 shown)" in human.stdout
+    assert len(human.stdout) < 2000
+    # --json is machine output: the server's answer whole, its message bounded like the words.
+    answer = json.loads(as_json.stdout)
+    assert answer["plant"] == {"name": huge}
+    assert len(answer["message"]) < 200

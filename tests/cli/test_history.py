@@ -29,7 +29,7 @@ from ledger_support import (
     rejected,
     take_settled,
 )
-from misbehaving import Hang, MisbehavingServer
+from misbehaving import Hang, MisbehavingServer, Send, json_response
 
 from plantstore_tui.cli import main
 from plantstore_tui.cli.history import parse_moment
@@ -582,3 +582,27 @@ def test_any_text_is_a_moment_or_a_value_error(text: str) -> None:
     except ValueError:
         return
     assert moment.tzinfo is not None
+
+
+async def test_a_name_stored_instead_is_off_spec_in_the_history_and_show_has_the_body_whole() -> (
+    None
+):
+    huge = "S" * 1_048_500
+    async with MisbehavingServer([Send(json_response(200, {"name": huge}))]) as server:
+        added = await asyncio.to_thread(
+            run, "add", "--name", "Rose", "--id", "5", "--base-url", server.base_url, token=CANARY
+        )
+    assert added.exit_code == 0, added.output
+    mark = (
+        f"the server stored name '{'S' * 60}…' (1,048,500 characters, first 60 shown), "
+        "not 'Rose' as sent"
+    )
+    [entry] = history_json()
+    assert entry["off_spec"] == [mark]
+    listed = run("history")
+    assert listed.exit_code == 0
+    assert len(listed.stdout) < 1000
+    shown = run("history", "show", str(entry["entry"]))
+    assert f"  off spec: {mark}" in shown.stdout
+    # The whole answer stays reachable.
+    assert f'  received: {{"name": "{huge}"}}' in shown.stdout

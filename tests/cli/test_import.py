@@ -484,3 +484,53 @@ def test_with_history_off_the_rows_go_once_the_batch_is_done_and_it_is_never_sen
     summary = json.loads(resumed.stdout)
     assert (summary["to_send"], summary["skipped"]) == (0, 5)
     assert stored(reference_server) == expected(plants(5))
+
+
+def _stores_another_name_for(plant_id: int) -> Any:
+    def script(request: ReceivedRequest) -> list[Any]:
+        sent = request.json()
+        name = "Someone Else" if sent["id"] == plant_id else sent["name"]
+        return [
+            Send(
+                json_response(
+                    200, {"name": name, **({"tag": sent["tag"]} if "tag" in sent else {})}
+                )
+            )
+        ]
+
+    return script
+
+
+async def test_a_row_the_server_stored_as_another_name_is_listed_off_the_spec(
+    tmp_path: Path,
+) -> None:
+    path = write_csv(tmp_path / "plants.csv", plants(3))
+    report = tmp_path / "report.jsonl"
+    async with MisbehavingServer(_stores_another_name_for(2)) as server:
+        human = await asyncio.to_thread(
+            run_import,
+            str(path),
+            "--report",
+            str(report),
+            token="token-for-a-server-that-stores-another",
+            base_url=server.base_url,
+        )
+        as_json = await asyncio.to_thread(
+            run_import,
+            str(path),
+            "--restart",
+            "--json",
+            token="token-for-a-server-that-stores-another",
+            base_url=server.base_url,
+        )
+    mark = "the server stored name 'Someone Else', not 'Plant 2' as sent"
+    assert human.exit_code == 0, human.output
+    assert "3 created (1 off the spec)" in human.stdout
+    assert f"plants.csv:3: id 2: created: off spec: {mark}" in human.stdout
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert sorted((line["id"], tuple(line["off_spec"])) for line in lines) == [
+        (1, ()),
+        (2, (mark,)),
+        (3, ()),
+    ]
+    assert json.loads(as_json.stdout)["created_off_spec"] == 1

@@ -67,7 +67,7 @@ def test_a_dry_run_shows_each_value_bounded_with_its_full_size_named(tmp_path: P
     assert result.exit_code == 0, result.output
     first, second = (line for line in result.stdout.splitlines() if line.startswith("  line"))
     assert first == (
-        f"  line 2: id 1, name '{'N' * 200}', tag '{'t' * 200}' "
+        f"  line 2: id 1, name '{'N' * 200}…', tag '{'t' * 200}…' "
         "(name: 100,000 characters, first 200 shown; tag: 300 characters, first 200 shown)"
     )
     assert second == "  line 3: id 2, name 'Fern'"

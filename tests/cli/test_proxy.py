@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from export_support import run_shell, tools
 from proxy_support import HIDDEN_HOST, TestProxy, background_proxy
 
 from plantstore_tui.cli import main
@@ -218,3 +219,26 @@ def test_an_unusable_proxy_in_the_environment_is_a_configuration_problem() -> No
     )
     assert result.exit_code == 4
     assert "The proxy ($ALL_PROXY) is a socks5:// proxy" in result.output
+
+
+@pytest.mark.parametrize("as_", ["curl", "httpie"])
+def test_an_exported_send_goes_through_the_same_proxy(
+    proxy: TestProxy, hidden_url: str, shared_reference_server: Any, plant_id: int, as_: str
+) -> None:
+    # Only the proxy knows the deployment's host: the command reaches it through the proxy or
+    # not at all.
+    tools(as_)
+    token = _token(shared_reference_server)
+    args = ("--base-url", hidden_url, "--allow-insecure-http", "--proxy", proxy.url)
+    added = _run(
+        "add", "--name", "F", "--id", str(plant_id), *args, env={"PLANTSTORE_TOKEN": token}
+    )
+    assert added.exit_code == 0, added.output
+    command = _run("history", "export", "1", "--as", as_).stdout.strip()
+    assert proxy.url in command
+    done = run_shell(command, token)
+    assert done.returncode == 0, done.stderr
+    # The plant exists already: the deployment's own answer came back through the proxy.
+    assert str(plant_id) in done.stdout
+    posts = [seen for seen in proxy.seen if seen.method == "POST"]
+    assert [seen.target for seen in posts] == [f"{hidden_url}/plants"] * 2

@@ -4,6 +4,7 @@ cannot be used said once."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -24,6 +25,9 @@ from textual.widgets import DataTable, Input, Static
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.http.conformance import against_sent
+from plantstore_tui.core.plant.models import Plant
+from plantstore_tui.core.plant.outcome import Created
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
@@ -243,3 +247,42 @@ async def test_a_resend_to_a_protected_profile_is_asked_first(
         await until(pilot, lambda: len(rows()) == 2 and rows()[0][1] is not None)
     assert rows() == [(9, "rejected", "not created"), (9, "created", "created")]
     assert {row.profile for row in all_rows()} == {"prod"}
+
+
+def fill_with_megabyte_answers(count: int) -> str:
+    """`count` sends each answered with a name of about 1 MB the server stored instead of the
+    name sent; the mark the client made of it."""
+    huge = "S" * 1_048_560
+    mark = against_sent({"id": 1, "name": "Rose"}, {"name": huge})[0]
+    with opened() as ledger:
+        for number in range(count):
+            row = new_row("Rose", str(number), base_url="http://h")
+            answer = Plant(name=huge)
+            outcome = Created(
+                url="http://h/plants",
+                sent=row.plant,
+                status=200,
+                elapsed_ms=1.0,
+                plant=answer,
+                body=json.dumps(answer.as_received()),
+                off_spec=(mark,),
+            )
+            take_settled(ledger, row, outcome)
+    return mark
+
+
+async def test_a_page_of_megabyte_answers_is_read_and_shown_bounded(
+    reference_server: BackgroundServer,
+) -> None:
+    mark = fill_with_megabyte_answers(10)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        history = await open_history(app, pilot)
+        assert history.query_one(DataTable).row_count == 10
+        shown = detail(history)
+        assert "(the body: 1,048,572 characters, first 200 shown)" in shown
+        assert "(all of it: plantstore-tui history show " in shown
+        assert f"off spec  {mark}" in shown
+        assert "(name: 1,048,560 characters, first 60 shown)" in shown
+        assert len(shown) < 2000

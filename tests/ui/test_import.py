@@ -22,6 +22,8 @@ from import_screen_support import (
     text_of,
 )
 from import_support import created, expected, ledger_rows, plants, write_csv
+from misbehaving import Action, MisbehavingServer, ReceivedRequest, Send, json_response
+from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, fill, ready, settled, until
 from textual.command import CommandPalette
 from textual.widgets import DirectoryTree, Input, OptionList, Static
@@ -354,3 +356,34 @@ async def test_restart_is_asked_for_and_sends_every_row_as_a_new_import(
         # Every row went again, and the store refused each as a duplicate: nothing twice there.
         assert (progress.to_send, progress.created, progress.rejected) == (5, 0, 5)
     assert stored(reference_server) == expected(rows)
+
+
+def _stores_another_name_for(plant_id: int) -> Callable[[ReceivedRequest], list[Action]]:
+    def script(request: ReceivedRequest) -> list[Action]:
+        sent = request.json()
+        name = "Someone Else" if sent["id"] == plant_id else sent["name"]
+        return [Send(json_response(200, {"name": name, "tag": sent["tag"]}))]
+
+    return script
+
+
+async def test_a_row_stored_as_another_name_is_listed_off_the_spec_and_not_offered_again(
+    tmp_path: Path,
+) -> None:
+    write_csv(tmp_path / "plants.csv", rows_with_ids(range(1, 4)))
+    async with MisbehavingServer(_stores_another_name_for(2)) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-server-that-stores-another"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_import(app, pilot)
+            await check(pilot, screen, "plants.csv")
+            await confirm(pilot)
+            assert "3 created (1 off the spec)" in text_of(screen, "#import-summary")
+            listing = screen.query_one("#import-results", OptionList)
+            [option] = listing.options
+            assert "off spec: the server stored name 'Someone Else', not 'Plant 2' as sent" in (
+                str(option.prompt)
+            )
+            assert option.disabled
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is screen, "a created row is not loaded to be sent again"

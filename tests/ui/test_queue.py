@@ -25,8 +25,9 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, log_text, ready, settled
+from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait, settled
 from textual import events
+from textual.widgets import OptionList
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store import PlantState, open_for_reading
@@ -375,3 +376,22 @@ def _connection(base_url: str) -> Any:
     from plantstore_tui.core.http.target import Target
 
     return connect_to(Target(base_url=base_url, token=SecretStr("t"), token_source="the test"))
+
+
+async def test_needs_attention_shows_a_megabyte_error_message_bounded() -> None:
+    error = {"error": 7, "message": "M" * 1_048_000}
+    async with MisbehavingServer([Send(json_response(400, error))]) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-long-winded-server"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await fill(pilot, screen, name="Rose", id="5")
+            await send_and_wait(pilot, app, "enter")
+            await pilot.press("f4")
+            await pilot.pause()
+            attention = app.screen
+            assert isinstance(attention, AttentionScreen)
+            [option] = attention.query_one(OptionList).options
+            shown = str(option.prompt)
+    assert "Rejected with 400: error 7: MMM" in shown
+    assert "(message: 1,048,000 characters, first 200 shown)" in shown
+    assert len(shown) < 500

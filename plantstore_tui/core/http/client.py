@@ -19,7 +19,7 @@ from pydantic import SecretStr, ValidationError
 
 from plantstore_tui import __version__
 from plantstore_tui.core.http.body import read_capped
-from plantstore_tui.core.http.conformance import off_spec
+from plantstore_tui.core.http.conformance import against_sent, off_spec
 from plantstore_tui.core.http.failures import (
     SEND_FAILURES,
     Failure,
@@ -27,7 +27,7 @@ from plantstore_tui.core.http.failures import (
     proxy_refused,
     unsendable,
 )
-from plantstore_tui.core.http.target import Limits, Target
+from plantstore_tui.core.http.target import REDACTED, Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
@@ -39,6 +39,7 @@ from plantstore_tui.core.plant.outcome import (
     PlantFate,
     Rejected,
 )
+from plantstore_tui.core.plant.text import shorten
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
@@ -188,9 +189,11 @@ class PlantStoreClient:
                         refused = proxy_refused(self._proxy, "407")
                         return self._failed(plant, refused, elapsed(), status)
                     if status in _REDIRECT_STATUSES:
-                        location = response.headers.get("Location", "")
+                        location = self._untokened(response.headers.get("Location", ""))
                         return self._redirected(plant, status, location, elapsed())
                     body = await read_capped(response, self.limits.max_body)
+                    # Latin-1 maps each byte to one character and back: only the token changes.
+                    body = self._untokened(body.decode("latin-1")).encode("latin-1")
                     retry_after = response.headers.get("Retry-After")
                     content_type = response.headers.get("Content-Type")
                 finally:
@@ -203,6 +206,13 @@ class PlantStoreClient:
             self._give_back(transport)
         marks = off_spec(status, content_type, body)
         return self._answered(plant, status, body, retry_after, elapsed(), marks)
+
+    def _untokened(self, text: str) -> str:
+        """`text` a server sent with every copy of the token it echoed back taken out: nothing
+        after this holds it (what is shown of an answer is cut, and a cut token is not found)."""
+        if not self._token.get_secret_value():
+            return text
+        return text.replace(self._token.get_secret_value(), REDACTED)
 
     def _take_transport(self) -> httpx.AsyncBaseTransport:
         """A transport no other send is using (as many as sends in flight at once, at most)."""
@@ -261,7 +271,7 @@ class PlantStoreClient:
     def _redirected(self, plant: NewPlant, status: int, location: str, elapsed_ms: float) -> Failed:
         # 303 is the usual answer after a POST that did its work; the others mean "not here".
         fate = PlantFate.UNKNOWN if status == 303 else PlantFate.NOT_CREATED
-        where = location or "no Location given"
+        where = shorten(location, what="Location") if location else "no Location given"
         return Failed(
             url=self.url,
             sent=plant,
@@ -303,11 +313,11 @@ class PlantStoreClient:
                     elapsed_ms=elapsed_ms,
                     plant=parsed,
                     body=text,
-                    off_spec=marks,
+                    off_spec=marks + against_sent(plant.to_body(), parsed.as_received()),
                     proxy=self._proxy_url,
                 )
             return invalid(
-                f"The server answered {status} but the body is not a Plant: {parsed}",
+                f"The server answered {status} but the body is not a Plant: {shorten(parsed)}",
                 "Check the base URL, and check the store before sending this plant again.",
             )
         if status < 400:
@@ -323,7 +333,7 @@ class PlantStoreClient:
             elapsed_ms=elapsed_ms,
             error=error if isinstance(error, ApiError) else None,
             body=text,
-            body_problem=None if isinstance(error, ApiError) else error,
+            body_problem=None if isinstance(error, ApiError) else shorten(error),
             retry_after=retry_after,
             off_spec=marks,
             proxy=self._proxy_url,

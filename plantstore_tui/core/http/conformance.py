@@ -12,10 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from plantstore_tui.core.plant.form import INT32_MAX, INT32_MIN
+from plantstore_tui.core.plant.text import QUOTED, quoted, shorten
 
 SPEC_STATUSES = frozenset({200, 400})
 _PLANT_FIELDS = {"name": True, "tag": False}
 _ERROR_FIELDS = {"error": True, "message": True}
+# A body may carry thousands of unknown fields: the mark names this many.
+_FIELDS_NAMED = 10
 
 
 def media_type(content_type: str | None) -> str:
@@ -75,7 +78,9 @@ def _shape_problems(value: Any, shape: str, fields: Mapping[str, bool]) -> list[
             problems.append(f"the {shape}'s {name!r} is {_type_name(item)}, not a string")
     extra = [name for name in value if name not in fields]
     if extra:
-        listed = ", ".join(repr(name) for name in extra)
+        listed = ", ".join(repr(shorten(name, QUOTED)) for name in extra[:_FIELDS_NAMED])
+        if len(extra) > _FIELDS_NAMED:
+            listed += f" and {len(extra) - _FIELDS_NAMED:,} more"
         problems.append(f"the {shape} has fields the spec does not list: {listed}")
     return problems
 
@@ -101,3 +106,32 @@ def off_spec(status: int, content_type: str | None, body: bytes) -> tuple[str, .
         return tuple(problems)
     problems.extend(_shape_problems(value, shape, fields))
     return tuple(problems)
+
+
+def _tag_words(tag: Any) -> str:
+    return "no tag" if tag is None else f"tag {quoted(tag)}"
+
+
+def against_sent(sent: Mapping[str, Any], answered: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every way a 200's Plant departs from the NewPlant sent, in words; empty when it holds
+    what was sent.
+
+    The spec's 200 is "the plant response": the plant as stored. Another name, another tag (or
+    a tag gained or lost), or an id field other than the one sent means the server stored
+    something else than the operator sent. A field of the wrong type is a shape problem
+    (`off_spec`), not repeated here.
+    """
+    marks: list[str] = []
+    name = answered.get("name")
+    if isinstance(name, str) and name != sent["name"]:
+        marks.append(f"the server stored name {quoted(name)}, not {quoted(sent['name'])} as sent")
+    tag, sent_tag = answered.get("tag"), sent.get("tag")
+    if (tag is None or isinstance(tag, str)) and tag != sent_tag:
+        if sent_tag is None:
+            marks.append(f"the server stored {_tag_words(tag)}, though none was sent")
+        else:
+            marks.append(f"the server stored {_tag_words(tag)}, not {_tag_words(sent_tag)} as sent")
+    if "id" in answered and not (type(answered["id"]) is int and answered["id"] == sent["id"]):
+        shown = shorten(json.dumps(answered["id"], ensure_ascii=False), QUOTED, what="id")
+        marks.append(f"the server answered id {shown}, not {sent['id']} as sent")
+    return tuple(marks)

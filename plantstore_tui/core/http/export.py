@@ -1,9 +1,11 @@
 """A send from the history as one shell command (curl or HTTPie) that sends it again.
 
-The command sends the same method, URL, body bytes, Content-Type and Authorization scheme. The
-token is never in it: the command reads `"$PLANTSTORE_TOKEN"` when it runs. Every other word is
-quoted for a POSIX shell, so no name or tag (quotes, $, backticks, !, spaces, any printable
-Unicode) can break the command or run anything.
+The command sends the same method, URL, body bytes, Content-Type and Authorization scheme, through
+the same proxy when the send went through one (its URL as the history keeps it, without a login:
+a proxy that asks for one answers 407 until the operator adds it). The token is never in it: the
+command reads `"$PLANTSTORE_TOKEN"` when it runs. Every other word is quoted for a POSIX shell, so
+no name or tag (quotes, $, backticks, !, spaces, any printable Unicode) can break the command or
+run anything.
 """
 
 from __future__ import annotations
@@ -25,14 +27,16 @@ def _quoted(*words: str) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def export_command(url: str, body: bytes, as_: ExportFormat) -> str:
-    """One shell command that POSTs `body` to `url` with the token from $PLANTSTORE_TOKEN."""
+def export_command(url: str, body: bytes, as_: ExportFormat, proxy: str | None = None) -> str:
+    """One shell command that POSTs `body` to `url` with the token from $PLANTSTORE_TOKEN, through
+    `proxy` when one is given."""
     # The body is JSON the client made: valid UTF-8 without control characters.
     text = body.decode("utf-8")
     match as_:
         case ExportFormat.CURL:
+            through: tuple[str, ...] = () if proxy is None else ("--proxy", proxy)
             return (
-                _quoted("curl", "--silent", "--show-error", "--request", "POST", url)
+                _quoted("curl", "--silent", "--show-error", *through, "--request", "POST", url)
                 + " "
                 + _quoted("--header", "Content-Type: application/json", "--header")
                 + " "
@@ -42,8 +46,13 @@ def export_command(url: str, body: bytes, as_: ExportFormat) -> str:
                 + _quoted("--data-binary", text)
             )
         case ExportFormat.HTTPIE:
+            # HTTPie takes a proxy per scheme of the target: "https:http://proxy:3128".
+            scheme = url.partition(":")[0]
+            through = () if proxy is None else (f"--proxy={scheme}:{proxy}",)
             return (
-                _quoted("http", "--ignore-stdin", "POST", url, "Content-Type:application/json")
+                _quoted("http", "--ignore-stdin", *through, "POST", url)
+                + " "
+                + _quoted("Content-Type:application/json")
                 + " "
                 + shlex.quote("Authorization:Bearer ")
                 + TOKEN_VARIABLE

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
 
 DEFAULT_MAX_BODY = 1024 * 1024
+# What stands for the token in any text a server sent back with the token in it.
+REDACTED = "[token]"
 
 
 @dataclass(frozen=True, slots=True)

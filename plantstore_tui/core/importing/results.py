@@ -87,6 +87,20 @@ class RowResult:
     retries: int = 0
     left_out: bool = False
     """A resume left it out: its fate was unknown before this run (it may exist already)."""
+    # How the answer departed from the spec (a created row's server may have stored another
+    # name): such a row is listed with the rows that did not go through.
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def to_look_at(self) -> bool:
+        """True when the row did not go through, or went through off the spec."""
+        return self.state is not PlantState.CREATED or bool(self.off_spec)
+
+    @property
+    def words(self) -> str:
+        """Its message, then its off-spec marks, for a list of rows."""
+        marks = "off spec: " + "; ".join(self.off_spec) if self.off_spec else ""
+        return " · ".join(part for part in (self.message, marks) if part)
 
     def to_json(self) -> dict[str, Any]:
         """One line of `--report`."""
@@ -97,6 +111,7 @@ class RowResult:
             "status": self.status,
             "error": self.error,
             "message": self.message,
+            "off_spec": list(self.off_spec),
         }
 
 
@@ -106,7 +121,17 @@ def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -
     error = outcome.error.error if isinstance(outcome, Rejected) and outcome.error else None
     message = "" if isinstance(outcome, Created) else outcome.headline
     status = outcome.status
-    return RowResult(line, outcome.sent.id, state, status, error, message, texts, retries)
+    return RowResult(
+        line,
+        outcome.sent.id,
+        state,
+        status,
+        error,
+        message,
+        texts,
+        retries,
+        off_spec=outcome.off_spec,
+    )
 
 
 def left_out(row: UnknownRow) -> RowResult:
@@ -126,6 +151,7 @@ class ImportProgress:
     rejected: int = 0
     failed: int = 0
     unknown: int = 0
+    created_off_spec: int = 0
     retries: int = 0
     done_before: int = 0
     """Rows a resume left out because an earlier run settled them (created or rejected)."""
@@ -157,8 +183,9 @@ class ImportProgress:
 
     def counts(self) -> str:
         """Where every row of the file stands, in words (the parts add up to `rows`)."""
+        off_spec = f" ({self.created_off_spec:,} off the spec)" if self.created_off_spec else ""
         words = (
-            f"{self.created:,} created, {self.rejected:,} rejected, "
+            f"{self.created:,} created{off_spec}, {self.rejected:,} rejected, "
             f"{self.failed:,} not sent after a failure, {self.unknown:,} unknown"
         )
         if self.not_sent:
@@ -184,6 +211,7 @@ class ImportProgress:
         match result.state:
             case PlantState.CREATED:
                 self.created += 1
+                self.created_off_spec += bool(result.off_spec)
             case PlantState.REJECTED:
                 self.rejected += 1
             case PlantState.FAILED:

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any, TypeAlias
 
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.plant.text import QUOTED, shorten
 
 
 class PlantFate(StrEnum):
@@ -60,7 +61,7 @@ class Created:
     @property
     def headline(self) -> str:
         """One line for the log."""
-        return f"Created plant {self.sent.id} ({self.plant.name})"
+        return f"Created plant {self.sent.id} ({shorten(self.plant.name, QUOTED, what='name')})"
 
     @property
     def advice(self) -> str:
@@ -106,7 +107,8 @@ class Rejected:
     def headline(self) -> str:
         """One line for the log."""
         if self.error is not None:
-            return f"Rejected with {self.status}: error {self.error.error}: {self.error.message}"
+            message = shorten(self.error.message, what="message")
+            return f"Rejected with {self.status}: error {self.error.error}: {message}"
         return f"Rejected with {self.status}: the body is not an Error ({self.body_problem})"
 
     @property

@@ -1,6 +1,9 @@
-"""Making text from a server safe to put on a terminal."""
+"""Making text from a server safe to put on a terminal, and bounded: a few hundred characters of
+it, its full size named."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from plantstore_tui.core.plant.form import is_forbidden_char
 
@@ -36,8 +39,72 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return "".join(_escape(char) if _needs_escape(char, keep_newlines) else char for char in text)
 
 
-def shorten(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
-    if len(text) <= limit:
+# The most characters of any one text a server sent (a name, a message, a body) that a screen, a
+# saved log or a terminal line shows; its full size is named beside it. The whole stays in the
+# ledger, for `history show` and an export.
+SHOWN = 200
+# The most characters of a server's text quoted inside a sentence (a headline, an off-spec mark):
+# the text itself is shown beside it.
+QUOTED = 60
+# The most characters of a block shown: a JSON body (each of its texts already cut to SHOWN), a
+# message that quotes a server's text.
+BLOCK_SHOWN = 1000
+_KEY_NAMED = 40
+# JSON nested deeper than this is left out of what is shown (no Plant or Error nests at all).
+_DEPTH_SHOWN = 20
+
+
+def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None = None) -> str:
+    """`text` whole when it has at most `limit` characters; else its first `limit`, naming its
+    full size: "Rose… (name: 1,048,560 characters, first 200 shown)". `size` is the full size
+    when `text` is only the start of the text (read so from a file)."""
+    size = max(len(text), size or 0)
+    if size <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
+    return f"{text[:limit]}… ({_cut_words(size, limit, what)})"
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """`text` in single quotes for a sentence, cut as `shorten` cuts it: "'Rose'", or
+    "'RoseRose…' (1,048,560 characters, first 60 shown)"."""
+    if len(text) <= limit:
+        return f"'{text}'"
+    return f"'{text[:limit]}…' ({_cut_words(len(text), limit)})"
+
+
+def _cut_words(size: int, limit: int, what: str = "") -> str:
+    named = f"{what}: " if what else ""
+    return f"{named}{size:,} characters, first {limit:,} shown"
+
+
+def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
+    """A JSON value with each text (key or string) longer than `limit` cut to its first `limit`
+    characters and "…", what is nested deeper than `_DEPTH_SHOWN` levels left out as "…", and
+    one note per cut naming where it was and its full size."""
+    notes: list[str] = []
+
+    def cut(text: str, where: str) -> str:
+        if len(text) <= limit:
+            return text
+        notes.append(_cut_words(len(text), limit, where))
+        return text[:limit] + "…"
+
+    def walk(item: Any, where: str, depth: int) -> Any:
+        if isinstance(item, dict | list) and item and depth == _DEPTH_SHOWN:
+            notes.append(f"{where}: nested deeper than {_DEPTH_SHOWN} levels, not shown")
+            return "…"
+        if isinstance(item, str):
+            return cut(item, where or "the body")
+        if isinstance(item, list):
+            return [walk(inner, f"{where}[{index}]", depth + 1) for index, inner in enumerate(item)]
+        if not isinstance(item, dict):
+            return item
+        shown = {}
+        for key, inner in item.items():
+            # A note names a long key by its start: the cut key itself is in the JSON.
+            named = key if len(key) <= _KEY_NAMED else key[:_KEY_NAMED] + "…"
+            path = f"{where}.{named}" if where else named
+            shown[cut(key, f"a key of {where or 'the body'}")] = walk(inner, path, depth + 1)
+        return shown
+
+    return walk(value, "", 0), tuple(notes)

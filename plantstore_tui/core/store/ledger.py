@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plantstore_tui.core.http.target import REDACTED
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.database import (
     Database,
@@ -22,6 +23,7 @@ from plantstore_tui.core.store.database import (
 )
 from plantstore_tui.core.store.records import (
     COLUMNS,
+    LISTED_COLUMNS,
     HistoryEntry,
     HistoryFilter,
     PlantState,
@@ -38,8 +40,6 @@ if TYPE_CHECKING:
     from plantstore_tui.core.store.carry_over import CarryOver
 
 DEFAULT_LIMIT = 100_000
-# What stands where a server echoed the token back.
-REDACTED = "[token]"
 # How often (in sends settled) a long run trims the ledger to its limit.
 _PRUNE_EVERY = 1_000
 # A row somebody still has to deal with: never cleared, never pruned.
@@ -212,6 +212,7 @@ class Ledger:
         return self._select(
             f"{_ATTENTION} AND (session IS NULL OR session = ?) ORDER BY entry",
             (self.session_id,),
+            listed=True,
         )
 
     def attention_count(self) -> int:
@@ -258,15 +259,21 @@ class Ledger:
         )
 
     def query(
-        self, where: HistoryFilter | None = None, *, limit: int | None = None, offset: int = 0
+        self,
+        where: HistoryFilter | None = None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        listed: bool = False,
     ) -> list[HistoryEntry]:
-        """Matching rows, newest first."""
+        """Matching rows, newest first; `listed`, with what a server sent read only as far as a
+        list shows it (`LISTED_COLUMNS`)."""
         condition, values = (where or HistoryFilter()).where()
         suffix = " ORDER BY entry DESC"
         if limit is not None:
             suffix += " LIMIT ? OFFSET ?"
             values = [*values, limit, offset]
-        return self._select(condition + suffix, values)
+        return self._select(condition + suffix, values, listed=listed)
 
     def count(self, where: HistoryFilter | None = None) -> int:
         """How many rows match."""
@@ -291,9 +298,12 @@ class Ledger:
             )
             return [row[0] for row in rows_]
 
-    def _select(self, condition: str, values: Iterable[Any]) -> list[HistoryEntry]:
+    def _select(
+        self, condition: str, values: Iterable[Any], *, listed: bool = False
+    ) -> list[HistoryEntry]:
         # Every caller passes constant SQL; every value is a bound parameter.
-        sql = f"SELECT {COLUMNS} FROM plants WHERE {condition}"  # noqa: S608
+        columns = LISTED_COLUMNS if listed else COLUMNS
+        sql = f"SELECT {columns} FROM plants WHERE {condition}"  # noqa: S608
         with self.db.read() as connection:
             return [entry_from_row(row) for row in connection.execute(sql, tuple(values))]
 

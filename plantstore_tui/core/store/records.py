@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, SHOWN, shorten
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
@@ -84,11 +85,20 @@ def parse_time(text: str) -> datetime:
 
 # A row taken and never settled, whose words were never written.
 INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended during the send"
-# The columns `entry_from_row` reads, in its order.
+# The columns `entry_from_row` reads, in its order: every column whole (`history show`).
 COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
-    "note, name_text, id_text, tag_text, batch, line, session, proxy"
+    "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response)"
+)
+# The same for a list (history, needs attention): what a server sent is read only as far as a
+# list shows it, so a page of megabyte answers opens at once. The response's start (its length
+# read beside it), the message's, and the Plant or Error only when short.
+LISTED_COLUMNS = (
+    COLUMNS.replace(" response,", f" substr(response, 1, {SHOWN}),")
+    .replace(" message,", f" substr(message, 1, {BLOCK_SHOWN}),")
+    .replace(" plant,", f" CASE WHEN length(plant) <= {BLOCK_SHOWN} THEN plant END,")
+    .replace(" error,", f" CASE WHEN length(error) <= {BLOCK_SHOWN} THEN error END,")
 )
 
 
@@ -126,6 +136,15 @@ class HistoryEntry:
     session: int | None
     # The proxy the send went through (no user or password); None: direct.
     proxy: str | None
+    # How the answer departed from the spec; None for a row settled before the ledger kept it.
+    off_spec: tuple[str, ...] | None
+    # The response's length in characters: more than `len(response)` in a listed row.
+    response_chars: int
+
+    @property
+    def received(self) -> str:
+        """The response as a list or a screen shows it: its start, its full size named."""
+        return shorten(self.response or "", what="the body", size=self.response_chars)
 
     @property
     def settled(self) -> bool:
@@ -170,8 +189,8 @@ class HistoryEntry:
             "batch": self.batch,
             "line": self.line,
             "proxy": self.proxy,
-            # Not kept: judging an answer needs its Content-Type, which the ledger does not hold.
-            "off_spec": None,
+            # None for a row settled before the ledger kept the marks.
+            "off_spec": None if self.off_spec is None else list(self.off_spec),
         }
 
 
@@ -179,7 +198,8 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     """A row of `COLUMNS`."""
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
-    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:]
+    (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:30]
+    (off_spec, response_chars) = row[30:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -209,6 +229,8 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         line=line,
         session=session,
         proxy=proxy,
+        off_spec=None if off_spec is None else tuple(json.loads(off_spec)),
+        response_chars=response_chars or 0,
     )
 
 

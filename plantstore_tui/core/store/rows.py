@@ -104,6 +104,7 @@ SETTLE_COLUMNS = (
     "plant",
     "error",
     "proxy",
+    "off_spec",
 )
 _SETTLE = (
     f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
@@ -136,6 +137,7 @@ def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[A
         plant,
         error,
         outcome.proxy,
+        redact(json.dumps(answer["off_spec"], ensure_ascii=False)),
     )
 
 

@@ -117,9 +117,16 @@ def _plants_proxy(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE plants ADD COLUMN proxy TEXT")
 
 
+def _off_spec(db: sqlite3.Connection) -> None:
+    # How each answer departed from the spec (a JSON array of words, as in `add --json`); NULL
+    # for a row settled before it was kept.
+    db.execute("ALTER TABLE plants ADD COLUMN off_spec TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
+    Migration("plants.off_spec", _off_spec),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
 
 # (ledger entry, load it into the form?) -> None
@@ -33,7 +33,7 @@ def _option(plant: HistoryEntry) -> Option:
     if plant.state is PlantState.UNKNOWN and "may exist" not in reason:
         reason = f"{reason} It may exist already.".strip()
     if reason:
-        line.append(f"\n    {visible(shorten(reason, 200))}", style="dim")
+        line.append(f"\n    {visible(shorten(reason, BLOCK_SHOWN))}", style="dim")
     return Option(line, id=str(plant.entry))
 
 

@@ -16,7 +16,7 @@ KEYS = (
     ("Enter", "next field; on Tag, send"),
     ("Ctrl+S", "send the plant (it joins the queue; type the next one at once)"),
     ("Ctrl+D", "same as last: the focused field gets the last plant's value (the ditto key)"),
-    ("Esc", "while plants are in line: cancel the send in flight; asks before holding the rest"),
+    ("Esc", "cancel the send in flight; asks before holding the rest of the queue"),
     ("F4", "needs attention: load a plant that did not go through, or dismiss it"),
     ("Ctrl+N", "turn moving the ID on after a send on or off"),
     ("Ctrl+T", "turn keeping the tag after a send on or off"),

@@ -1,8 +1,9 @@
 """History (F3): every send kept in the history, newest first, a page at a time.
 
 The history may hold 100,000 sends: the table holds one page of them, read in a worker thread, so
-the screen opens at once and never loads the whole history into widgets. For the highlighted send:
-the whole of it below the table, load it into the form, resend it, or copy it as curl.
+the screen opens at once and never loads the whole history into widgets; what a server sent is read
+only as far as it is shown (`history show` has all of it). For the highlighted send: what it was
+below the table, load it into the form, resend it, or copy it as curl.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from plantstore_tui.core.http.proxy import through_words
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store.records import outcome_words
 
 if TYPE_CHECKING:
@@ -36,7 +37,8 @@ Act = Callable[["HistoryEntry"], str | None]
 
 
 def describe(entry: HistoryEntry) -> Text:
-    """The whole of one send, as literal text (nothing a server sent is interpreted)."""
+    """One send as the screen shows it, as literal text (nothing a server sent is interpreted,
+    nothing it sent shown whole)."""
     timing = "" if entry.elapsed_ms is None else f" in {entry.elapsed_ms:.1f} ms"
     status = "no answer" if entry.status is None else str(entry.status)
     text = Text()
@@ -47,11 +49,15 @@ def describe(entry: HistoryEntry) -> Text:
     if entry.log_ref:
         text.append(f" · {visible(entry.log_ref)}")
     text.append(f"\nPOST {visible(entry.url + through_words(entry.proxy))}: {status}{timing}")
-    text.append(f"\nsent      {visible(entry.body.decode('utf-8'))}")
+    text.append(f"\nsent      {visible(shorten(entry.body.decode('utf-8'), BLOCK_SHOWN))}")
     text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
-    text.append(f"\nmessage   {visible(entry.message)}")
+    text.append(f"\nmessage   {visible(shorten(entry.message, BLOCK_SHOWN))}")
+    if entry.off_spec:
+        text.append(f"\noff spec  {visible('; '.join(entry.off_spec))}")
     if entry.response:
-        text.append(f"\nreceived  {visible(shorten(entry.response, 4000))}")
+        text.append(f"\nreceived  {visible(entry.received)}")
+        if entry.response_chars > len(entry.response):
+            text.append(f"\n          (all of it: plantstore-tui history show {entry.entry})")
     return text
 
 
@@ -138,7 +144,7 @@ class HistoryScreen(Screen[None]):
             if self._store is None:
                 self.app.call_from_thread(self._show_problem, "No sends in the history yet.")
                 return
-            entries = self._store.query(where, limit=PAGE_SIZE, offset=offset)
+            entries = self._store.query(where, limit=PAGE_SIZE, offset=offset, listed=True)
             total = self._store.count(where)
             profiles = self._store.profiles() if offset == 0 else None
         except StoreError as exc:
@@ -243,7 +249,7 @@ class HistoryScreen(Screen[None]):
         entry = self._current()
         if entry is None:
             return
-        command = export_command(entry.url, entry.body, ExportFormat.CURL)
+        command = export_command(entry.url, entry.body, ExportFormat.CURL, entry.proxy)
         self.app.copy_to_clipboard(command)
         shown = describe(entry)
         shown.append("\n\ncurl (copied; run it with PLANTSTORE_TOKEN set):\n", style="bold")

@@ -354,7 +354,7 @@ class ImportScreen(Screen[None]):
     def _settled(self, result: RowResult) -> None:
         assert self.progress is not None
         self.progress.count(result)
-        if result.state is PlantState.CREATED:
+        if not result.to_look_at:
             return
         if len(self.results) < _SHOWN_RESULTS:
             self.results.append(result)

@@ -84,7 +84,6 @@ class SendScreen(FormScreen):
             chosen=connect is not None,
         )
         """The plants this screen takes, sends and deals with."""
-        self._can_cancel = False
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -342,11 +341,9 @@ class SendScreen(FormScreen):
             self.status.show_state(words, kind)
             return
         session = self.session
-        counts = session.counts()
-        self._offer_cancel(bool(counts.queued or counts.sending))
         self.status.show_state(
             *state_words(
-                *counts,
+                *session.counts(),
                 problem=session.problem is not None,
                 connected=session.target is not None,
             )
@@ -359,21 +356,19 @@ class SendScreen(FormScreen):
     # Cancel, needs attention ------------------------------------------------------------------
 
     def action_cancel_send(self) -> None:
-        """Cancel the send in flight (its fate is unknown); ask before holding the rest."""
+        """Cancel the send in flight (its fate is unknown); ask before holding the rest. With
+        nothing in line, say so: Esc never does nothing silently."""
+        # Always in the footer: hiding it as the queue starts and empties rebuilt the footer
+        # twice a send, and the rebuilt footers' memory was not all given back.
+        counts = self.session.counts()
+        if not (counts.queued or counts.sending):
+            self.notify(
+                "Nothing is being sent: Esc cancels a send in flight (and asks about the rest "
+                "of the queue).",
+                title="Nothing to cancel",
+            )
+            return
         stop_sending(self.session, self.app)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc (cancel send) is offered only while plants are in line or in flight."""
-        if action == "cancel_send":
-            return self._can_cancel
-        return super().check_action(action, parameters)
-
-    def _offer_cancel(self, can: bool) -> None:
-        # Changes when the queue starts or empties, not with every send of a burst: the footer
-        # is rebuilt only then.
-        if can != self._can_cancel:
-            self._can_cancel = can
-            self.refresh_bindings()
 
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it."""

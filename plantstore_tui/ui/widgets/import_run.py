@@ -11,7 +11,7 @@ from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store import PlantState
 
 
@@ -86,7 +86,8 @@ class ImportRun(Vertical):
         )
 
     def list_results(self, results: Sequence[RowResult], unlisted: int) -> None:
-        """The rows that did not go through, each to select (its id is its index)."""
+        """The rows that did not go through, each to select (its id is its index), and those
+        created off the spec, to read."""
         listing = self.query_one("#import-results", OptionList)
         listing.clear_options()
         listing.set_class(bool(results), "-shown")
@@ -99,8 +100,10 @@ class ImportRun(Vertical):
                 else result.state.value
             )
             line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
-            line.append(f"\n    {visible(shorten(result.message, 200))}", style="dim")
-            listing.add_option(Option(line, id=str(index)))
+            line.append(f"\n    {visible(shorten(result.words, BLOCK_SHOWN))}", style="dim")
+            # A row created (off the spec) is shown, not offered to send again.
+            created = result.state is PlantState.CREATED
+            listing.add_option(Option(line, id=str(index), disabled=created))
         if unlisted:
             listing.add_option(Option(Text(f"… and {unlisted:,} more"), disabled=True))
         hint = "Esc: close"

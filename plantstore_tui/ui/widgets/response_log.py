@@ -25,14 +25,12 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.sending.queue import QueuedPlant
 
-# Enough for any Plant or Error; a longer body is cut, saying how much was left out.
-BODY_SHOWN = 2000
 # A JSON object this short reads best on one line; anything longer or nested is indented.
 _ONE_LINE_JSON = 60
 # "to send " is the longest label; values start one column after it.
@@ -61,29 +59,33 @@ def _style(styles: Mapping[str, Style], name: str) -> Style:
 
 
 def _json_block(data: Any) -> Text:
-    """`data` as highlighted JSON, one line when short and flat, else indented; always literal."""
-    flat = json.dumps(data, ensure_ascii=False)
-    nested = isinstance(data, dict) and any(isinstance(v, dict | list) for v in data.values())
-    dumped = flat if len(flat) <= _ONE_LINE_JSON and not nested else json.dumps(data, indent=2)
+    """`data` as highlighted JSON, one line when short and flat, else indented; always literal.
+
+    Each text in it is cut to a few hundred characters, and each cut named below it: a server's
+    megabyte name is never held or drawn whole.
+    """
+    shown, notes = bounded_json(data)
+    flat = json.dumps(shown, ensure_ascii=False)
+    nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
+    if len(flat) <= _ONE_LINE_JSON and not nested:
+        dumped = flat
+    else:
+        dumped = json.dumps(shown, indent=2, ensure_ascii=False)
     # json.dumps escapes C0 but lets DEL, C1 and bidi controls through: visible() catches those.
-    text = Text(visible(shorten(dumped, BODY_SHOWN), keep_newlines=True))
+    text = Text(visible(shorten(dumped, BLOCK_SHOWN, what="the JSON"), keep_newlines=True))
     _json_highlighter.highlight(text)
+    for note in notes:
+        text.append(f"\n({visible(note)})")
     return text
 
 
 def _body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
-    size = len(body.encode("utf-8", errors="replace"))
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
-        data = None
-        block = Text(visible(shorten(body, BODY_SHOWN), keep_newlines=True))
-    else:
-        block = _json_block(data)
-    if len(body) > BODY_SHOWN:
-        block.append(f"\n({size:,} bytes in all)")
-    return block
+        return Text(visible(shorten(body, what="the body"), keep_newlines=True))
+    return _json_block(data)
 
 
 def _status_words(outcome: Outcome) -> str:
@@ -176,7 +178,7 @@ def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -
         case _:
             pass
     if isinstance(outcome, Failed) and outcome.location:
-        labelled("to", Text(visible(shorten(outcome.location, BODY_SHOWN))))
+        labelled("to", Text(visible(shorten(outcome.location, what="Location"))))
     if outcome.off_spec:
         off_spec = Text(
             visible("off spec: " + "; ".join(outcome.off_spec)), _style(styles, "advice")

@@ -7,13 +7,14 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from misbehaving import MisbehavingServer, Send, json_response, response
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import PlantStoreClient
-from plantstore_tui.core.http.conformance import off_spec
+from plantstore_tui.core.http.conformance import against_sent, off_spec
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Created, Rejected
 from plantstore_tui.server.runner import BackgroundServer
@@ -112,3 +113,84 @@ async def test_add_shows_the_marks_in_words_and_in_json() -> None:
     assert "off spec: the spec lists only 200 and 400, not 422" in human.stdout
     assert "\x1b" not in human.stdout
     assert json.loads(as_json.stdout)["off_spec"] == ["the spec lists only 200 and 400, not 422"]
+
+
+# The answer held against what was sent ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sent", "answered", "expected"),
+    [
+        ({"id": 5, "name": "Rose"}, {"name": "Rose"}, ()),
+        ({"id": 5, "name": "Rose", "tag": "red"}, {"name": "Rose", "tag": "red"}, ()),
+        ({"id": 5, "name": "Rose"}, {"name": "Rose", "tag": None}, ()),
+        ({"id": 5, "name": "Rose"}, {"name": "Rose", "id": 5}, ()),
+        (
+            {"id": 5, "name": "Rose"},
+            {"name": "Someone Else"},
+            ("the server stored name 'Someone Else', not 'Rose' as sent",),
+        ),
+        (
+            {"id": 5, "name": "Rose", "tag": "red"},
+            {"name": "Rose", "tag": "blue"},
+            ("the server stored tag 'blue', not tag 'red' as sent",),
+        ),
+        (
+            {"id": 5, "name": "Rose", "tag": "red"},
+            {"name": "Rose"},
+            ("the server stored no tag, not tag 'red' as sent",),
+        ),
+        (
+            {"id": 5, "name": "Rose"},
+            {"name": "Rose", "tag": "weed"},
+            ("the server stored tag 'weed', though none was sent",),
+        ),
+        (
+            {"id": 5, "name": "Rose"},
+            {"name": "Rose", "id": 6},
+            ("the server answered id 6, not 5 as sent",),
+        ),
+        (
+            {"id": 1, "name": "Rose"},
+            {"name": "Rose", "id": True},
+            ("the server answered id true, not 1 as sent",),
+        ),
+        # A field of the wrong type is a shape problem (off_spec), not said twice.
+        ({"id": 5, "name": "Rose"}, {"name": 3, "tag": 4}, ()),
+    ],
+)
+def test_the_plant_answered_is_held_against_the_plant_sent(
+    sent: dict[str, Any], answered: dict[str, Any], expected: tuple[str, ...]
+) -> None:
+    assert against_sent(sent, answered) == expected
+
+
+def test_a_long_name_stored_instead_is_quoted_bounded() -> None:
+    [mark] = against_sent({"id": 5, "name": "Rose"}, {"name": "S" * 1_048_560})
+    assert mark == (
+        f"the server stored name '{'S' * 60}…' (1,048,560 characters, first 60 shown), "
+        "not 'Rose' as sent"
+    )
+
+
+async def test_a_server_that_stores_another_name_is_marked_off_the_spec() -> None:
+    answer = json_response(200, {"name": "Someone Else", "tag": "red"})
+    async with (
+        MisbehavingServer([Send(answer)]) as server,
+        PlantStoreClient(server.base_url, TOKEN) as client,
+    ):
+        outcome = await client.create_plant(NewPlant(id=5, name="Rose", tag="red"))
+    assert isinstance(outcome, Created)
+    assert outcome.headline == "Created plant 5 (Someone Else)"
+    assert outcome.off_spec == ("the server stored name 'Someone Else', not 'Rose' as sent",)
+
+
+async def test_add_names_the_name_stored_instead_in_words_and_in_json() -> None:
+    answer = json_response(200, {"name": "Someone Else"})
+    async with MisbehavingServer([Send(answer)]) as server:
+        human = await asyncio.to_thread(_add, server.base_url)
+        as_json = await asyncio.to_thread(_add, server.base_url, "--json")
+    mark = "the server stored name 'Someone Else', not 'Fern' as sent"
+    assert human.returncode == 0
+    assert f"off spec: {mark}" in human.stdout
+    assert json.loads(as_json.stdout)["off_spec"] == [mark]

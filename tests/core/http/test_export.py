@@ -4,16 +4,12 @@ name or tag can break or inject into them (Hypothesis, through shlex and through
 from __future__ import annotations
 
 import asyncio
-import os
 import shlex
-import shutil
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from export_support import run_shell, tools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger_support import all_rows, data_dir
@@ -27,8 +23,6 @@ from plantstore_tui.server.runner import BackgroundServer
 
 CANARY = "CANARY-export-7c3e9a1f5b2d8e40"
 AWKWARD = 'Mon\'stera "$HOME" `id` $(id) !! \\n ü 🌿 a\u00a0b %s {}'
-BIN = Path(sys.executable).parent
-HTTPIE = shutil.which("http", path=str(BIN)) or shutil.which("http")
 
 
 def exported(entry: int, as_: str) -> str:
@@ -37,27 +31,6 @@ def exported(entry: int, as_: str) -> str:
     command = result.stdout.strip()
     assert "\n" not in command
     return command
-
-
-def run_shell(command: str, token: str) -> subprocess.CompletedProcess[str]:
-    # HTTPie is the dev extra's, in this venv's bin; a private config dir keeps it from writing
-    # to the operator's.
-    env = {
-        **os.environ,
-        "PLANTSTORE_TOKEN": token,
-        "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
-        "HTTPIE_CONFIG_DIR": str(Path(os.environ["PLANTSTORE_DATA_DIR"]) / "httpie"),
-    }
-    return subprocess.run(
-        ["bash", "-c", command], capture_output=True, text=True, env=env, timeout=60, check=False
-    )
-
-
-def tools(as_: str) -> None:
-    if as_ == "curl" and shutil.which("curl") is None:
-        pytest.skip("curl is not installed")
-    if as_ == "httpie" and HTTPIE is None:
-        pytest.skip("HTTPie is not installed (it is in the dev extra)")
 
 
 def add_with(base_url: str, token: str, plant_id: int) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import SHOWN, bounded_json, shorten, visible
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 LINE_BREAKERS = "\u2028\u2029\ufeff"
@@ -71,8 +72,19 @@ def test_shorten_leaves_short_text_alone() -> None:
     assert shorten("abc", 3) == "abc"
 
 
-def test_shorten_says_how_much_it_left_out() -> None:
-    assert shorten("x" * 2010, 2000) == "x" * 2000 + "… (10 more characters not shown)"
+def test_shorten_names_the_full_size_and_how_much_is_shown() -> None:
+    assert shorten("x" * 2010, 2000) == "x" * 2000 + "… (2,010 characters, first 2,000 shown)"
+    assert shorten("R" * 1_048_560, what="name") == (
+        "R" * SHOWN + f"… (name: 1,048,560 characters, first {SHOWN} shown)"
+    )
+
+
+def test_shorten_of_a_start_read_from_a_file_names_the_whole_size() -> None:
+    assert (
+        shorten("x" * SHOWN, size=5000)
+        == "x" * SHOWN + f"… (5,000 characters, first {SHOWN} shown)"
+    )
+    assert shorten("abc", size=3) == "abc"
 
 
 @given(st.text(), st.integers(0, 50))
@@ -82,4 +94,51 @@ def test_shorten_keeps_a_prefix_of_at_most_limit_characters(text: str, limit: in
         assert short == text
     else:
         assert short.startswith(text[:limit])
-        assert short.endswith(f"({len(text) - limit:,} more characters not shown)")
+        assert short.endswith(f"({len(text):,} characters, first {limit:,} shown)")
+
+
+def test_bounded_json_cuts_each_long_text_and_names_where_it_was() -> None:
+    value = {"name": "R" * 1_048_560, "tag": "short", "k" * 300: ["x" * 201, 7, None]}
+    shown, notes = bounded_json(value)
+    assert shown["name"] == "R" * SHOWN + "…"
+    assert shown["tag"] == "short"
+    assert "k" * SHOWN + "…" in shown
+    assert shown["k" * SHOWN + "…"] == ["x" * SHOWN + "…", 7, None]
+    assert notes == (
+        f"name: 1,048,560 characters, first {SHOWN} shown",
+        f"{'k' * 40}…[0]: 201 characters, first {SHOWN} shown",
+        f"a key of the body: 300 characters, first {SHOWN} shown",
+    )
+    assert bounded_json({"name": "Fern", "n": [1, 2.5, True]}) == (
+        {"name": "Fern", "n": [1, 2.5, True]},
+        (),
+    )
+
+
+@given(
+    st.recursive(
+        st.none() | st.integers() | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    )
+)
+def test_bounded_json_never_shows_a_text_longer_than_the_limit(value: object) -> None:
+    shown, _ = bounded_json(value, limit=5)
+
+    def texts(item: object) -> list[str]:
+        if isinstance(item, str):
+            return [item]
+        if isinstance(item, list):
+            return [text for inner in item for text in texts(inner)]
+        if isinstance(item, dict):
+            return [text for key, inner in item.items() for text in [key, *texts(inner)]]
+        return []
+
+    assert all(len(text) <= 6 for text in texts(shown))
+
+
+def test_bounded_json_leaves_out_what_is_nested_too_deep_to_read() -> None:
+    # As deep as a JSON parser takes, deeper than a recursion can walk.
+    deep = json.loads("[" * 900 + "]" * 900)
+    shown, notes = bounded_json({"name": "Fern", "deep": deep})
+    assert shown["name"] == "Fern"
+    assert notes == (f"deep{'[0]' * 19}: nested deeper than 20 levels, not shown",)

@@ -48,8 +48,15 @@ from pydantic import SecretStr
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.plant.models import NewPlant
-from plantstore_tui.core.plant.outcome import FailureKind, Outcome, PlantFate, outcome_to_json
+from plantstore_tui.core.plant.models import NewPlant, Plant
+from plantstore_tui.core.plant.outcome import (
+    Created,
+    FailureKind,
+    Outcome,
+    PlantFate,
+    outcome_to_json,
+)
+from plantstore_tui.core.plant.text import SHOWN
 from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
 from plantstore_tui.core.store import (
     HistoryFilter,
@@ -60,6 +67,7 @@ from plantstore_tui.core.store import (
 )
 from plantstore_tui.core.store import database as database_module
 from plantstore_tui.core.store.recorder import Recorder
+from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 from plantstore_tui.core.store.settings import duplicate_warning, history_settings
 from plantstore_tui.server.runner import BackgroundServer
@@ -806,3 +814,74 @@ def test_the_duplicate_warning_names_the_created_send_first() -> None:
         assert duplicate_warning(ledger.sent_before(base, 43)) is None
     local = at.astimezone()
     assert words == f"plant 42 was created here at {local:%H:%M} (history)"
+
+
+# What a server sent: kept whole, listed bounded; the off-spec marks kept ----------------------
+
+HUGE_NAME = "S" * 1_048_560
+
+
+def huge_created(row: NewRow) -> Created:
+    answer = Plant(name=HUGE_NAME)
+    return Created(
+        url=f"{row.base_url}/plants",
+        sent=row.plant,
+        status=200,
+        elapsed_ms=1.0,
+        plant=answer,
+        body=json.dumps(answer.as_received()),
+        off_spec=("the server stored name 'S…', not 'Rose' as sent",),
+    )
+
+
+def test_a_list_reads_only_the_start_of_what_a_server_sent_and_show_reads_it_whole() -> None:
+    body = json.dumps({"name": HUGE_NAME})
+    with opened() as ledger:
+        first = new_row("Rose", "1")
+        entry = take_settled(ledger, first, huge_created(first))
+        second = new_row("Tulip", "2", source="tui")
+        take_settled(ledger, second, rejected(second.plant, message="M" * 1_000_000))
+        listed = {found.entry: found for found in ledger.query(listed=True)}
+        whole = ledger.get(entry)
+        [waiting] = ledger.attention()
+    found = listed[entry]
+    assert (len(found.response or ""), found.response_chars) == (SHOWN, len(body))
+    assert found.plant is None  # too long for a list: `history show` reads it
+    assert (
+        found.received == f"{body[:SHOWN]}… (the body: {len(body):,} characters, first 200 shown)"
+    )
+    assert whole is not None
+    assert (whole.response, whole.plant) == (body, {"name": HUGE_NAME})
+    assert whole.received == found.received
+    assert len(waiting.response or "") == SHOWN
+    assert waiting.error is None
+    assert "(message: 1,000,000 characters, first 200 shown)" in waiting.message
+
+
+def test_the_off_spec_marks_are_kept_and_listed() -> None:
+    with opened() as ledger:
+        row = new_row("Rose", "1")
+        entry = take_settled(ledger, row, huge_created(row))
+        plain = take_settled(ledger, new_row("Fern", "2"))
+        kept, fine = ledger.get(entry), ledger.get(plain)
+    assert kept is not None
+    assert fine is not None
+    assert kept.off_spec == ("the server stored name 'S…', not 'Rose' as sent",)
+    assert kept.to_json()["off_spec"] == ["the server stored name 'S…', not 'Rose' as sent"]
+    assert (fine.off_spec, fine.to_json()["off_spec"]) == ((), [])
+
+
+def test_a_file_of_the_schema_before_gains_the_off_spec_column() -> None:
+    with opened() as ledger:
+        entry = take_settled(ledger, new_row("Fern", "1"))
+    before = [step.name for step in MIGRATIONS].index("plants.off_spec")
+    with sqlite3.connect(ledger_file()) as connection:
+        connection.execute("ALTER TABLE plants DROP COLUMN off_spec")
+        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
+        connection.execute(f"PRAGMA user_version = {before}")
+    connection.close()
+    with opened() as ledger:
+        found = ledger.get(entry)
+    assert found is not None
+    # Settled before the marks were kept: not known, rather than none.
+    assert (found.off_spec, found.to_json()["off_spec"]) == (None, None)
