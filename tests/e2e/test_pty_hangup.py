@@ -4,7 +4,8 @@ A closed window or a dropped SSH session closes the terminal's far end: the term
 every write to it fails, and the kernel sends SIGHUP (with SIGCONT) to the session leader. Here the
 TUI runs as a terminal emulator runs it, as the session leader with the pseudo-terminal as its
 controlling terminal, and the test closes that far end at random moments, before and after the
-first paint, with every CPU kept busy by burners: the process must be gone within 3 s every time.
+first paint, with every CPU kept busy by burners (from the first paint on, or from the start for a
+hang-up before it): the process must be gone within 3 s every time.
 Each wait ends on an event (the marker on screen, the process's exit); the only pauses are the
 random delays, which are the point of the test.
 """
@@ -180,20 +181,50 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
         yield server
 
 
-# Burns a CPU until stopped, or until this process is gone (should it be killed before it can).
-_BURN = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(100_000))\n"
+# Burns a CPU until stopped, or until this process is gone (should it be killed before it can);
+# says so first, so the test knows every CPU is busy before it goes on.
+_BURN = (
+    "import os, sys\nparent = os.getppid()\nsys.stdout.write('burning\\n')\nsys.stdout.flush()\n"
+    "while os.getppid() == parent:\n    sum(range(100_000))\n"
+)
 
 
-@pytest.fixture(scope="module")
-def busy_machine() -> Iterator[None]:
-    """Every CPU this process may use kept busy by a process that only burns it."""
-    burners = [subprocess.Popen([sys.executable, "-c", _BURN]) for _ in range(BURNERS)]
-    try:
-        yield
-    finally:
-        for burner in burners:
+class Burners:
+    """Every CPU this process may use kept busy by a process that only burns it, from `start`
+    until the test ends: around the moment that matters (the activity, the random delay, the
+    hang-up and the exit), not while the TUI starts, which would only make every test slower."""
+
+    def __init__(self) -> None:
+        self._burners: list[subprocess.Popen[str]] = []
+
+    def start(self) -> None:
+        """Start the burners and return once each one burns."""
+        assert not self._burners, "the burners are started once"
+        for _ in range(BURNERS):
+            burner = subprocess.Popen(
+                [sys.executable, "-c", _BURN], stdout=subprocess.PIPE, text=True
+            )
+            self._burners.append(burner)
+        for burner in self._burners:
+            assert burner.stdout is not None
+            assert burner.stdout.readline() == "burning\n"
+
+    def stop(self) -> None:
+        for burner in self._burners:
             burner.kill()
             burner.wait()
+            if burner.stdout is not None:
+                burner.stdout.close()
+
+
+@pytest.fixture
+def busy_machine() -> Iterator[Burners]:
+    """Burners for this test, started by the test; stopped after it."""
+    burners = Burners()
+    try:
+        yield burners
+    finally:
+        burners.stop()
 
 
 def _open_tui(server: BackgroundServer, tmp_path: Path, activity: str) -> Terminal:
@@ -207,9 +238,11 @@ def _open_tui(server: BackgroundServer, tmp_path: Path, activity: str) -> Termin
     return Terminal(["-m", "plantstore_tui", "--base-url", server.base_url], env)
 
 
-def _begin(terminal: Terminal, activity: str, plant_id: int) -> None:
-    """Wait for the first paint, then start `activity` (without waiting for its end)."""
+def _begin(terminal: Terminal, activity: str, plant_id: int, busy: Burners) -> None:
+    """Wait for the first paint, make every CPU busy, then start `activity` (without waiting for
+    its end)."""
     terminal.wait_for(FIRST_PAINT, STARTUP_SECONDS)
+    busy.start()
     plant = f"Monstera deliciosa\t{plant_id}\ttropical".encode()
     if activity == "typing":
         terminal.write(plant)
@@ -231,18 +264,19 @@ def _gone_in_time(terminal: Terminal, what: str) -> int:
         pytest.fail(f"still running {GONE_SECONDS:g} s after {what}")
 
 
-@pytest.mark.usefixtures("busy_machine")
 @pytest.mark.parametrize(
     "activity",
     [a for a in ACTIVITIES for _ in range(HANG_UPS_PER_ACTIVITY)]
     + ["before-paint"] * HANG_UPS_BEFORE_PAINT,
 )
 def test_closing_the_terminal_ends_the_tui(
-    server: BackgroundServer, tmp_path: Path, activity: str, plant_id: int
+    server: BackgroundServer, tmp_path: Path, activity: str, plant_id: int, busy_machine: Burners
 ) -> None:
     with _open_tui(server, tmp_path, activity) as terminal:
         if activity in ACTIVITIES:
-            _begin(terminal, activity, plant_id)
+            _begin(terminal, activity, plant_id, busy_machine)
+        else:  # before the first paint: the TUI starts on busy CPUs
+            busy_machine.start()
         delay = random.uniform(0, MOST_DELAY)
         time.sleep(delay)
         terminal.hang_up()
@@ -251,8 +285,7 @@ def test_closing_the_terminal_ends_the_tui(
     assert code in {128 + signal.SIGHUP, -signal.SIGHUP}
 
 
-@pytest.mark.usefixtures("busy_machine")
-def test_closing_the_terminal_ends_the_demo_in_order(tmp_path: Path) -> None:
+def test_closing_the_terminal_ends_the_demo_in_order(tmp_path: Path, busy_machine: Burners) -> None:
     # Its throwaway directory goes when the app has ended in order: not on the default action of
     # SIGHUP, nor when the last resort ends the process.
     temporary = tmp_path / "tmp"
@@ -264,6 +297,7 @@ def test_closing_the_terminal_ends_the_demo_in_order(tmp_path: Path) -> None:
     }
     with Terminal(["-m", "plantstore_tui", "demo"], env) as terminal:
         terminal.wait_for(FIRST_PAINT, STARTUP_SECONDS)
+        busy_machine.start()
         assert list(temporary.glob("plantstore-demo-*"))
         delay = random.uniform(0, MOST_DELAY)
         time.sleep(delay)
@@ -273,13 +307,12 @@ def test_closing_the_terminal_ends_the_demo_in_order(tmp_path: Path) -> None:
     assert list(temporary.glob("plantstore-demo-*")) == []
 
 
-@pytest.mark.usefixtures("busy_machine")
 @pytest.mark.parametrize("activity", ["idle", "sending", "asking"])
 def test_sigterm_ends_the_tui(
-    server: BackgroundServer, tmp_path: Path, activity: str, plant_id: int
+    server: BackgroundServer, tmp_path: Path, activity: str, plant_id: int, busy_machine: Burners
 ) -> None:
     with _open_tui(server, tmp_path, activity) as terminal:
-        _begin(terminal, activity, plant_id)
+        _begin(terminal, activity, plant_id, busy_machine)
         delay = random.uniform(0, MOST_DELAY)
         time.sleep(delay)
         terminal.process.send_signal(signal.SIGTERM)

@@ -18,9 +18,9 @@ from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to
 from plantstore_tui.ui.screens.send import SendScreen
 
 SIZE = (110, 32)
-# How many turns `until` lets the app take: each is a wait for the app to be idle (20 ms at the
-# least), so a loaded machine makes the bound longer in time, never shorter.
-TURNS = 1000
+# How many turns `until` lets the app take: each is a wait for the app to be idle (5 ms at the
+# least, see conftest.py), so a loaded machine makes the bound longer in time, never shorter.
+TURNS = 4000
 FIXED_TIME = datetime(2026, 5, 4, 9, 30, 15, tzinfo=UTC)
 
 

@@ -16,7 +16,11 @@ from click.testing import CliRunner
 
 from plantstore_tui.cli import main
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connection
+from plantstore_tui.ui.connection import Connection, TargetLabel
+from plantstore_tui.ui.screens.first_run import FirstRunScreen
+from plantstore_tui.ui.screens.help import HelpScreen
+from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.plant_form import FieldInput
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
 REPO = Path(__file__).resolve().parents[2]
@@ -51,6 +55,121 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"httpx": False, "pydantic": False}
+
+
+# Run as `python -c CODE`: the app headless until its first frame is drawn, then the modules
+# loaded by then. What the send screen defers to after that frame (the ledger, the client) is
+# scheduled with call_after_refresh: the first such call records instead, and the rest never run.
+_FIRST_FRAME = """
+    import json, sys
+    from textual.screen import Screen
+    from plantstore_tui.cli.targets import TargetOptions
+    from plantstore_tui.cli.tui import _plan
+    from plantstore_tui.ui.app import PlantStoreApp
+    from plantstore_tui.ui.screens.send import SendScreen
+
+    deferred = []
+
+    def after_refresh(screen, callback, *args, **kwargs):
+        deferred.append(callback)
+        if len(deferred) > 1:
+            return True
+
+        def after_the_first_frame():
+            print(json.dumps(sorted(sys.modules)))
+            screen.app.exit()
+
+        return Screen.call_after_refresh(screen, after_the_first_frame)
+
+    SendScreen.call_after_refresh = after_refresh
+    connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
+    PlantStoreApp(connect, label).run(headless=True, size=(110, 32))
+"""
+
+# What the first frame shows needs none of these: the client and its models, the ledger, the
+# config files, the other screens, the subcommands, the server. Each is loaded after that frame,
+# or when its screen or command is first used.
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "httpx",
+    "pydantic",
+    "sqlite3",
+    "tomllib",
+    "truststore",
+    "keyring",
+    "pygments",
+    "rich.markdown",
+    "rich.syntax",
+    "textual.widgets._markdown",
+    "textual.widgets._data_table",
+    "plantstore_tui.core.config.files",
+    "plantstore_tui.core.config.store",
+    "plantstore_tui.core.http.client",
+    "plantstore_tui.core.plant.models",
+    "plantstore_tui.core.plant.outcome",
+    "plantstore_tui.core.store.database",
+    "plantstore_tui.core.store.ledger",
+    "plantstore_tui.core.importing",
+    "plantstore_tui.server",
+    "plantstore_tui.cli.add",
+    "plantstore_tui.cli.check",
+    "plantstore_tui.cli.history",
+    "plantstore_tui.cli.import_file",
+    "plantstore_tui.cli.profile",
+    "plantstore_tui.ui.screens.attention",
+    "plantstore_tui.ui.screens.check",
+    "plantstore_tui.ui.screens.first_run",
+    "plantstore_tui.ui.screens.help",
+    "plantstore_tui.ui.screens.history",
+    "plantstore_tui.ui.screens.import_screen",
+    "plantstore_tui.ui.screens.profiles",
+)
+
+
+def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
+    result = _python(
+        _FIRST_FRAME,
+        env={"PLANTSTORE_TOKEN": CANARY, "PLANTSTORE_PROFILE": "", "PLANTSTORE_BASE_URL": ""},
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
+    assert sorted(loaded.intersection(NOT_BEFORE_THE_FIRST_FRAME)) == []
+
+
+async def test_the_first_frame_parses_only_the_send_screen_styles() -> None:
+    app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
+    async with app.run_test(size=(110, 32)) as pilot:
+        assert isinstance(app.screen, FirstRunScreen)
+        selectors = " ".join(rule.selectors for rule in app.stylesheet.rules)
+        assert "#form-hint" in selectors
+        # Help's panel is styled by its own file, read when the screen first opens.
+        assert "help-panel" not in selectors
+        await pilot.press("escape")
+        await app.push_screen(HelpScreen())
+        await pilot.pause()
+        assert "help-panel" in " ".join(rule.selectors for rule in app.stylesheet.rules)
+
+
+async def test_the_first_focus_restyles_no_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    restyled: list[str] = []
+    update_styles = PlantStoreApp.update_styles
+
+    def counting(self: PlantStoreApp, node: Any = None, animate: bool = True) -> None:
+        restyled.append(type(node).__name__)
+        update_styles(self, node, animate)
+
+    monkeypatch.setattr(PlantStoreApp, "update_styles", counting)
+    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
+    app = PlantStoreApp(None, label)
+    async with app.run_test(size=(110, 32)):
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        assert isinstance(screen.focused, FieldInput)
+        assert screen.focused.field == "name"
+        assert screen.form.has_class("-focus-within")
+        # Composed with the focus inside: the field's first focus restyles the field, not the
+        # form and its dozen widgets.
+        assert "PlantForm" not in restyled
 
 
 def test_no_target_is_a_configuration_problem_before_the_tui_starts() -> None:

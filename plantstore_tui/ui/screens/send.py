@@ -92,7 +92,7 @@ class SendScreen(FormScreen):
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
         with Horizontal(id="main"):
-            form = PlantForm(id="form")
+            form = PlantForm(id="form", classes="-focus-within")
             form.border_title = "New plant"
             yield form
             log = ResponseLog(id="log")

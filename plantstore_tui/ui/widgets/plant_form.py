@@ -159,8 +159,8 @@ class PlantForm(Vertical):
 
     SEND_BUTTON_ID: ClassVar[str] = "send"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.tags = TagSuggester()
         # A field shows its message once it has held text, so a fresh form is not a wall of red.
         self._touched: set[FormField] = set()
