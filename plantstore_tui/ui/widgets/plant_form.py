@@ -32,6 +32,10 @@ from plantstore_tui.core.plant.form import (
 from plantstore_tui.ui.textual_compat import once_before_frame
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
+# Two short lines (the switches name their own keys): they fit the form at its narrowest (80
+# columns), under three messages of several lines at 24 rows.
+HINTS = "Tab next · Enter on Tag: send\n^D same as the last plant"
+
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
     "name": "e.g. Monstera deliciosa",
@@ -157,6 +161,24 @@ class FieldInput(SafeInput):
             self.notify(problem, title="Not pasted", severity="warning")
 
 
+class Switch(Checkbox):
+    """A checkbox whose mark shows on and off by its shape (a tick, or an empty box), not only
+    by its colour."""
+
+    MARK_ON = "✓"
+    MARK_OFF = " "
+
+    def __init__(self, label: str, *, value: bool, id: str) -> None:
+        super().__init__(label, value, id=id)
+        self.BUTTON_INNER = self.MARK_ON if value else self.MARK_OFF
+
+    def watch_value(self) -> None:
+        """The mark follows the value (and Checkbox sets its class and posts Changed)."""
+        self.BUTTON_INNER = self.MARK_ON if self.value else self.MARK_OFF
+        super().watch_value()
+        self.refresh()
+
+
 class PlantForm(Vertical):
     """Three fields with their live messages, two switches and Send.
 
@@ -175,6 +197,8 @@ class PlantForm(Vertical):
         self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
         # What the form held once it was last readied for a new plant: nothing typed since.
         self._fresh = FormTexts(name="", id="", tag="")
+        # The last plant handed over: what "same as last" (Ctrl+D) copies from.
+        self._last: FormTexts | None = None
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the two switches and Send."""
@@ -182,14 +206,16 @@ class PlantForm(Vertical):
             yield FieldInput(field)
             yield Static("", id=f"{field}-message", classes="field-message")
         with Horizontal(id="switches"):
-            yield Checkbox("Next id", value=True, id="next-id")
-            yield Checkbox("Keep tag", value=False, id="keep-tag")
+            yield Switch("Next id ^N", value=True, id="next-id")
+            yield Switch("Keep tag ^T", value=False, id="keep-tag")
         with Horizontal(id="send-row"):
             yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
-        yield Static(
-            "Tab: next field · Enter on Tag: send\nCtrl+N next id · Ctrl+T keep tag",
-            id="form-hint",
-        )
+        yield Static(HINTS, id="form-hint")
+
+    @property
+    def send_button(self) -> Button:
+        """The Send button."""
+        return self.query_one(f"#{self.SEND_BUTTON_ID}", Button)
 
     def field_input(self, field: FormField) -> FieldInput:
         """The Input of one field."""
@@ -296,6 +322,7 @@ class PlantForm(Vertical):
     def hand_over(self, sent: FormTexts) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
         moved on (when next id is on), the cursor in Name."""
+        self._last = sent
         self._reset("name", "")
         if not self.keep_tag:
             self._reset("tag", "")
@@ -304,6 +331,19 @@ class PlantForm(Vertical):
             self._reset("id", str(sent_id + 1))
         self._fresh = self.texts()
         self.focus_field("name")
+
+    def same_as_last(self) -> str | None:
+        """Fill the focused field with the last plant's value of it, at once (the ditto key of
+        data-entry terminals); None when done, else why it cannot be."""
+        focused = self.screen.focused
+        if not isinstance(focused, FieldInput) or focused not in self.query(FieldInput):
+            return "Same as last fills a field of the form: put the cursor in one first."
+        if self._last is None:
+            return "Same as last: no plant was sent from the form yet."
+        value: str = getattr(self._last, focused.field)
+        focused.value = value
+        focused.cursor_position = len(value)
+        return None
 
     def offer_next_id(self, value: int) -> None:
         """With next id on and nothing typed in ID yet, start the ID at `value`."""

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 # A JSON object this short reads best on one line; anything longer or nested is indented.
 _ONE_LINE_JSON = 60
-# "plant " is the longest label; values start one column after it.
-_LABEL_WIDTH = 6
+# "to send " is the longest label; values start one column after it.
+_LABEL_WIDTH = 8  # "to send" and a space
 
 _json_highlighter = JSONHighlighter()
 
@@ -221,7 +221,8 @@ def render_plant(
             }.get(plant.state, plant.state.value)
         )
         header.append(words, _style(styles, "pending"))
-        rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
+        # Not "sent": it has not gone out yet.
+        rows = [(Text("to send", _style(styles, "label")), _json_block(plant.plant.to_body()))]
         if plant.note:
             rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
     if after is not None:
@@ -231,7 +232,8 @@ def render_plant(
     elif plant.needs_attention:
         flag = Text("needs attention: ", _style(styles, "attention"))
         flag.append("F4 to load it into the form or dismiss it", _style(styles, "label"))
-        if plant.fate_unknown:
+        # Said once: a note (a restart, a cancel) may have said it already.
+        if plant.fate_unknown and not any("may exist" in row[1].plain for row in rows):
             flag.append(" (it may exist already)", _style(styles, "label"))
         rows.append((Text("⚑", _style(styles, "attention")), flag))
     return Entry(header, tuple(rows))
