@@ -286,3 +286,23 @@ async def test_a_page_of_megabyte_answers_is_read_and_shown_bounded(
         assert f"off spec  {mark}" in shown
         assert "(name: 1,048,560 characters, first 60 shown)" in shown
         assert len(shown) < 2000
+
+
+async def test_at_80_columns_each_sends_id_name_and_outcome_stay_in_view(
+    reference_server: BackgroundServer,
+) -> None:
+    # A long name is clipped in its cell (its full size is in the row's detail), and where a
+    # send came from gives way to the right: what it became stays on screen without scrolling.
+    with opened() as ledger:
+        take_settled(ledger, new_row("Strelitzia nicolai " * 4, "7", "a-rather-long-tag"))
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        history = await open_history(app, pilot)
+        table = history.query_one(DataTable)
+        labels = [str(column.label) for column in table.ordered_columns]
+        widths = [column.get_render_width(table) for column in table.ordered_columns]
+        in_view = sum(widths[: labels.index("outcome") + 1])
+        assert in_view <= table.scrollable_content_region.width
+        assert "created" in str(table.get_row_at(0)[labels.index("outcome")])
+        assert len(str(table.get_row_at(0)[labels.index("name")])) == 30

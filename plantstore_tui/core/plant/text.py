@@ -64,6 +64,12 @@ def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None =
     return f"{text[:limit]}… ({_cut_words(size, limit, what)})"
 
 
+def clipped(text: str, width: int) -> str:
+    """`text` cut to `width` characters for a table cell, "…" marking the cut (a cell has no room
+    to name the full size: the row's detail shows the text bounded as `shorten` bounds it)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def quoted(text: str, limit: int = QUOTED) -> str:
     """`text` in single quotes for a sentence, cut as `shorten` cuts it: "'Rose'", or
     "'RoseRose…' (1,048,560 characters, first 60 shown)"."""

@@ -110,7 +110,7 @@ class ProfilesScreen(Screen[str | None]):
             Text("● in use   * default   Enter: use the highlighted profile"),
             id="profiles-legend",
         )
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # every key at 80 columns
 
     @property
     def highlighted(self) -> ProfileRow | None:
