@@ -57,8 +57,9 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
     assert json.loads(result.stdout) == {"httpx": False, "pydantic": False}
 
 
-def test_building_the_client_builds_no_pydantic_model(tmp_path: Path) -> None:
-    # The models' validators (about 3 MiB of RSS) are built when the first answer is read.
+def test_building_the_client_builds_no_pydantic_model_nor_tls_context(tmp_path: Path) -> None:
+    # The models' validators (about 3 MiB of RSS) are built when the first answer is read, the
+    # trust store's TLS context (0.5 MiB) for the first connection.
     result = _python(
         """
         import json, sys
@@ -67,7 +68,7 @@ def test_building_the_client_builds_no_pydantic_model(tmp_path: Path) -> None:
 
         connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
         connection = connect()
-        names = ("pydantic.main", "plantstore_tui.core.plant.models")
+        names = ("pydantic.main", "plantstore_tui.core.plant.models", "truststore")
         print(json.dumps({name: name in sys.modules for name in ("httpx", *names)}))
         """,
         env={
@@ -84,6 +85,7 @@ def test_building_the_client_builds_no_pydantic_model(tmp_path: Path) -> None:
         "httpx": True,
         "pydantic.main": False,
         "plantstore_tui.core.plant.models": False,
+        "truststore": False,
     }
 
 

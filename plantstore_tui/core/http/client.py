@@ -103,8 +103,11 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        verify: ssl.SSLContext | bool = True
-        if transport is None:
+        # The OS trust store's context (truststore, about 0.5 MiB) is built for the first
+        # transport, not with the client; a CA file is read now, so that a bad one stops every
+        # send from the start.
+        verify: ssl.SSLContext | None = None
+        if transport is None and ca_bundle is not None:
             try:
                 verify = tls_context(ca_bundle)
             except CABundleError as exc:
@@ -226,6 +229,8 @@ class PlantStoreClient:
             return self._given
         if self._idle:
             return self._idle.pop()
+        if self._verify is None:
+            self._verify = tls_context()
         transport = httpx.AsyncHTTPTransport(
             verify=self._verify, trust_env=False, proxy=self._httpx_proxy
         )
