@@ -1,8 +1,9 @@
 """Regenerate the screenshots of the TUI: `.venv/bin/python screenshots/make.py`.
 
 Drives the real app against the real reference server (and a closed port, for the network
-failure) at 110x32, saves one SVG per state here, and a PNG beside it when `rsvg-convert`
-(Debian: librsvg2-bin) is on PATH.
+failure) at 110x32 and at 80x24 (the classic terminal), saves one SVG per state and size here
+(`NAME.svg`, `NAME-80x24.svg`), and a PNG beside each when `rsvg-convert` (Debian: librsvg2-bin)
+is on PATH. Names on the command line shoot only those scenes.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
-from plantstore_tui.ui.screens.confirm import ConfirmScreen
+from plantstore_tui.ui.screens.confirm import ChoiceScreen, ConfirmScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
 HERE = Path(__file__).resolve().parent
-SIZE = (110, 32)
+# The file name's suffix -> the terminal's size.
+SIZES = {"": (110, 32), "-80x24": (80, 24)}
 SLOW_SECONDS = 1.0
 
 Scene = Callable[[PlantStoreApp, SendScreen], Awaitable[None]]
@@ -183,6 +185,30 @@ async def protected_send(app: PlantStoreApp, screen: SendScreen) -> None:
     raise RuntimeError("the confirmation never showed")
 
 
+async def quit_question(app: PlantStoreApp, screen: SendScreen) -> None:
+    """Ctrl+Q with a plant waiting: what becomes of it is asked first."""
+    await needs_attention(app, screen)
+    app.pop_screen()
+    await app.action_quit()
+
+
+async def profile_editor(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F2, then a new profile: its URL, where its token comes from, its limits."""
+    from plantstore_tui.ui.screens.profile_editor import ProfileEditor
+
+    app.push_screen(ProfileEditor(ProfileStore()))
+
+
+async def first_run(app: PlantStoreApp, screen: SendScreen) -> None:
+    """No profile yet: create one, or try the demo."""
+    pilot = _pilot(app)
+    for _ in range(500):
+        if type(app.screen).__name__ == "FirstRunScreen":
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
 def _files_to_import() -> None:
     # In the working directory (a temporary one), which the import screen lists.
     Path("archive").mkdir(exist_ok=True)
@@ -213,6 +239,24 @@ async def import_file(app: PlantStoreApp, screen: SendScreen) -> None:
     await pilot.pause()
 
 
+async def import_question(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F5, a checked file, Send: the target and the count are asked about first."""
+    await import_file(app, screen)
+    chooser = app.screen
+    assert isinstance(chooser, ImportScreen)
+    pilot = _pilot(app)
+    chooser.query_one("#import-path", Input).value = "spring.jsonl"
+    chooser.action_check()
+    await asyncio.gather(*(w.wait() for w in app.workers if w.name == "check-file"))
+    await pilot.pause()
+    chooser.action_send()
+    for _ in range(500):
+        if app.screen is not chooser:
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
 # name -> (scene, target): "server" the reference server, "slow" one that answers after a
 # second, "closed" a port nothing listens on, or the name of a saved profile.
 SCENES: dict[str, tuple[Scene, str]] = {
@@ -229,6 +273,10 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),
     "import": (import_file, "server"),
+    "import-question": (import_question, "server"),
+    "quit-question": (quit_question, "server"),
+    "profile-editor": (profile_editor, "server"),
+    "first-run": (first_run, "nowhere"),
 }
 
 
@@ -242,20 +290,22 @@ def _closed_port() -> int:
 def _app(where: str, urls: dict[str, str], token: SecretStr) -> PlantStoreApp:
     if where in ("server", "slow", "closed"):
         url = urls[where] if where != "closed" else f"http://127.0.0.1:{_closed_port()}"
-        target = Target(base_url=url, token=token, token_source="env PLANTSTORE_TOKEN")
+        target = Target(base_url=url, token=token, token_source="$PLANTSTORE_TOKEN")
         return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+    if where == "nowhere":
+        return PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
     label = TargetLabel(base_url="loading…", token_source="the profile", profile=where)
     return PlantStoreApp(lambda: connect_to_profile(where), label)
 
 
-async def _shoot(name: str, scene: Scene, app: PlantStoreApp) -> Path:
-    async with app.run_test(size=SIZE) as pilot:
+async def _shoot(name: str, scene: Scene, app: PlantStoreApp, size: tuple[int, int]) -> Path:
+    async with app.run_test(size=size) as pilot:
         await _settle(app)
-        screen = app.screen
+        screen = app.get_default_screen()
         assert isinstance(screen, SendScreen)
         await scene(app, screen)
-        # A send waiting for a yes never ends; the queue is pictured mid-way.
-        if not isinstance(app.screen, ConfirmScreen) and name != "queue":
+        # A question waiting for its answer never settles; the queue is pictured mid-way.
+        if not isinstance(app.screen, ChoiceScreen) and name not in ("queue", "first-run"):
             await _settle(app)
         await pilot.pause()
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
@@ -316,11 +366,16 @@ def main() -> None:
     ):
         _save_profiles(directory, server.base_url, token)
         urls = {"server": server.base_url, "slow": slow.base_url}
+        only = set(sys.argv[1:])
         for name, (scene, where) in SCENES.items():
-            svg = asyncio.run(_shoot(name, scene, _app(where, urls, token)))
-            _deal_with_leftovers()
-            _png(svg)
-            print(svg.relative_to(HERE.parent))
+            if only and name not in only:
+                continue
+            for suffix, size in SIZES.items():
+                app = _app(where, urls, token)
+                svg = asyncio.run(_shoot(name + suffix, scene, app, size))
+                _deal_with_leftovers()
+                _png(svg)
+                print(svg.relative_to(HERE.parent))
     if shutil.which("rsvg-convert") is None:
         print("rsvg-convert not found: SVG only (apt-get install librsvg2-bin)", file=sys.stderr)
 

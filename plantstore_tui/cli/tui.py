@@ -33,7 +33,7 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
         def connect() -> Connection:
             return connect_to(resolve_target(options, interactive=False))
 
-        return connect, TargetLabel(base_url=base_url, token_source=f"env {TOKEN_ENV}")
+        return connect, TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)

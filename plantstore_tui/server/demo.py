@@ -11,7 +11,7 @@ from pydantic import SecretStr
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 
-DEMO_TOKEN_SOURCE = "the demo (fresh, random)"  # noqa: S105 (words, not a token)
+DEMO_TOKEN_SOURCE = "the demo (random)"  # noqa: S105 (words, not a token)
 
 
 class ThrowawayServer:

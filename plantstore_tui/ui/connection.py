@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui.widgets.status_line import StatusPart, joined
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -43,19 +44,29 @@ class TargetLabel:
             proxy=None if target.proxy is None else target.proxy.url,
         )
 
-    def describe(self, token_hint: str | None = None) -> str:
-        """`profile · http://host/ · token from SOURCE …abcd · proxy http://proxy:3128`: never
-        the token itself, nor the proxy's password."""
-        hint = f" {token_hint}" if token_hint else ""
-        profile = ""
+    def parts(self, token_hint: str | None = None) -> list[StatusPart]:
+        """`profile · http://host/ · token from SOURCE …abcd · proxy http://proxy:3128` as
+        status line parts: never the token itself, nor the proxy's password. Narrow, the hint
+        goes first, then the URL's middle (with a profile, the URL itself), the proxy's
+        middle, the end of the profile's name; the token's source is shortened last."""
+        parts = []
         if self.profile is not None:
-            marker = " PROTECTED" if self.protected else ""
-            profile = f"{visible(self.profile)}{marker} · "
-        proxy = "" if self.proxy is None else f" · proxy {visible(self.proxy)}"
-        return (
-            f"{profile}{visible(self.base_url)} · token from {visible(self.token_source)}{hint}"
-            f"{proxy}"
-        )
+            parts.append(StatusPart(visible(self.profile), 4, "end", 8))
+            if self.protected:
+                parts.append(StatusPart("PROTECTED", 9, "keep", glue=" "))
+        # With a profile, its name says where plants go: the URL may go when room is short.
+        drop_rank = 2 if self.profile is not None else None
+        parts.append(StatusPart(visible(self.base_url), 1, "middle", 20, drop_rank))
+        parts.append(StatusPart(f"token from {visible(self.token_source)}", 5, "end", 14))
+        if token_hint:
+            parts.append(StatusPart(token_hint, 0, glue=" "))
+        if self.proxy is not None:
+            parts.append(StatusPart(f"proxy {visible(self.proxy)}", 3, "middle", 16))
+        return parts
+
+    def describe(self, token_hint: str | None = None) -> str:
+        """The parts in full: `profile · http://host/ · token from SOURCE …abcd · proxy …`."""
+        return joined(self.parts(token_hint))
 
 
 # Runs in a thread after the first frame: it may import httpx and Pydantic and read files.

@@ -10,7 +10,9 @@ A screen that implements `OrderedInput` is handed each key and paste instead, in
 task, and applies it completely (the text edit, the focus move, the submit) before the app reads
 the next one. `apply_key` does what Textual does for a key, in the same order, but to the end:
 priority bindings, then the focused widget's own handling of a typed character, then the bindings
-from the focused widget up to the app.
+from the focused widget up to the app. A screen may keep a run of typed characters read together
+and put them in the field as one change, provided it does so before any other key acts, before
+anything reads the field, and before the next frame (`FieldInput.type_now`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
 from textual.app import App
+from textual.screen import Screen
 from textual.widgets import Input
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.drivers.linux_driver import LinuxDriver
     from textual.notifications import Notification
+    from textual.widget import Widget
 
 ReturnType = TypeVar("ReturnType")
 
@@ -33,6 +35,7 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.app", "App", "_fatal_error"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "on_event"),
+    ("textual.screen", "Screen", "_on_timer_update"),
     ("textual.widgets", "Input", "_on_paste"),
     ("textual.widgets", "Input", "_suggestion"),
     ("textual.widgets", "Input", "_value"),
@@ -87,6 +90,22 @@ def replace_writer_file(
         driver._file = replace(output)
 
 
+def once_before_frame(widget: Widget, callback: Callable[[], None]) -> None:
+    """Run `callback` once before the next frame of the widget's screen (see `CompatScreen`),
+    or at once on a screen without the hook; the widget is refreshed, so that a frame comes."""
+    from textual.dom import NoScreen
+
+    try:
+        screen = widget.screen
+    except NoScreen:
+        screen = None
+    if isinstance(screen, CompatScreen):
+        screen.before_frame(callback)
+        widget.refresh()
+    else:
+        callback()
+
+
 class CompatApp(App[ReturnType]):
     """Textual's App with two hooks into its internals: keys taken before Textual delivers them,
     and a crash report that may leave out every frame's locals."""
@@ -121,6 +140,38 @@ class CompatApp(App[ReturnType]):
             Segments(self.console.render(traceback, self.console.options))
         )
         self._close_messages_no_wait()
+
+
+class CompatScreen(Screen[ReturnType]):
+    """Textual's Screen with one hook into its internals: work run once before the next frame.
+
+    A widget whose state changes several times between two frames (a burst of keys, a plant that
+    went from queued to its answer) asks for `before_frame` instead of doing its expensive part
+    (a restyle, a layout) at each change: it is done once, for the state the frame shows.
+    """
+
+    def __init__(
+        self, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name, id, classes)
+        self._before_frame: dict[Callable[[], None], None] = {}
+
+    def before_frame(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once before the next frame is laid out and drawn (asked twice, once);
+        the caller also refreshes a widget, so that a frame comes."""
+        self._before_frame[callback] = None
+
+    def run_before_frame(self) -> None:
+        """Run the callbacks asked for now (before a frame, or when their result is read)."""
+        while self._before_frame:
+            callbacks = list(self._before_frame)
+            self._before_frame.clear()
+            for callback in callbacks:
+                callback()
+
+    def _on_timer_update(self) -> None:
+        self.run_before_frame()
+        super()._on_timer_update()
 
 
 class CompatInput(Input):

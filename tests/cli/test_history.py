@@ -319,6 +319,7 @@ def test_a_corrupt_file_is_said_once_left_alone_and_the_send_goes_on(
     assert sent.exit_code == 0
     assert json.loads(sent.stdout)["outcome"] == "created"
     assert sent.stderr.count("History is off for this run") == 1
+    assert sent.stderr.count("left as it is") == 1, "no sentence twice"
     assert str(ledger_file()) in sent.stderr
     listed = run("history")
     assert listed.exit_code == 4

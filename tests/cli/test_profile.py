@@ -74,13 +74,13 @@ def test_list_marks_the_default_and_protected_and_names_each_token_source(
     assert lines[1].startswith("* local  http://127.0.0.1:8000")
     assert lines[1].endswith(f"token: credentials file {store.tokens.credentials_path}")
     assert lines[2].startswith("  prod ")
-    assert "token: env PROD (not set)  PROTECTED" in lines[2]
+    assert "token: $PROD (not set)  PROTECTED" in lines[2]
     assert lines[3].startswith("  ci ")
     assert lines[3].endswith("token: command")
     monkeypatch.setenv("PROD", "x")
     monkeypatch.setenv("PLANTSTORE_TOKEN", "y")
     result = run("profile", "list")
-    assert "token: env PROD  PROTECTED" in result.stdout
+    assert "token: $PROD  PROTECTED" in result.stdout
     assert "PLANTSTORE_TOKEN is set: in this run it is the token of every profile." in result.stdout
 
 
@@ -106,7 +106,7 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "history": True,
                 "token_env": "L",
                 "token_command": None,
-                "token_source": "env L (not set)",
+                "token_source": "$L (not set)",
             }
         ],
         "problems": [],
@@ -425,7 +425,7 @@ def test_test_is_the_check_and_creates_no_plant(
     )
     result = run("profile", "test", "local")
     assert result.exit_code == 0, result.output
-    assert "Testing local (token from env LOCAL_TOKEN), creating nothing" in result.stdout
+    assert "Testing local (token from $LOCAL_TOKEN), creating nothing" in result.stdout
     assert f"Check of {reference_server.base_url}/plants: pass" in result.stdout
     assert "missing name       PASS  refused: 400 with the spec's Error (error 1002)" in (
         result.stdout
@@ -517,7 +517,7 @@ def test_the_default_profile_is_the_target_when_nothing_is_said(two_profiles: Pr
     target = resolve_target(TargetOptions(), interactive=False)
     assert (target.profile, target.base_url) == ("a", "https://a.example")
     assert target.token.get_secret_value() == "token-a"
-    assert target.token_source == "env A_TOKEN"
+    assert target.token_source == "$A_TOKEN"
 
 
 def test_profile_option_and_variable_choose_a_profile(
@@ -538,7 +538,7 @@ def test_base_url_wins_over_every_profile_and_takes_plantstore_token(
     options = TargetOptions(profile="b", base_url="http://127.0.0.1:9/")
     target = resolve_target(options, interactive=False)
     assert (target.profile, target.base_url) == (None, "http://127.0.0.1:9")
-    assert target.token_source == "env PLANTSTORE_TOKEN"
+    assert target.token_source == "$PLANTSTORE_TOKEN"
 
 
 def test_plantstore_base_url_yields_to_a_chosen_profile_but_not_to_the_default(
@@ -557,7 +557,7 @@ def test_plantstore_token_wins_over_the_profiles_token(
     monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
     target = resolve_target(TargetOptions(profile="b"), interactive=False)
     assert target.token.get_secret_value() == CANARY
-    assert target.token_source == "env PLANTSTORE_TOKEN"
+    assert target.token_source == "$PLANTSTORE_TOKEN"
 
 
 def test_an_unknown_profile_names_the_known_ones(two_profiles: ProfileStore) -> None:

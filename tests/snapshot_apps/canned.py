@@ -69,9 +69,12 @@ class _FixedTime:
         await self._client.aclose()
 
 
-def canned_app(handler: Handler = plant_echo) -> PlantStoreApp:
-    """The TUI whose every send is answered by `handler`, at a fixed time and speed."""
-    target = Target(base_url=BASE_URL, token=TOKEN, token_source="PLANTSTORE_TOKEN")
+def canned_app(handler: Handler = plant_echo, *, protected: bool = False) -> PlantStoreApp:
+    """The TUI whose every send is answered by `handler`, at a fixed time and speed; `protected`:
+    sending to the protected profile "prod"."""
+    target = Target(base_url=BASE_URL, token=TOKEN, token_source="$PLANTSTORE_TOKEN")
+    if protected:
+        target = dataclasses.replace(target, profile="prod", protected=True)
 
     def connect() -> Connection:
         return Connection(target, _FixedTime(handler))

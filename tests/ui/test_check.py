@@ -99,5 +99,37 @@ async def test_an_off_spec_answer_gets_a_row_in_the_log() -> None:
             await fill(pilot, screen, name="Fern", id="1")
             await send_and_wait(pilot, app, "enter")
             text = log_text(screen)
-    assert "≠     off spec: the Plant has fields the spec does not list: 'id', '\\x1b[2J'" in text
+    assert "≠       off spec: the Plant has fields the spec does not list: 'id', '\\x1b[2J'" in text
     assert "\x1b" not in text
+
+
+async def test_the_check_table_fits_80_columns_and_gives_the_fix_of_every_failed_probe() -> None:
+    from rich.console import Console
+
+    from plantstore_tui.ui.screens.check import NO_FIX, CheckTable
+
+    accepts_anything = json_response(200, {"name": "Fern", "id": 1})
+    async with MisbehavingServer(lambda request: [Send(accepts_anything)]) as server:
+        app = app_for(server.base_url, SecretStr(TOKEN))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(app, pilot)
+            app.action_check()
+            await until(pilot, lambda: _finished(app) is not None)
+            report = _finished(app)
+            table = app.screen.query_one(CheckTable)
+            width = table.content_region.width
+            console = Console(width=width, record=True, color_system=None)
+            console.print(table.content)
+    assert report is not None
+    failed = [result for result in report.results if result.verdict is not Verdict.PASS]
+    assert failed, "a server that accepts anything fails the probes"
+    drawn = console.export_text()
+    lines = drawn.splitlines()
+    assert all(len(line) <= width for line in lines)
+    assert "|" not in drawn, "no ASCII bars"
+    assert "why it matters" not in drawn, "no column left empty"
+    flat = " ".join(drawn.split())
+    for result in failed:
+        fix = " ".join((result.why or NO_FIX).split())
+        assert f"fix: {fix[:30]}" in flat, result.probe
+    assert drawn.count("✖ FAIL") == sum(r.verdict is Verdict.FAIL for r in report.results)

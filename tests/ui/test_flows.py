@@ -106,9 +106,9 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
 
         text = log_text(screen)
         assert f"09:30:15  #1  POST {reference_server.base_url}/plants  200" in text
-        assert "✔     Created plant 41 (Monstera)" in text
-        assert 'sent  {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
-        assert 'plant {"name": "Monstera", "tag": "indoor"}' in text
+        assert "✔       Created plant 41 (Monstera)" in text
+        assert 'sent    {"id": 41, "name": "Monstera", "tag": "indoor"}' in text
+        assert 'plant   {"name": "Monstera", "tag": "indoor"}' in text
         assert " ms" in text
         form = screen.form
         assert form.texts().name == ""
@@ -123,7 +123,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         assert suggestion_of(tag) == "indoor"  # tags sent this session are suggested
         await pilot.press("right")
         await send_and_wait(pilot, app, "enter")
-        assert "✔     Created plant 42 (Fern)" in log_text(screen)
+        assert "✔       Created plant 42 (Fern)" in log_text(screen)
         assert form.texts().id == "43"
 
 
@@ -153,7 +153,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         second = screen.log_panel.entries[1].text().plain
         assert f"#2  POST {reference_server.base_url}/plants  400" in second
         assert "A plant with id 5 already exists" in second
-        assert "error {" in second
+        assert "error   {" in second
         assert "The plant was not created. Correct the plant and send it again." in second
         assert "needs attention: F4 to load it into the form or dismiss it" in second
         # The form was handed over for the next plant; the rejected one waits, fields intact.
@@ -254,7 +254,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             await settled(app, pilot)
 
             first = screen.log_panel.entries[0].text().plain
-            assert "⚠     Cancelled before the server answered" in first
+            assert "⚠       Cancelled before the server answered" in first
             assert "The plant may or may not have been created." in first
             assert "(it may exist already)" in first
             second = screen.log_panel.entries[1].text().plain

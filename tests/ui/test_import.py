@@ -193,6 +193,9 @@ async def test_a_rejected_row_is_loaded_into_the_form(
         listing = screen.query_one("#import-results", OptionList)
         assert app.focused is listing
         assert "error 1003" in str(listing.get_option_at_index(0).prompt)
+        assert "rejected  id 3  Plant 3" in str(listing.get_option_at_index(0).prompt), (
+            "the id is labelled (a bare 3 beside the status reads as an HTTP status)"
+        )
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, SendScreen)

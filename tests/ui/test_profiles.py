@@ -169,7 +169,7 @@ async def test_the_list_shows_each_profile_its_token_source_and_markers(
         shown = rows(screen)
         assert list(shown) == ["local", "staging", "prod"]
         assert cell(shown["local"], "token") == "keyring"
-        assert cell(shown["staging"], "token") == "env STAGING_TOKEN (not set)"
+        assert cell(shown["staging"], "token") == "$STAGING_TOKEN (not set)"
         assert cell(shown["prod"], "token") == "command"
         assert cell(shown["prod"], "url") == "https://plants.example.com"
         assert cell(shown["prod"], "badge") == "PROTECTED"
@@ -349,7 +349,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
-        assert cell(rows(app.screen)["prod"], "token") == "env PROD_TOKEN (not set)"
+        assert cell(rows(app.screen)["prod"], "token") == "$PROD_TOKEN (not set)"
 
     local = store.get("local")
     assert (local.base_url, local.protected) == ("http://localhost:9000", True)

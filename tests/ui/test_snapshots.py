@@ -1,5 +1,6 @@
-"""Snapshots of the TUI's main states (pytest-textual-snapshot); regenerate with
-`pytest tests/test_ui_snapshots.py --snapshot-update`, then look at snapshot_report.html."""
+"""Snapshots of the TUI's main states and dialogs (pytest-textual-snapshot), each at 80x24 (the
+classic terminal) and at 110x32; regenerate with `pytest tests/ui/test_snapshots.py
+--snapshot-update -k NAME`, then look at the SVGs (rsvg-convert makes PNGs of them)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,24 @@ from typing import Any
 
 import pytest
 from snapshot_apps.canned import canned_app, duplicate_id, refused
-from snapshot_apps.support import SIZE, settled, until
+from snapshot_apps.support import settled, until
 from textual.pilot import Pilot
-from textual.widgets import DirectoryTree, Input
+from textual.widgets import DirectoryTree, Input, Static
 
+from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
+from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
+from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 from plantstore_tui.ui.screens.send import SendScreen
 
 SnapCompare = Callable[..., bool]
+Size = tuple[int, int]
+
+# Every picture at both sizes: the classic terminal, and a roomier one.
+SIZES = pytest.mark.parametrize("size", [(80, 24), (110, 32)], ids=["80x24", "110x32"])
 
 
 async def _connected(pilot: Pilot[Any]) -> SendScreen:
@@ -35,63 +46,84 @@ async def _send(pilot: Pilot[Any], name: str, id: str, tag: str) -> None:
     await pilot.press("ctrl+s")
     await pilot.pause()
     await settled(pilot.app, pilot)
+    # The log is at its end, but its scrollbar's thumb is sometimes drawn where it was (the
+    # log's force-scroll before the scrollbar exists): moved there again, the picture is steady.
+    screen.log_panel.scroll_home(animate=False, immediate=True)
+    screen.log_panel.scroll_end(animate=False, immediate=True)
     await pilot.pause()
 
 
-def test_empty_form(snap_compare: SnapCompare) -> None:
-    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=_connected)
+@SIZES
+def test_empty_form(snap_compare: SnapCompare, size: Size) -> None:
+    assert snap_compare(canned_app(), terminal_size=size, run_before=_connected)
 
 
-def test_invalid_input(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_invalid_input(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="", id="12b", tag="in\x1bdoor")
 
-    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
 
 
-def test_success_entry(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_success_entry(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="Monstera deliciosa", id="41", tag="indoor")
 
-    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
 
 
-def test_error_entry(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_error_entry(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="Ivy", id="7", tag="climber")
 
-    assert snap_compare(canned_app(duplicate_id), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(duplicate_id), terminal_size=size, run_before=run_before)
 
 
-def test_network_failure(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_network_failure(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="Fern", id="3", tag="")
 
-    assert snap_compare(canned_app(refused), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(refused), terminal_size=size, run_before=run_before)
 
 
-def test_help_screen(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_help_screen(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _connected(pilot)
         await pilot.press("f1")
         await pilot.pause()
 
-    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
 
 
-def test_needs_attention(snap_compare: SnapCompare) -> None:
+@SIZES
+def test_needs_attention(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="Ivy", id="7", tag="climber")
         await _send(pilot, name="Strelitzia nicolai", id="7", tag="")
         await pilot.press("f4")
         await pilot.pause()
 
-    assert snap_compare(canned_app(duplicate_id), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(duplicate_id), terminal_size=size, run_before=run_before)
 
 
+@SIZES
 def test_import_lists_every_bad_row(
-    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    snap_compare: SnapCompare, size: Size, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _files_to_import(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _check_file(pilot, "greenhouse.csv")
+
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
+
+
+def _files_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = tmp_path / "files"
     (files / "archive").mkdir(parents=True)
     (files / "spring.jsonl").write_text('{"name": "Fern", "id": 1}\n', encoding="utf-8")
@@ -103,16 +135,93 @@ def test_import_lists_every_bad_row(
     )
     monkeypatch.chdir(files)
 
+
+async def _check_file(pilot: Pilot[Any], name: str) -> ImportScreen:
+    await _connected(pilot)
+    await pilot.press("f5")
+    screen = pilot.app.screen
+    assert isinstance(screen, ImportScreen)
+    tree = screen.query_one(DirectoryTree)
+    await until(pilot, lambda: len(tree.root.children) >= 3)
+    screen.query_one("#import-path", Input).value = name
+    await pilot.press("enter")
+    await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))
+    await pilot.pause()
+    return screen
+
+
+@SIZES
+def test_import_question(
+    snap_compare: SnapCompare, size: Size, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _files_to_import(tmp_path, monkeypatch)
+
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _connected(pilot)
-        await pilot.press("f5")
-        screen = pilot.app.screen
-        assert isinstance(screen, ImportScreen)
-        tree = screen.query_one(DirectoryTree)
-        await until(pilot, lambda: len(tree.root.children) >= 3)
-        screen.query_one("#import-path", Input).value = "greenhouse.csv"
-        await pilot.press("enter")
-        await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))
+        await _check_file(pilot, "spring.jsonl")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
         await pilot.pause()
 
-    assert snap_compare(canned_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_quit_question(snap_compare: SnapCompare, size: Size) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Ivy", id="7", tag="climber")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
+        await pilot.pause()
+
+    assert snap_compare(canned_app(duplicate_id), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_protected_send_question(snap_compare: SnapCompare, size: Size) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = await _connected(pilot)
+        for field, text in (("name", "Monstera"), ("id", "7"), ("tag", "indoor")):
+            screen.form.field_input(field).value = text
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
+        await pilot.pause()
+
+    app = canned_app(protected=True)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def _relative_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A relative config dir, so the path on screen is the same on every machine.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", "config")
+
+
+@SIZES
+def test_profile_editor(
+    snap_compare: SnapCompare, size: Size, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _relative_config(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _connected(pilot)
+        editor = ProfileEditor(ProfileStore())
+        await pilot.app.push_screen(editor)
+        home = editor.query_one("#editor-token-home", Static)
+        await until(pilot, lambda: "credentials" in str(home.content))
+        await pilot.pause()
+
+    assert snap_compare(canned_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_first_run(
+    snap_compare: SnapCompare, size: Size, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _relative_config(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, FirstRunScreen))
+        await pilot.pause()
+
+    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

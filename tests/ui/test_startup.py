@@ -225,7 +225,7 @@ def test_the_tui_resolves_its_target_after_the_first_frame(monkeypatch: pytest.M
     env = {"PLANTSTORE_TOKEN": CANARY, "PLANTSTORE_BASE_URL": None, "PLANTSTORE_PROFILE": None}
     result = CliRunner().invoke(main, ["--base-url", "http://127.0.0.1:9/"], env=env)
     assert result.exit_code == 0, result.output
-    assert seen["label"] == "http://127.0.0.1:9/ · token from env PLANTSTORE_TOKEN"
+    assert seen["label"] == "http://127.0.0.1:9/ · token from $PLANTSTORE_TOKEN"
     assert seen["token"] == CANARY
     assert seen["url"] == "http://127.0.0.1:9/plants"
 

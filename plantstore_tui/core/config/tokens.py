@@ -46,17 +46,20 @@ class TokenSource:
     detail: str = ""
 
     def __str__(self) -> str:
+        # Read after "token from" as well as alone: "token from $PROD_TOKEN".
         match self.kind:
-            case SourceKind.ENV | SourceKind.CREDENTIALS_FILE:
+            case SourceKind.ENV:
+                return f"${self.detail}"
+            case SourceKind.CREDENTIALS_FILE:
                 return f"{self.kind} {self.detail}"
             case SourceKind.PROMPT:
-                return "typed at the prompt"
+                return "the prompt"
             case _:
                 return str(self.kind)
 
 
 def env_source(variable: str) -> TokenSource:
-    """The source `env VARIABLE`."""
+    """The source `$VARIABLE`."""
     return TokenSource(SourceKind.ENV, variable)
 
 

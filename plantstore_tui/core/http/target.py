@@ -40,7 +40,8 @@ class Target:
     # The proxy sends go through (core.http.proxy.choose_proxy); None: straight to the target.
     proxy: Proxy | None = None
 
-    def token_hint(self) -> str:
-        """At most the token's last 4 characters, for telling two tokens apart on screen."""
+    def token_hint(self) -> str | None:
+        """At most the token's last 4 characters, for telling two tokens apart on screen (None
+        for a token too short to show any of it)."""
         value = self.token.get_secret_value()
-        return f"…{value[-4:]}" if len(value) >= 12 else "set"
+        return f"…{value[-4:]}" if len(value) >= 12 else None

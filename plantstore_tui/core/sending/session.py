@@ -236,12 +236,15 @@ class EntrySession:
 
     def take(self, texts: FormTexts, plant: NewPlant, *, confirmed: bool) -> QueuedPlant:
         """Commit a plant to the ledger as queued (durably, before this returns); `StoreError`
-        if it cannot be written. `confirmed` False asks `run`'s confirm before it is sent."""
+        if it cannot be written. `confirmed` False asks `run`'s confirm before it is sent.
+        `enqueue` it at once: when the queue is idle the row is written as `sending` already,
+        in the same transaction, and no other write comes before its request goes out."""
         from plantstore_tui.core.store.rows import NewRow
 
-        target = self._target
+        target, queue = self._target, self._queue
         base_url = self._base_url if target is None else target.base_url
         profile = self._profile if target is None else target.profile
+        at_once = confirmed and queue is not None and queue.sends_at_once
         number = self.ledger().take(
             NewRow(
                 source="tui",
@@ -249,6 +252,7 @@ class EntrySession:
                 plant=plant,
                 base_url=base_url,
                 profile=profile,
+                state=PlantState.SENDING if at_once else PlantState.QUEUED,
                 keep=self._keep,
             )
         )
@@ -260,6 +264,7 @@ class EntrySession:
             profile=profile,
             queued_at=self._clock(),
             confirmed=confirmed,
+            sending_recorded=at_once,
         )
 
     def enqueue(self, plant: QueuedPlant) -> None:

@@ -181,7 +181,7 @@ def _prepare(connection: sqlite3.Connection, timeout: float) -> None:
     if version > SCHEMA_VERSION:
         raise _NewerSchema(
             f"written by a newer plantstore-tui (schema {version}; this one knows "
-            f"{SCHEMA_VERSION}: {MIGRATIONS[-1].name}); it is left as it is"
+            f"{SCHEMA_VERSION}: {MIGRATIONS[-1].name})"
         )
     if _wal_mode(connection, timeout) != "wal":
         raise sqlite3.OperationalError("cannot be put in WAL mode")
@@ -212,11 +212,11 @@ def reason(exc: sqlite3.Error) -> str:
         case "SQLITE_READONLY" | "SQLITE_READONLY_DBMOVED" | "SQLITE_READONLY_DIRECTORY":
             return "cannot be written (read-only)"
         case "SQLITE_NOTADB" | "SQLITE_CORRUPT":
-            return "is not a plantstore-tui ledger (corrupt?); it is left as it is"
+            return "is not a plantstore-tui ledger (corrupt?)"
         case "SQLITE_CANTOPEN":
             return "cannot be opened"
         case "SQLITE_FULL":
             return "the disk is full"
         case "SQLITE_IOERR" | "SQLITE_IOERR_WRITE" | "SQLITE_IOERR_FSYNC":
             return f"cannot be written (input/output error: {exc})"
-    return f"{exc} (left as it is)"
+    return str(exc)

@@ -114,15 +114,27 @@ class Ledger:
         with self.db.write() as connection:
             rows.mark_sending(connection, entry)
 
-    def settle(self, entry: int, outcome: Outcome, *, redact: rows.Redact = str) -> PlantState:
-        """How its send ended; a row kept only until settled goes once nobody needs it.
+    def settle(
+        self,
+        entry: int,
+        outcome: Outcome,
+        *,
+        redact: rows.Redact = str,
+        next_sending: int | None = None,
+    ) -> tuple[PlantState, bool]:
+        """How its send ended, and whether `next_sending` (a queued plant, not held) was marked
+        sending in the same transaction (durably, then); a row kept only until settled goes
+        once nobody needs it.
 
-        Not durable against a power cut: lost, the row stays `sending` and reads as fate
+        Alone, not durable against a power cut: lost, the row stays `sending` and reads as fate
         unknown, which is true. `sending` itself is durable: lost, a plant that went out would
         read as never sent.
         """
-        with self.db.write(durable=False) as connection:
+        marked = False
+        with self.db.write(durable=next_sending is not None) as connection:
             state = rows.settle(connection, entry, outcome, redact)
+            if next_sending is not None:
+                marked = rows.mark_sending(connection, next_sending, only_queued=True)
             connection.execute(
                 "DELETE FROM plants WHERE entry = ? AND keep = 0 AND batch IS NULL "
                 "AND (source != 'tui' OR state = 'created')",
@@ -132,13 +144,16 @@ class Ledger:
         self._settled += 1
         if self._settled % _PRUNE_EVERY == 0:
             self.prune()
-        return state
+        return state, marked
 
     def hold(self, entries: Iterable[int], note: str) -> None:
-        """Put queued plants aside: never sent until the operator loads them into the form."""
+        """Put plants that did not go out aside: never sent until the operator loads them into
+        the form. A plant taken as `sending` (the queue was idle) but held before its request
+        went out is queued again."""
         with self.db.write() as connection:
             connection.executemany(
-                "UPDATE plants SET held = 1, note = ? WHERE entry = ? AND state = 'queued'",
+                "UPDATE plants SET held = 1, note = ?, state = 'queued', sent_at = NULL "
+                "WHERE entry = ? AND state IN ('queued', 'sending')",
                 [(note, entry) for entry in entries],
             )
 
@@ -325,12 +340,15 @@ class TargetLedger:
         """Its request is about to go out."""
         self.ledger.sending(entry)
 
-    def settle(self, entry: int, outcome: Outcome) -> PlantState:
-        """How its send ended."""
-        return self.ledger.settle(entry, outcome, redact=self.redact)
+    def settle(
+        self, entry: int, outcome: Outcome, next_sending: int | None = None
+    ) -> tuple[PlantState, bool]:
+        """How its send ended; whether the next plant's request, if given, was recorded as
+        about to go out with it."""
+        return self.ledger.settle(entry, outcome, redact=self.redact, next_sending=next_sending)
 
     def hold(self, entries: list[int], note: str) -> None:
-        """Put queued plants aside."""
+        """Put plants that did not go out aside."""
         self.ledger.hold(entries, note)
 
 

@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 def off_message(error: StoreError) -> str:
     """The one notice that the history is off for this run, and why."""
-    return f"History is off for this run: {error.path}: {error.reason}. Sends go on."
+    # The reason never says what becomes of the file: said here, once.
+    return (
+        f"History is off for this run: {error.path}: {error.reason}; the file is left as it "
+        "is. Sends go on."
+    )
 
 
 class Recorder:

@@ -82,11 +82,16 @@ def insert(db: sqlite3.Connection, row: NewRow, session: int | None) -> int:
     return entry
 
 
-def mark_sending(db: sqlite3.Connection, entry: int) -> None:
-    """The request is about to go out."""
-    db.execute(
-        "UPDATE plants SET state = 'sending', sent_at = ? WHERE entry = ?",
-        (format_time(utc_now()), entry),
+def mark_sending(db: sqlite3.Connection, entry: int, *, only_queued: bool = False) -> bool:
+    """The request is about to go out; with `only_queued`, only if the row is still queued and
+    not held. Whether the row was marked."""
+    condition = " AND state = 'queued' AND held = 0" if only_queued else ""
+    return (
+        db.execute(
+            f"UPDATE plants SET state = 'sending', sent_at = ? WHERE entry = ?{condition}",  # noqa: S608
+            (format_time(utc_now()), entry),
+        ).rowcount
+        == 1
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich import box
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,9 +21,14 @@ from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible
 
+# Each verdict has a shape of its own, not only a colour.
+_MARKS = {"pass": "✔ pass", "warn": "▲ warn", "fail": "✖ FAIL"}
+NO_FIX = "No fix is known for this answer: compare it with the spec's rule for this probe."
+
 
 class CheckTable(Static):
-    """The report's probes: verdict, what was seen, why it matters; colours from check.tcss."""
+    """The report's probes: verdict, what was seen and, for each probe that did not pass, the
+    fix; the table fits the width (no column left empty); colours from check.tcss."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "check-table--pass",
@@ -32,19 +39,23 @@ class CheckTable(Static):
 
     def show(self, report: CheckReport) -> None:
         """Draw the report; everything from the server is literal text."""
-        table = Table(expand=True, show_edge=False, pad_edge=False)
+        table = Table(
+            expand=True, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
+        )
         table.add_column("probe", no_wrap=True)
         table.add_column("verdict", no_wrap=True)
-        table.add_column("seen", ratio=3)
-        table.add_column("why it matters / what to fix", ratio=2)
+        table.add_column("what was seen · the fix", ratio=1, overflow="fold")
+        why_style = self.get_component_rich_style("check-table--why")
         for result in report.results:
-            verdict = self.get_component_rich_style(f"check-table--{result.verdict.value}")
-            why = self.get_component_rich_style("check-table--why")
+            verdict = result.verdict.value
+            seen = Text(visible(result.seen))
+            if verdict != "pass":
+                seen.append("\nfix: ", why_style + Style(bold=True))
+                seen.append(visible(result.why or NO_FIX), why_style)
             table.add_row(
                 Text(result.probe),
-                Text(result.verdict.value.upper(), verdict),
-                Text(visible(result.seen)),
-                Text(visible(result.why), why),
+                Text(_MARKS[verdict], self.get_component_rich_style(f"check-table--{verdict}")),
+                seen,
             )
         self.update(table)
 

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+# The question's panel: its width bounds and what its border and padding take (profiles.tcss).
+PANEL_MIN = 56
+PANEL_MAX = 100
+PANEL_FRAME = 8
+
 
 class Answer(Enum):
     """What the operator answered."""
@@ -97,8 +102,28 @@ class ChoiceScreen(ModalScreen[T]):
                     )
 
     def on_mount(self) -> None:
-        """The first answer has the focus: Enter picks it."""
+        """The first answer has the focus: Enter picks it. The panel is as wide as its buttons
+        in a row need (up to 100 columns, 96% of the screen)."""
+        panel = self.query_one("#confirm-panel")
+        if not self.has_class("-import"):
+            panel.styles.width = max(PANEL_MIN, min(self._row_width() + PANEL_FRAME, PANEL_MAX))
+        self._fit_buttons()
         self.set_focus(self.query_one(f"#{self._choices[0].id}", Button))
+
+    def on_resize(self) -> None:
+        """Answers in a row when they fit the panel, else one under the other."""
+        self._fit_buttons()
+
+    def _row_width(self) -> int:
+        # A button is its label, its padding and border (4), and its margin (2).
+        return sum(len(f"{choice.label}  [{choice.key}]") + 6 for choice in self._choices)
+
+    def _fit_buttons(self) -> None:
+        room = min(self.size.width * 96 // 100, PANEL_MAX) - PANEL_FRAME
+        stacked = self._row_width() > room
+        self.set_class(stacked, "-stacked")
+        for button in self.query("#confirm-buttons Button").results(Button):
+            button.compact = stacked
 
     def answer(self, value: T) -> None:
         """Close with this answer, at once (a second answer, already on its way, is ignored)."""

@@ -5,15 +5,15 @@ arrives."""
 from __future__ import annotations
 
 from textual import events, on
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button
 
 from plantstore_tui.ui.ordered_input import apply_key
+from plantstore_tui.ui.textual_compat import CompatScreen
 from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 
 
-class FormScreen(Screen[None]):
+class FormScreen(CompatScreen[None]):
     """A screen holding a `PlantForm` whose keys are applied in order; `action_send` sends."""
 
     @property
@@ -28,6 +28,11 @@ class FormScreen(Screen[None]):
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste completely before the app reads the next (ui/ordered_input.py)."""
         focused = self.focused
+        if not (
+            isinstance(event, events.Key) and event.is_printable and isinstance(focused, FieldInput)
+        ):
+            # What was typed before this key is in the fields before it acts.
+            self.form.apply_typed()
         if isinstance(event, events.Paste):
             if not isinstance(focused, FieldInput):
                 return False
@@ -36,12 +41,15 @@ class FormScreen(Screen[None]):
                 self.notify(problem, title="Not pasted", severity="warning")
             return True
         if self.maximized is not None:
+            self.form.apply_typed()
             return False
         return await apply_key(self.app, event, self._type_now)
 
     def _type_now(self, event: events.Key) -> bool:
         focused = self.focused
-        return isinstance(focused, FieldInput) and focused.type_now(event)
+        # More keys read already (a burst): this one goes in with the characters typed next.
+        with_next = self.app.message_queue_size > 0
+        return isinstance(focused, FieldInput) and focused.type_now(event, with_next=with_next)
 
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False

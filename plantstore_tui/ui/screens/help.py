@@ -15,6 +15,7 @@ KEYS = (
     ("Tab / Shift+Tab", "next / previous field"),
     ("Enter", "next field; on Tag, send"),
     ("Ctrl+S", "send the plant (it joins the queue; type the next one at once)"),
+    ("Ctrl+D", "same as last: the focused field gets the last plant's value (the ditto key)"),
     ("Esc", "cancel the send in flight; asks before holding the rest of the queue"),
     ("F4", "needs attention: load a plant that did not go through, or dismiss it"),
     ("Ctrl+N", "turn moving the ID on after a send on or off"),
@@ -32,7 +33,8 @@ KEYS = (
 ABOUT = (
     "The form. Name is required; ID is a whole number in the int64 range; an empty Tag is "
     "left out. The line under a field says what is wrong as you type, and nothing invalid is "
-    "ever sent. Tag suggests the tags sent this session: press → to take the suggestion.",
+    "ever sent. Tag suggests the tags of plants created since this session started, the most "
+    "recent first: press → to take the suggestion.",
     "Sending. A plant handed over joins a queue and the form is ready for the next one at "
     "once, however fast you type or however slow the deployment: plants go one at a time, in "
     "the order sent, never twice and never retried. Each has its log entry from the start: "

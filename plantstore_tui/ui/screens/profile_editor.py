@@ -45,9 +45,11 @@ class TokenChoice(Enum):
     COMMAND = "command"
 
 
+# Fewer rows than this (the form needs 31 with fields of three rows) and each field takes one.
+COMPACT_BELOW = 34
 _CHOICE_LABELS = {
-    TokenChoice.TYPED: "Typed here (kept safe)",
-    TokenChoice.ENV: "Environment variable",
+    TokenChoice.TYPED: "Typed here",
+    TokenChoice.ENV: "Environment variable",  # the three fit 80 columns in a row
     TokenChoice.COMMAND: "Command",
 }
 # The order problems are looked for in, and the cursor goes to the first bad field.
@@ -189,7 +191,7 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                     profile is not None and profile.allow_insecure_http, id="editor-insecure"
                 )
                 yield Label(
-                    "allow http:// beyond this machine (the token travels unencrypted)",
+                    "allow http:// beyond this machine (token unencrypted)",
                     classes="editor-switch-label",
                 )
             yield Static("", id="editor-form-message", classes="editor-message")
@@ -211,6 +213,14 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         if self._profile is not None and self._profile.keeps_token:
             return "empty: keep the saved token"
         return "pasted or typed; never shown"
+
+    def on_resize(self) -> None:
+        """Under COMPACT_BELOW rows each field takes one row (compact): the form fits 24."""
+        compact = self.size.height < COMPACT_BELOW
+        self.set_class(compact, "-compact")
+        for widget in self.query("Input, RadioSet, Button"):
+            if isinstance(widget, Input | RadioSet | Button):
+                widget.compact = compact
 
     def on_mount(self) -> None:
         """Show only the token field the choice needs; find where tokens live, off the UI."""

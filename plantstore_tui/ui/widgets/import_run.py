@@ -99,7 +99,7 @@ class ImportRun(Vertical):
                 if result.state is PlantState.UNKNOWN
                 else result.state.value
             )
-            line.append(f"  {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
+            line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.words, BLOCK_SHOWN))}", style="dim")
             # A row created (off the spec) is shown, not offered to send again.
             created = result.state is PlantState.CREATED

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.suggester import Suggester
+from textual.suggester import SuggestionReady
 from textual.widgets import Button, Checkbox, Input, Static
 
 from plantstore_tui.core.plant.form import (
@@ -29,7 +29,12 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
+from plantstore_tui.ui.textual_compat import once_before_frame
 from plantstore_tui.ui.widgets.safe_input import SafeInput
+
+# Two short lines (the switches name their own keys): they fit the form at its narrowest (80
+# columns), under three messages of several lines at 24 rows.
+HINTS = "Tab next · Enter on Tag: send\n^D same as the last plant"
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
@@ -39,12 +44,14 @@ _PLACEHOLDERS: dict[FormField, str] = {
 }
 
 
-class TagSuggester(Suggester):
-    """Suggests tags sent successfully this session, most recent first."""
+class RecentTags:
+    """The tags sent successfully this session, most recent first, offered as Tag is typed.
+
+    Asked at once by the form as Tag changes (not by Input's suggester, which starts a worker
+    at every key): a suggestion is only worked out for the text the field still holds.
+    """
 
     def __init__(self) -> None:
-        # Not cached: the list grows after every success.
-        super().__init__(use_cache=False, case_sensitive=False)
         self._tags: list[str] = []
 
     def remember(self, tag: str) -> None:
@@ -53,8 +60,8 @@ class TagSuggester(Suggester):
             self._tags.remove(tag)
         self._tags.insert(0, tag)
 
-    async def get_suggestion(self, value: str) -> str | None:
-        """The most recent tag that starts with what has been typed."""
+    def suggest(self, value: str) -> str | None:
+        """The most recent tag that starts with what has been typed (any case)."""
         if not value:
             return None
         typed = value.casefold()
@@ -76,16 +83,24 @@ class FieldInput(SafeInput):
     # repaint does; scrolling within the field reads the new size all the same.
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
 
-    def __init__(self, field: FormField, *, suggester: Suggester | None = None) -> None:
+    def __init__(self, field: FormField) -> None:
         super().__init__(
             placeholder=_PLACEHOLDERS[field],
             id=f"{field}-input",
-            suggester=suggester,
             select_on_focus=False,
+            # The form checks each field itself (`_check_as_typed`) and sets -invalid; Input's own
+            # validation would take that class off again at every key (a restyle each time).
+            validate_on=(),
         )
         self.field: FormField = field
+        self._typed: list[str] = []
         # The label sits in the Input's top border: one widget less per field to start.
         self.border_title = _LABELS[field]
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Restyled for its focus once before the next frame, not at each move: in a burst the
+        focus passes through every field for each plant, several plants a frame."""
+        once_before_frame(self, self.update_node_styles)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter means next field or send: the screen's binding decides, not Input's submit."""
@@ -93,12 +108,30 @@ class FieldInput(SafeInput):
             return False
         return super().check_action(action, parameters)
 
-    def type_now(self, event: events.Key) -> bool:
-        """Apply a typed character at once, as Input would in its own time; False if not one."""
+    def type_now(self, event: events.Key, *, with_next: bool = False) -> bool:
+        """Apply a typed character, as Input would in its own time; False if not one.
+
+        `with_next` (more keys were read with it: a burst) keeps it with the characters typed
+        next, applied as one change before the next frame, or before anything reads or changes
+        the field (`apply_typed`): one value change, one message, one refresh for a run of keys.
+        """
         if not event.is_printable or event.character is None:
             return False
-        self._replace_selection(event.character)
+        if with_next:
+            if not self._typed:
+                once_before_frame(self, self.apply_typed)
+            self._typed.append(event.character)
+        else:
+            self.apply_typed()
+            self._replace_selection(event.character)
         return True
+
+    def apply_typed(self) -> None:
+        """Apply the characters `type_now` kept, in the order typed, as one change."""
+        if self._typed:
+            text = "".join(self._typed)
+            self._typed.clear()
+            self._replace_selection(text)
 
     def paste_now(self, text: str) -> str | None:
         """Apply a paste at once: one line is taken as it is; several are refused with words."""
@@ -128,6 +161,24 @@ class FieldInput(SafeInput):
             self.notify(problem, title="Not pasted", severity="warning")
 
 
+class Switch(Checkbox):
+    """A checkbox whose mark shows on and off by its shape (a tick, or an empty box), not only
+    by its colour."""
+
+    MARK_ON = "✓"
+    MARK_OFF = " "
+
+    def __init__(self, label: str, *, value: bool, id: str) -> None:
+        super().__init__(label, value, id=id)
+        self.BUTTON_INNER = self.MARK_ON if value else self.MARK_OFF
+
+    def watch_value(self) -> None:
+        """The mark follows the value (and Checkbox sets its class and posts Changed)."""
+        self.BUTTON_INNER = self.MARK_ON if self.value else self.MARK_OFF
+        super().watch_value()
+        self.refresh()
+
+
 class PlantForm(Vertical):
     """Three fields with their live messages, two switches and Send.
 
@@ -139,35 +190,45 @@ class PlantForm(Vertical):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.tags = TagSuggester()
+        self.tags = RecentTags()
         # A field shows its message once it has held text, so a fresh form is not a wall of red.
         self._touched: set[FormField] = set()
         # What each message line shows now: an unchanged message costs no layout of the screen.
         self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
         # What the form held once it was last readied for a new plant: nothing typed since.
         self._fresh = FormTexts(name="", id="", tag="")
+        # The last plant handed over: what "same as last" (Ctrl+D) copies from.
+        self._last: FormTexts | None = None
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the two switches and Send."""
         for field in FORM_FIELDS:
-            yield FieldInput(field, suggester=self.tags if field == "tag" else None)
+            yield FieldInput(field)
             yield Static("", id=f"{field}-message", classes="field-message")
         with Horizontal(id="switches"):
-            yield Checkbox("Next id", value=True, id="next-id")
-            yield Checkbox("Keep tag", value=False, id="keep-tag")
+            yield Switch("Next id ^N", value=True, id="next-id")
+            yield Switch("Keep tag ^T", value=False, id="keep-tag")
         with Horizontal(id="send-row"):
             yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
-        yield Static(
-            "Tab: next field · Enter on Tag: send\nCtrl+N next id · Ctrl+T keep tag",
-            id="form-hint",
-        )
+        yield Static(HINTS, id="form-hint")
+
+    @property
+    def send_button(self) -> Button:
+        """The Send button."""
+        return self.query_one(f"#{self.SEND_BUTTON_ID}", Button)
 
     def field_input(self, field: FormField) -> FieldInput:
         """The Input of one field."""
         return self.query_one(f"#{field}-input", FieldInput)
 
+    def apply_typed(self) -> None:
+        """Apply the characters each field keeps from a burst (`FieldInput.type_now`)."""
+        for field in FORM_FIELDS:
+            self.field_input(field).apply_typed()
+
     def texts(self) -> FormTexts:
         """What the fields hold now."""
+        self.apply_typed()
         return FormTexts(
             name=self.field_input("name").value,
             id=self.field_input("id").value,
@@ -238,10 +299,18 @@ class PlantForm(Vertical):
         # The field's text now, not the event's: in a burst, several changes may be applied
         # before the first of their messages arrives here.
         field, value = field_input.field, field_input.value
+        if field != "id":
+            # Nothing above the form wants it (the screen looks up IDs only): each level it
+            # bubbled through was one more message dispatched, at every key.
+            event.stop()
         if value:
             self._touched.add(field)
         if field in self._touched:
             self._show(field, field_error(field, value))
+        if field == "tag" and value == event.value:
+            suggestion = self.tags.suggest(value)
+            if suggestion is not None:
+                field_input.post_message(SuggestionReady(value, suggestion))
 
     def check(self) -> FormTexts | None:
         """The texts if every field is valid; else say why, the cursor on the first bad field."""
@@ -253,6 +322,7 @@ class PlantForm(Vertical):
     def hand_over(self, sent: FormTexts) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
         moved on (when next id is on), the cursor in Name."""
+        self._last = sent
         self._reset("name", "")
         if not self.keep_tag:
             self._reset("tag", "")
@@ -262,9 +332,23 @@ class PlantForm(Vertical):
         self._fresh = self.texts()
         self.focus_field("name")
 
+    def same_as_last(self) -> str | None:
+        """Fill the focused field with the last plant's value of it, at once (the ditto key of
+        data-entry terminals); None when done, else why it cannot be."""
+        focused = self.screen.focused
+        if not isinstance(focused, FieldInput) or focused not in self.query(FieldInput):
+            return "Same as last fills a field of the form: put the cursor in one first."
+        if self._last is None:
+            return "Same as last: no plant was sent from the form yet."
+        value: str = getattr(self._last, focused.field)
+        focused.value = value
+        focused.cursor_position = len(value)
+        return None
+
     def offer_next_id(self, value: int) -> None:
         """With next id on and nothing typed in ID yet, start the ID at `value`."""
         id_input = self.field_input("id")
+        id_input.apply_typed()
         if not self.next_id_after_success or id_input.value or not INT64_MIN <= value <= INT64_MAX:
             return
         self._reset("id", str(value))
@@ -273,6 +357,7 @@ class PlantForm(Vertical):
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
         first bad field (or Name)."""
+        self.apply_typed()
         for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
             self.field_input(field).value = text
         errors = texts.errors()
@@ -283,6 +368,7 @@ class PlantForm(Vertical):
     def _reset(self, field: FormField, value: str) -> None:
         self._touched.discard(field)
         field_input = self.field_input(field)
+        field_input.apply_typed()
         field_input.value = value
         field_input.cursor_position = len(value)
         self._show(field, None)

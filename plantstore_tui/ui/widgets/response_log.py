@@ -26,6 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
+from plantstore_tui.ui.textual_compat import once_before_frame
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 # A JSON object this short reads best on one line; anything longer or nested is indented.
 _ONE_LINE_JSON = 60
-# "plant " is the longest label; values start one column after it.
-_LABEL_WIDTH = 6
+# "to send " is the longest label; values start one column after it.
+_LABEL_WIDTH = 8  # "to send" and a space
 
 _json_highlighter = JSONHighlighter()
 
@@ -220,7 +221,8 @@ def render_plant(
             }.get(plant.state, plant.state.value)
         )
         header.append(words, _style(styles, "pending"))
-        rows = [(Text("sent", _style(styles, "label")), _json_block(plant.plant.to_body()))]
+        # Not "sent": it has not gone out yet.
+        rows = [(Text("to send", _style(styles, "label")), _json_block(plant.plant.to_body()))]
         if plant.note:
             rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
     if after is not None:
@@ -230,7 +232,8 @@ def render_plant(
     elif plant.needs_attention:
         flag = Text("needs attention: ", _style(styles, "attention"))
         flag.append("F4 to load it into the form or dismiss it", _style(styles, "label"))
-        if plant.fate_unknown:
+        # Said once: a note (a restart, a cancel) may have said it already.
+        if plant.fate_unknown and not any("may exist" in row[1].plain for row in rows):
             flag.append(" (it may exist already)", _style(styles, "label"))
         rows.append((Text("⚑", _style(styles, "attention")), flag))
     return Entry(header, tuple(rows))
@@ -260,16 +263,25 @@ class ResponseLog(ScrollView, can_focus=True):
         self._strips: list[list[Strip]] = []
         self._starts: list[int] = []
         self._width = 0
+        # Entries changed since the last frame: their lines are made once, before the next one,
+        # whatever states they went through meanwhile (queued, sending, the answer).
+        self._changed: set[int] = set()
+        self._follow = False
+        self._style_map: dict[str, Style] | None = None
 
     @property
     def lines(self) -> list[Strip]:
         """Every line the log draws, top to bottom."""
+        self._lay_out_changed()
         return [strip for strips in self._strips for strip in strips]
 
     def _styles(self) -> dict[str, Style]:
-        return {
-            name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
-        }
+        # Kept until the styles change (notify_style_update): the same eleven for every entry.
+        if self._style_map is None:
+            self._style_map = {
+                name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
+            }
+        return self._style_map
 
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
@@ -294,10 +306,25 @@ class ResponseLog(ScrollView, can_focus=True):
                 self._index[key] = index
         else:
             self.entries[index] = entry
-        at_end = self.scroll_offset.y >= self.max_scroll_y
-        if self._width:
-            self._render_from(index, only=index)
-        if at_end or index == len(self.entries) - 1:
+        if not self._width:
+            return  # drawn whole at the first size (on_resize)
+        if self.scroll_offset.y >= self.max_scroll_y or index == len(self.entries) - 1:
+            self._follow = True
+        self._changed.add(index)
+        once_before_frame(self, self._lay_out_changed)
+
+    def _lay_out_changed(self) -> None:
+        """Draw the entries changed since the last frame and lay out the lines after them."""
+        if not self._changed:
+            return
+        changed, self._changed = self._changed, set()
+        if not self._width:
+            return
+        for index in sorted(changed):
+            self._strips[index] = self._render_entry(index)
+        self._lay_out_from(min(changed))
+        follow, self._follow = self._follow, False
+        if follow:
             self._follow_end()
 
     def clear_entries(self) -> None:
@@ -306,6 +333,7 @@ class ResponseLog(ScrollView, can_focus=True):
         self._index.clear()
         self._strips.clear()
         self._starts.clear()
+        self._changed.clear()
         self.virtual_size = Size(self._width, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
@@ -345,11 +373,15 @@ class ResponseLog(ScrollView, can_focus=True):
         )
         return [Strip(line, self._width) for line in lines]
 
-    def _render_from(self, first: int, *, only: int | None = None) -> None:
-        """Render entry `only` (or every entry from `first`) and lay out the lines after it."""
-        for index in range(first, len(self.entries)):
-            if only is None or index == only:
-                self._strips[index] = self._render_entry(index)
+    def _render_all(self) -> None:
+        """Render every entry at the current width and lay out their lines."""
+        self._changed.clear()
+        for index in range(len(self.entries)):
+            self._strips[index] = self._render_entry(index)
+        self._lay_out_from(0)
+
+    def _lay_out_from(self, first: int) -> None:
+        """Where each entry's lines start, from entry `first` on; the log's height."""
         for index in range(first, len(self.entries)):
             self._starts[index] = (
                 self._starts[index - 1] + len(self._strips[index - 1]) if index else 0
@@ -373,17 +405,19 @@ class ResponseLog(ScrollView, can_focus=True):
             return
         self._width = width
         if self.entries:
-            self._render_from(0)
+            self._render_all()
             self._follow_end()
 
     def notify_style_update(self) -> None:
         """Styles changed (a theme): the cached lines hold the old ones."""
         super().notify_style_update()
+        self._style_map = None
         if self._width and self.entries:
-            self._render_from(0)
+            self._render_all()
 
     def render_line(self, y: int) -> Strip:
         """One line of the log at the current scroll position."""
+        self._lay_out_changed()  # done already before the frame, on a screen with that hook
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
         width = self.scrollable_content_region.width

@@ -1,7 +1,14 @@
-"""The status line: where plants go, where the token comes from, and what the app is doing."""
+"""The status line: where plants go, where the token comes from, and what the app is doing.
+
+The target half is a list of parts (`StatusPart`), joined by " · " and fitted to the width it
+has: when they do not fit, the parts that matter least give way first, each as its part allows
+(shortened in the middle, like a URL, or left out). A new field is one more part.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from rich.text import Text
@@ -12,6 +19,110 @@ from textual.message import Message
 from textual.widgets import Static
 
 StatusKind = Literal["busy", "ready", "problem"]
+Squeeze = Literal["middle", "end", "drop", "keep"]
+_JOIN = " · "
+_ELLIPSIS = "…"
+
+
+@dataclass(frozen=True, slots=True)
+class StatusPart:
+    """One field of the status line and how it gives way when the line is too narrow.
+
+    `rank`: parts of lower rank give way first. `squeeze`: "middle" keeps both ends (a URL's
+    scheme and its port), "end" keeps the start, "drop" leaves the part out whole, "keep" never
+    gives way. `least`: the fewest characters a shortened part keeps. `drop_rank`: the rank at
+    which a shortened part is left out after all, if it comes to that. `glue`: what joins it to
+    the part before.
+    """
+
+    text: str
+    rank: int
+    squeeze: Squeeze = "drop"
+    least: int = 0
+    drop_rank: int | None = None
+    glue: str = _JOIN
+
+
+def shorten_middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters, its middle replaced by an ellipsis."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return _ELLIPSIS[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + _ELLIPSIS + text[-tail:]
+
+
+def _shorten_end(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + _ELLIPSIS if width > 0 else ""
+
+
+def joined(parts: Sequence[StatusPart | None]) -> str:
+    """The parts in full, each after its glue (None: a part left out)."""
+    shown = [part for part in parts if part is not None]
+    return "".join(
+        part.glue + part.text if index else part.text for index, part in enumerate(shown)
+    )
+
+
+def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
+    """The parts joined, fitted to `width`: the lowest ranks give way first, as they allow."""
+    kept: list[StatusPart | None] = list(parts)
+    steps = sorted(
+        [(part.rank, index, part.squeeze) for index, part in enumerate(parts)]
+        + [
+            (part.drop_rank, index, "drop")
+            for index, part in enumerate(parts)
+            if part.drop_rank is not None
+        ]
+    )
+    for _rank, index, squeeze in steps:
+        over = len(joined(kept)) - width
+        if over <= 0:
+            break
+        part = kept[index]
+        if part is None or squeeze == "keep":
+            continue
+        if squeeze == "drop":
+            kept[index] = None
+            continue
+        shorten = shorten_middle if squeeze == "middle" else _shorten_end
+        room = max(part.least, len(part.text) - over)
+        kept[index] = replace(part, text=shorten(part.text, room))
+    return _shorten_end(joined(kept), width)
+
+
+class FittedText(Static):
+    """Parts of a status line, joined and fitted to the widget's width as it is drawn."""
+
+    def __init__(self, parts: Sequence[StatusPart], *, id: str, classes: str = "") -> None:
+        super().__init__(id=id, classes=classes)
+        self.parts = tuple(parts)
+
+    def show(self, parts: Sequence[StatusPart], *, layout: bool = True) -> None:
+        """Draw these parts from now on."""
+        self.parts = tuple(parts)
+        self.refresh(layout=layout)
+
+    @property
+    def full_text(self) -> str:
+        """Every part, unshortened."""
+        return joined(self.parts)
+
+    def render(self) -> Text:
+        """The parts that fit the width the line has now."""
+        return Text(fit_parts(self.parts, self.content_region.width or 1_000), no_wrap=True)
+
+
+def state_parts(words: str) -> list[StatusPart]:
+    """The state's words as parts: the first give way first (needs attention comes last)."""
+    return [
+        StatusPart(piece, rank=rank, squeeze="end", least=min(len(piece), 10))
+        for rank, piece in enumerate(words.split(_JOIN))
+    ]
 
 
 class StatusLine(Horizontal):
@@ -22,7 +133,7 @@ class StatusLine(Horizontal):
 
     def __init__(
         self,
-        target: str,
+        target: Sequence[StatusPart],
         state: tuple[str, StatusKind],
         *,
         protected: bool = False,
@@ -30,33 +141,43 @@ class StatusLine(Horizontal):
     ) -> None:
         super().__init__(id=id)
         # Composed as they are, so the first frame costs no restyling of the line.
-        self._target = target
+        self._target = tuple(target)
         self._state = state
         self._protected = protected
 
     def compose(self) -> ComposeResult:
-        """The target and the state, as literal text."""
+        """The target and the state, as literal text fitted to their widths."""
         words, kind = self._state
-        target = Static(
-            Text(self._target),
+        target = FittedText(
+            self._target,
             id="status-target",
             classes="-protected" if self._protected else "",
         )
-        target.tooltip = "Click (or F2) to see and switch profiles"
+        target.tooltip = self._tooltip_of(target)
         yield target
-        yield Static(Text(words), id="status-state", classes=f"-{kind}")
+        yield FittedText(state_parts(words), id="status-state", classes=f"-{kind}")
 
-    def show_target(self, target: str, *, protected: bool = False) -> None:
+    @staticmethod
+    def _tooltip_of(target: FittedText) -> str:
+        return f"{target.full_text}\nClick (or F2) to see and switch profiles"
+
+    @property
+    def target_text(self) -> str:
+        """The target's parts in full, as the line would show them given the room."""
+        return self.query_one("#status-target", FittedText).full_text
+
+    def show_target(self, target: Sequence[StatusPart], *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
-        widget = self.query_one("#status-target", Static)
-        widget.update(Text(target))
+        widget = self.query_one("#status-target", FittedText)
+        widget.show(target)
+        widget.tooltip = self._tooltip_of(widget)
         widget.set_class(protected, "-protected")
 
     def show_state(self, words: str, kind: StatusKind) -> None:
         """Replace the state, coloured by kind through app.tcss."""
-        state = self.query_one("#status-state", Static)
+        state = self.query_one("#status-state", FittedText)
         # The state has a fixed size in app.tcss: a new one repaints a line, no layout needed.
-        state.update(Text(words), layout=False)
+        state.show(state_parts(words), layout=False)
         for other in ("busy", "ready", "problem"):
             state.set_class(other == kind, f"-{other}")
 

@@ -103,7 +103,7 @@ def test_an_ad_hoc_token_comes_from_plantstore_token_before_the_prompt(store: Pr
     target = resolve_target(options, {"PLANTSTORE_TOKEN": CANARY}, prompt=prompt, store=store)
     assert (target.token.get_secret_value(), target.token_source) == (
         CANARY,
-        "env PLANTSTORE_TOKEN",
+        "$PLANTSTORE_TOKEN",
     )
 
 
@@ -112,7 +112,7 @@ def test_then_from_the_prompt_and_without_one_there_is_no_token(store: ProfileSt
     target = resolve_target(options, {}, prompt=lambda: f" {CANARY}\n", store=store)
     assert (target.token.get_secret_value(), target.token_source) == (
         CANARY,
-        "typed at the prompt",
+        "the prompt",
     )
     with pytest.raises(InvalidToken, match="The token is empty"):
         resolve_target(options, {}, prompt=lambda: "  ", store=store)

@@ -72,12 +72,12 @@ def printing(text: str) -> str:
 
 
 def test_each_source_has_words_for_a_screen(tmp_path: Path) -> None:
-    assert str(TokenSource(SourceKind.ENV, "PROD_TOKEN")) == "env PROD_TOKEN"
+    assert str(TokenSource(SourceKind.ENV, "PROD_TOKEN")) == "$PROD_TOKEN"
     assert str(TokenSource(SourceKind.COMMAND, "pass show x")) == "command"
     assert str(TokenSource(SourceKind.KEYRING, "SecretService Keyring")) == "keyring"
     path = tmp_path / "credentials.toml"
     assert str(TokenSource(SourceKind.CREDENTIALS_FILE, str(path))) == f"credentials file {path}"
-    assert str(TokenSource(SourceKind.PROMPT)) == "typed at the prompt"
+    assert str(TokenSource(SourceKind.PROMPT)) == "the prompt"
     assert str(TokenSource(SourceKind.STDIN)) == "stdin"
 
 
@@ -110,7 +110,7 @@ def test_a_token_that_cannot_go_in_a_header_is_refused_without_quoting_it(
     with pytest.raises(InvalidToken, match=words) as caught:
         clean_token(raw, TokenSource(SourceKind.ENV, "X"))
     assert CANARY not in str(caught.value)
-    assert "token from env X" in str(caught.value)
+    assert "token from $X" in str(caught.value)
 
 
 # --- environment --------------------------------------------------------------------------------
@@ -435,13 +435,13 @@ def test_plantstore_token_wins_over_every_profile_source(
     environ = {"PLANTSTORE_TOKEN": "from-plantstore-token", "ALL_TOKEN": "from-variable"}
     token, source = store.resolve_token(profile, environ)
     assert token.get_secret_value() == "from-plantstore-token"
-    assert str(source) == "env PLANTSTORE_TOKEN"
+    assert str(source) == "$PLANTSTORE_TOKEN"
 
 
 def test_then_the_profiles_variable(store: ProfileStore, memory_keyring: MemoryKeyring) -> None:
     profile = everything(store, memory_keyring)
     token, source = store.resolve_token(profile, {"ALL_TOKEN": "from-variable"})
-    assert (token.get_secret_value(), str(source)) == ("from-variable", "env ALL_TOKEN")
+    assert (token.get_secret_value(), str(source)) == ("from-variable", "$ALL_TOKEN")
 
 
 def test_then_the_profiles_command(store: ProfileStore, memory_keyring: MemoryKeyring) -> None:
@@ -491,5 +491,5 @@ def test_a_target_carries_the_profile_its_token_and_its_source(
     assert target.protected
     assert target.limits.deadline == 12
     assert target.token.get_secret_value() == CANARY
-    assert target.token_source == "env PROD_TOKEN"
+    assert target.token_source == "$PROD_TOKEN"
     assert CANARY not in repr(target)

@@ -99,16 +99,21 @@ def submit(session: EntrySession, name: str, id: str, tag: str = "") -> QueuedPl
     return queued
 
 
+def on_server(server: BackgroundServer) -> tuple[Reports, EntrySession, Target]:
+    """A fresh session whose plants go to `server`, what it reports, and the server's target."""
+    reports = Reports()
+    return reports, new_session(reports, server.base_url), target_of(server.base_url, server.token)
+
+
 async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
     reference_server: BackgroundServer,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    target = target_of(reference_server.base_url, reference_server.token)
+    reports, session, target = on_server(reference_server)
     async with sending_to(session, target):
         texts, plant = typed("Fern", " 7", "shade")
         queued = session.take(texts, plant, confirmed=True)
-        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "queued", 0)]
+        # The queue is idle: the take records the send too, one durable commit before it goes.
+        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "sending", 0)]
         assert reports.seen == []
         session.enqueue(queued)
         await session.wait_until_quiet()
@@ -126,6 +131,85 @@ async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
         assert "plant 7 was created here" in (session.duplicate_warning("+7") or "")
         assert session.duplicate_warning("8") is None
         assert session.duplicate_warning("seven") is None
+
+
+async def test_a_plant_taken_behind_another_is_queued_and_marked_sending_in_its_turn() -> None:
+    arrived = asyncio.Event()
+    async with MisbehavingServer(first_hangs(arrived)) as server:
+        reports = Reports()
+        session = new_session(reports, server.base_url)
+        writes = counted_writes(session)
+        async with sending_to(session, target_of(server.base_url, SecretStr("token-for-a-hang"))):
+            first = submit(session, "First", "1")
+            second = submit(session, "Second", "2")
+            assert ledger_rows(data_dir()) == [
+                ("First", "1", "", "sending", 0),
+                ("Second", "2", "", "queued", 0),
+            ]
+            # One durable commit each: the first recorded its send with its take.
+            assert writes == [True, True]
+            await server.wait_for_requests(1)
+            session.cancel_send()
+            session.go_on()
+            await session.wait_until_quiet()
+            assert reports.states(first.number)[-1] is PlantState.UNKNOWN
+            assert reports.states(second.number)[-1] is PlantState.CREATED
+            # The first settled (not durable); the second marked sending in a commit of its
+            # own before it went out, then settled.
+            assert writes == [True, True, False, True, False]
+
+
+async def test_a_plant_taken_as_sending_but_held_before_it_went_out_is_held_queued(
+    reference_server: BackgroundServer,
+) -> None:
+    _, session, target = on_server(reference_server)
+    async with sending_to(session, target):
+        held = submit(session, "Held", "3")
+        assert ledger_rows(data_dir()) == [("Held", "3", "", "sending", 0)]
+        # Before the queue's task had its turn: the plant never went out.
+        session.hold_queued("Not sent: held by the test.")
+        assert ledger_rows(data_dir()) == [("Held", "3", "", "queued", 1)]
+        await session.wait_until_quiet()
+        assert stored_plants(reference_server.db_path) == []
+        assert [(row.entry, row.state, row.held) for row in session.ledger().attention()] == [
+            (held.number, PlantState.QUEUED, True)
+        ]
+
+
+async def test_the_sending_of_a_plant_in_line_is_written_with_the_answer_before_it(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    writes = counted_writes(session)
+    target = target_of(reference_server.base_url, reference_server.token)
+    async with sending_to(session, target):
+        for number in (1, 2, 3):
+            submit(session, f"Plant {number}", str(number))
+        await session.wait_until_quiet()
+        # Three takes (the first as sending), then each answer with the next plant's sending
+        # (durable), and the last answer alone: six commits, not eight.
+        assert writes == [True, True, True, True, True, False]
+        assert stored_plants(reference_server.db_path) == [
+            (1, "Plant 1", None),
+            (2, "Plant 2", None),
+            (3, "Plant 3", None),
+        ]
+        assert [row[3] for row in ledger_rows(data_dir())] == ["created"] * 3
+
+
+def counted_writes(session: EntrySession) -> list[bool]:
+    """From now on, whether each write to the session's ledger is durable, in order."""
+    db = session.ledger().db
+    write = db.write
+    seen: list[bool] = []
+
+    def counted(*, durable: bool = True) -> Any:
+        seen.append(durable)
+        return write(durable=durable)
+
+    db.write = counted  # type: ignore[method-assign]
+    return seen
 
 
 async def test_plants_taken_before_the_connection_wait_and_go_in_order_to_its_target(
@@ -187,9 +271,7 @@ async def test_a_target_that_cannot_be_used_holds_the_plants_that_waited_for_it(
 async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it(
     reference_server: BackgroundServer,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    target = target_of(reference_server.base_url, reference_server.token)
+    reports, session, target = on_server(reference_server)
     async with sending_to(session, target):
         submit(session, "Fern", "5")
         again = submit(session, "Ivy", "5", "dup")

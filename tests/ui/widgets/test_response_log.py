@@ -102,4 +102,4 @@ async def test_a_name_stored_instead_of_the_one_sent_is_marked_off_the_spec() ->
     async with sent_to([Send(answer)], "Rose", tag="red") as (_, screen):
         text = log_text(screen)
     assert "Created plant 5 (Someone Else)" in text
-    assert "≠     off spec: the server stored name 'Someone Else', not 'Rose' as sent" in text
+    assert "≠       off spec: the server stored name 'Someone Else', not 'Rose' as sent" in text

@@ -1,0 +1,185 @@
+"""Work done once, not at each key or state: a burst of plants restyles each field and draws each
+log entry at most once between two frames, whatever states they passed through meanwhile, and
+looks up in the history only the ID texts a field still held when their turn came; a key's
+change goes no further than what uses it, and no worker is started for a key."""
+
+from __future__ import annotations
+
+import gc
+from collections import Counter
+from typing import Any
+
+import pytest
+from burst_support import Record
+from keys_support import burst, drained, keys_of
+from snapshot_apps.support import SIZE, app_for, ready
+from textual.app import App
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.widgets import Input
+
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.response_log import ResponseLog
+
+RECORDS: list[Record] = [(f"Fern {n}", str(900 + n), "shade" if n % 2 else "") for n in range(12)]
+
+
+class Frames:
+    """Counts the frames of a screen and what was done in each of them."""
+
+    def __init__(self, screen: SendScreen) -> None:
+        self.count = 0
+        self.done: Counter[tuple[str, object, int]] = Counter()
+        before = screen.run_before_frame
+
+        def counted() -> None:
+            before()
+            self.count += 1
+
+        # The screen calls its own attribute before each frame: counted from here on.
+        screen.run_before_frame = counted  # type: ignore[method-assign]
+
+    def note(self, what: str, subject: object) -> None:
+        """`what` was done to `subject` in the frame being prepared now."""
+        self.done[(what, subject, self.count)] += 1
+
+    def repeated(self) -> list[tuple[str, object, int]]:
+        """What was done twice or more before one frame."""
+        return [key for key, times in self.done.items() if times > 1]
+
+
+async def _burst_counted(
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], str, Frames]:
+    """The burst of RECORDS typed: each entry's text and the log's lines after, and the frames."""
+    app = app_for(server.base_url, server.token)
+    frames: list[Frames] = []
+
+    restyle = FieldInput.update_node_styles
+    render_entry = ResponseLog._render_entry
+
+    def restyled(field: FieldInput, animate: bool = True) -> None:
+        if frames:
+            frames[0].note("restyle", field.field)
+        restyle(field, animate)
+
+    def rendered(log: ResponseLog, index: int) -> Any:
+        if frames:
+            frames[0].note("entry drawn", index)
+        return render_entry(log, index)
+
+    monkeypatch.setattr(FieldInput, "update_node_styles", restyled)
+    monkeypatch.setattr(ResponseLog, "_render_entry", rendered)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await pilot.press("ctrl+n")  # every record types its own id
+        frames.append(Frames(screen))
+        burst(app, keys_of(RECORDS))
+        await drained(app, pilot, len(RECORDS))
+        entries = [entry.text().plain for entry in screen.log_panel.entries]
+        lines = "\n".join(strip.text for strip in screen.log_panel.lines)
+    return entries, lines, frames[0]
+
+
+async def test_a_burst_restyles_each_field_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, frames = await _burst_counted(reference_server, monkeypatch)
+    restyles = sum(times for (what, _, _), times in frames.done.items() if what == "restyle")
+    # Three focus moves a plant (Name to ID to Tag, and back to Name): each one restyled the
+    # two fields it touched, six restyles a plant, however many plants a frame showed.
+    assert restyles < 6 * len(RECORDS)
+    assert frames.repeated() == []
+
+
+async def test_a_burst_draws_each_log_entry_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries, lines, frames = await _burst_counted(reference_server, monkeypatch)
+    drawn = [index for (what, index, _), times in frames.done.items() if what == "entry drawn"]
+    assert set(drawn) == set(range(len(RECORDS)))
+    assert frames.repeated() == []
+    # What is drawn is each plant's last state: its answer.
+    assert all("Created plant" in entry for entry in entries)
+    assert "Created plant 911" in lines
+
+
+async def test_a_burst_looks_up_only_the_ids_the_field_still_holds(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[str] = []
+
+    def check_history(screen: SendScreen, id_text: str) -> None:
+        # In place of the look-up (a worker thread each): only what was asked for is noted.
+        looked_up.append(id_text)
+
+    monkeypatch.setattr(SendScreen, "_check_history", check_history)
+    await _burst_counted(reference_server, monkeypatch)
+    typed = [record[1][:end] for record in RECORDS for end in range(1, len(record[1]) + 1)]
+    # Each ID key changes the field; each change started a look-up before, most of them for a
+    # text the field no longer held by then.
+    assert looked_up
+    assert set(looked_up) <= set(typed)
+    assert len(looked_up) < len(typed)
+
+
+async def test_a_burst_sends_no_change_of_name_or_tag_past_the_form_and_starts_no_worker(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: Counter[str] = Counter()
+    started: list[str] = []
+    post = App.post_message
+    run_worker = DOMNode.run_worker
+
+    def posted(app: App[Any], message: Message) -> bool:
+        if isinstance(message, Input.Changed):
+            reached[message.input.id or ""] += 1
+        return post(app, message)
+
+    def worker(node: DOMNode, work: Any, *args: Any, **kwargs: Any) -> Any:
+        started.append(type(node).__name__)
+        return run_worker(node, work, *args, **kwargs)
+
+    monkeypatch.setattr(App, "post_message", posted)
+    monkeypatch.setattr(DOMNode, "run_worker", worker)
+    await _burst_counted(reference_server, monkeypatch)
+    # Every key bubbled its change up to the app (five dispatches a key), and each key typed in
+    # Tag started a worker for its suggestion.
+    assert reached == Counter()
+    assert "FieldInput" not in started
+
+
+async def test_what_the_app_built_before_its_first_send_is_left_out_of_full_collections(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        # Frozen once the connection is made (once a process: the first app of a test run).
+        assert gc.get_freeze_count() > 0
+
+
+async def test_a_run_of_keys_read_together_changes_a_field_once(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes: list[tuple[str, str]] = []
+    post = FieldInput.post_message
+
+    def posted(field: FieldInput, message: Message) -> bool:
+        if isinstance(message, Input.Changed):
+            changes.append((field.field, message.value))
+        return post(field, message)
+
+    monkeypatch.setattr(FieldInput, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    typed = sum(len(name) + len(plant_id) + len(tag) for name, plant_id, tag in RECORDS)
+    # Each key was a change of its own (a value set, its watchers, a message, a refresh); the
+    # plants still arrived whole, in order.
+    assert len(changes) < typed / 2
+    assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
+        plant_id for _, plant_id, _ in RECORDS
+    ]

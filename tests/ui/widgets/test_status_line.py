@@ -1,0 +1,72 @@
+"""The status line's target: parts fitted to the width, the URL's middle giving way before the
+token's source (issue 17: at 80x24 it was cut to "http://127.0.0.1:9 · token from")."""
+
+from __future__ import annotations
+
+from snapshot_apps.canned import canned_app
+from snapshot_apps.support import settled
+
+from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.widgets.status_line import (
+    FittedText,
+    StatusPart,
+    fit_parts,
+    shorten_middle,
+)
+
+LONG = TargetLabel(
+    base_url="https://plants.greenhouse-operations.example.com:8443/api/v2/",
+    token_source="$PLANTSTORE_TOKEN",
+    profile="greenhouse-east",
+    protected=True,
+)
+
+
+def test_everything_is_shown_when_it_fits() -> None:
+    parts = LONG.parts("…a1b2")
+    assert fit_parts(parts, 200) == (
+        "greenhouse-east PROTECTED · https://plants.greenhouse-operations.example.com:8443"
+        "/api/v2/ · token from $PLANTSTORE_TOKEN …a1b2"
+    )
+
+
+def test_narrow_the_hint_goes_then_the_urls_middle_and_the_token_source_stays_whole() -> None:
+    fitted = fit_parts(LONG.parts("…a1b2"), 90)
+    assert fitted == (
+        "greenhouse-east PROTECTED · https://plants.…om:8443/api/v2/ · token from $PLANTSTORE_TOKEN"
+    )
+
+
+def test_at_80_columns_a_profile_keeps_its_name_protected_and_the_token_source() -> None:
+    fitted = fit_parts(LONG.parts("…a1b2"), 52)
+    assert fitted == "greenhouse… PROTECTED · token from $PLANTSTORE_TOKEN"
+
+
+def test_without_a_profile_the_url_keeps_its_ends() -> None:
+    label = TargetLabel(base_url="http://127.0.0.1:36325/", token_source="the demo (fresh)")
+    assert fit_parts(label.parts("…a1b2"), 53) == (
+        "http://127.0.0.1:36325/ · token from the demo (fresh)"
+    )
+    assert fit_parts(label.parts("…a1b2"), 45) == "http://12…0.1:36325/ · token from the demo (…"
+
+
+def test_shorten_middle_keeps_both_ends() -> None:
+    assert shorten_middle("http://127.0.0.1:36325", 12) == "http:…:36325"
+    assert shorten_middle("abcdef", 4) == "a…ef"
+    assert shorten_middle("short", 12) == "short"
+
+
+def test_a_part_of_lower_rank_gives_way_first() -> None:
+    parts = [StatusPart("keep me whole", 5), StatusPart("drop me", 0)]
+    assert fit_parts(parts, 14) == "keep me whole"
+
+
+async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() -> None:
+    app = canned_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        await pilot.pause()
+        target = app.screen.query_one("#status-target", FittedText)
+        shown = target.render().plain
+        assert "127.0.0.1" in shown
+        assert "token from $PLANTSTORE_TOKEN" in shown
