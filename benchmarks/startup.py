@@ -46,7 +46,7 @@ PROGRAMS: dict[str, dict[str, Any]] = {
     },
     "plantstore-tui": {
         "command": _tui_command(),
-        "marker": "Tab: next field",
+        "marker": "e.g. Monstera deliciosa",
         "env": ["PLANTSTORE_TOKEN=benchmark-token-not-a-secret"],
     },
 }

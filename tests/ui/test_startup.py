@@ -57,6 +57,38 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
     assert json.loads(result.stdout) == {"httpx": False, "pydantic": False}
 
 
+def test_building_the_client_builds_no_pydantic_model_nor_tls_context(tmp_path: Path) -> None:
+    # The models' validators (about 3 MiB of RSS) are built when the first answer is read, the
+    # trust store's TLS context (0.5 MiB) for the first connection.
+    result = _python(
+        """
+        import json, sys
+        from plantstore_tui.cli.targets import TargetOptions
+        from plantstore_tui.cli.tui import _plan
+
+        connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
+        connection = connect()
+        names = ("pydantic.main", "plantstore_tui.core.plant.models", "truststore")
+        print(json.dumps({name: name in sys.modules for name in ("httpx", *names)}))
+        """,
+        env={
+            "PLANTSTORE_TOKEN": CANARY,
+            "PLANTSTORE_PROFILE": "",
+            "PLANTSTORE_BASE_URL": "",
+            "HOME": str(tmp_path),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "httpx": True,
+        "pydantic.main": False,
+        "plantstore_tui.core.plant.models": False,
+        "truststore": False,
+    }
+
+
 # Run as `python -c CODE`: the app headless until its first frame is drawn, then the modules
 # loaded by then. What the send screen defers to after that frame (the ledger, the client) is
 # scheduled with call_after_refresh: the first such call records instead, and the rest never run.

@@ -30,7 +30,6 @@ from plantstore_tui.core.http.failures import (
 from plantstore_tui.core.http.target import REDACTED, Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
-from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
 from plantstore_tui.core.plant.outcome import (
     Created,
     Failed,
@@ -43,6 +42,7 @@ from plantstore_tui.core.plant.text import shorten
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
+    from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -59,7 +59,11 @@ def _decode_text(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
 
 
+# The models are built when the first answer is read, not with the client: building Pydantic's
+# validators for them costs about 3 MiB that no frame before the first send needs.
 def _parse_plant(body: bytes) -> Plant | str:
+    from plantstore_tui.core.plant.models import Plant, describe_validation_error
+
     try:
         return Plant.model_validate_json(body)
     except ValidationError as exc:
@@ -73,6 +77,8 @@ def _parse_error(body: bytes) -> ApiError | str:
         json.loads(body)
     except (ValueError, RecursionError):
         return "the body is not JSON"
+    from plantstore_tui.core.plant.models import ApiError, describe_validation_error
+
     try:
         return ApiError.model_validate_json(body)
     except ValidationError as exc:
@@ -97,8 +103,11 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        verify: ssl.SSLContext | bool = True
-        if transport is None:
+        # The OS trust store's context (truststore, about 0.5 MiB) is built for the first
+        # transport, not with the client; a CA file is read now, so that a bad one stops every
+        # send from the start.
+        verify: ssl.SSLContext | None = None
+        if transport is None and ca_bundle is not None:
             try:
                 verify = tls_context(ca_bundle)
             except CABundleError as exc:
@@ -220,6 +229,8 @@ class PlantStoreClient:
             return self._given
         if self._idle:
             return self._idle.pop()
+        if self._verify is None:
+            self._verify = tls_context()
         transport = httpx.AsyncHTTPTransport(
             verify=self._verify, trust_env=False, proxy=self._httpx_proxy
         )
@@ -305,7 +316,7 @@ class PlantStoreClient:
 
         if 200 <= status < 300:
             parsed = _parse_plant(body)
-            if isinstance(parsed, Plant):
+            if not isinstance(parsed, str):
                 return Created(
                     url=self.url,
                     sent=plant,
@@ -331,9 +342,9 @@ class PlantStoreClient:
             sent=plant,
             status=status,
             elapsed_ms=elapsed_ms,
-            error=error if isinstance(error, ApiError) else None,
+            error=None if isinstance(error, str) else error,
             body=text,
-            body_problem=None if isinstance(error, ApiError) else shorten(error),
+            body_problem=shorten(error) if isinstance(error, str) else None,
             retry_after=retry_after,
             off_spec=marks,
             proxy=self._proxy_url,

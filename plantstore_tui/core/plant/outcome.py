@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.text import QUOTED, shorten
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 
 
 class PlantFate(StrEnum):
