@@ -121,7 +121,7 @@ def test_a_fate_unknown_is_said_once_when_the_note_says_it_already() -> None:
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.store import PlantState
     from plantstore_tui.core.store.sessions import SENDING_WHEN_ENDED
-    from plantstore_tui.ui.widgets.response_log import render_plant
+    from plantstore_tui.ui.widgets.log_entry import render_plant
 
     at = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
     plant = QueuedPlant(

@@ -1,252 +1,31 @@
 """The response log: one entry per plant sent; everything from the server is literal text.
 
 An entry can change in place: a queued plant's entry says queued, then sending, then its outcome.
+What an entry says is made in `log_entry.py`; this widget lays the entries out and draws them.
 """
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_right
-from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Group, RenderableType
-from rich.highlighter import JSONHighlighter
-from rich.padding import Padding
+from rich.console import Group
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 from plantstore_tui.ui.textual_compat import once_before_frame
+from plantstore_tui.ui.widgets.log_entry import STYLE_NAMES, Entry, render_note, render_plant
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.sending.queue import QueuedPlant
-
-# A JSON object this short reads best on one line; anything longer or nested is indented.
-_ONE_LINE_JSON = 60
-# "to send " is the longest label; values start one column after it.
-_LABEL_WIDTH = 8  # "to send" and a space
-
-_json_highlighter = JSONHighlighter()
-
-# Style names the renderer asks for; the widget fills them from app.tcss component classes.
-STYLE_NAMES = (
-    "time",
-    "number",
-    "created",
-    "rejected",
-    "failed",
-    "label",
-    "fate",
-    "advice",
-    "note",
-    "pending",
-    "attention",
-)
-
-
-def _style(styles: Mapping[str, Style], name: str) -> Style:
-    return styles.get(name, Style.null())
-
-
-def _json_block(data: Any) -> Text:
-    """`data` as highlighted JSON, one line when short and flat, else indented; always literal.
-
-    Each text in it is cut to a few hundred characters, and each cut named below it: a server's
-    megabyte name is never held or drawn whole.
-    """
-    shown, notes = bounded_json(data)
-    flat = json.dumps(shown, ensure_ascii=False)
-    nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
-    if len(flat) <= _ONE_LINE_JSON and not nested:
-        dumped = flat
-    else:
-        dumped = json.dumps(shown, indent=2, ensure_ascii=False)
-    # json.dumps escapes C0 but lets DEL, C1 and bidi controls through: visible() catches those.
-    text = Text(visible(shorten(dumped, BLOCK_SHOWN, what="the JSON"), keep_newlines=True))
-    _json_highlighter.highlight(text)
-    for note in notes:
-        text.append(f"\n({visible(note)})")
-    return text
-
-
-def _body_block(body: str) -> Text:
-    """A response body: pretty JSON when it parses, else the raw text, cut for display."""
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return Text(visible(shorten(body, what="the body"), keep_newlines=True))
-    return _json_block(data)
-
-
-def _status_words(outcome: Outcome) -> str:
-    status = outcome.status
-    return "no answer" if status is None else str(status)
-
-
-def _outcome_style_name(outcome: Outcome) -> str:
-    from plantstore_tui.core.plant.outcome import Created, Rejected
-
-    if isinstance(outcome, Created):
-        return "created"
-    if isinstance(outcome, Rejected):
-        return "rejected"
-    return "failed"
-
-
-# A labelled row of an entry: its label (maybe empty), then its value.
-Row = tuple[Text, Text]
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One log entry: a header line, then labelled rows (a label may be empty)."""
-
-    header: Text
-    rows: tuple[Row, ...] = ()
-
-    def text(self) -> Text:
-        """The entry as one Text: what is saved, with the values indented under their labels."""
-        out = self.header.copy()
-        for label, value in self.rows:
-            out.append("\n  ")
-            out.append_text(label)
-            out.append(" " * (_LABEL_WIDTH - label.cell_len))
-            for index, line in enumerate(value.split("\n", allow_blank=True)):
-                if index:
-                    out.append("\n  " + " " * _LABEL_WIDTH)
-                out.append_text(line)
-        return out
-
-    def renderable(self) -> RenderableType:
-        """The entry for the screen: long values wrap inside their column, under their label."""
-        if not self.rows:
-            return self.header
-        grid = Table.grid(padding=(0, 1), expand=True)
-        grid.add_column(width=_LABEL_WIDTH - 1, no_wrap=True)
-        grid.add_column(ratio=1, overflow="fold")
-        for label, value in self.rows:
-            grid.add_row(label, value)
-        return Group(self.header, Padding(grid, (0, 0, 0, 2)))
-
-
-def _header(at: datetime, number: int | None, url: str, styles: Mapping[str, Style]) -> Text:
-    header = Text()
-    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
-    if number is not None:
-        header.append(f"  #{number}", _style(styles, "number"))
-    header.append("  POST ")
-    header.append(visible(url))
-    header.append("  ")
-    return header
-
-
-def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -> list[Row]:
-    """What came of one send attempt: its status on the header, and the rows under it; built
-    from Text without interpreting any markup."""
-    from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
-
-    kind = _outcome_style_name(outcome)
-    header.append(_status_words(outcome), _style(styles, kind))
-    if outcome.elapsed_ms is not None:
-        header.append(f"  {outcome.elapsed_ms:.1f} ms", _style(styles, "time"))
-    mark = {"created": "✔", "rejected": "✖", "failed": "⚠"}[kind]
-    rows = [
-        (Text(mark, _style(styles, kind)), Text(visible(outcome.headline), _style(styles, kind)))
-    ]
-
-    def labelled(label: str, value: Text) -> None:
-        rows.append((Text(label, _style(styles, "label")), value))
-
-    labelled("sent", _json_block(outcome.sent.to_body()))
-    match outcome:
-        case Created():
-            labelled("plant", _json_block(outcome.plant.as_received()))
-        case Rejected() if outcome.error is not None:
-            labelled("error", _json_block(outcome.error.as_received()))
-        case Rejected() | Failed() if outcome.body:
-            labelled("body", _body_block(outcome.body))
-        case _:
-            pass
-    if isinstance(outcome, Failed) and outcome.location:
-        labelled("to", Text(visible(shorten(outcome.location, what="Location"))))
-    if outcome.off_spec:
-        off_spec = Text(
-            visible("off spec: " + "; ".join(outcome.off_spec)), _style(styles, "advice")
-        )
-        rows.append((Text("≠", _style(styles, "advice")), off_spec))
-    if not isinstance(outcome, Created):
-        fate = Text()
-        fate.append(fate_sentence(outcome.fate), _style(styles, "fate"))
-        if outcome.advice:
-            fate.append(" ")
-            fate.append(visible(outcome.advice), _style(styles, "advice"))
-        rows.append((Text(""), fate))
-    return rows
-
-
-def render_plant(
-    plant: QueuedPlant,
-    at: datetime,
-    styles: Mapping[str, Style] | None = None,
-    *,
-    after: str | None = None,
-) -> Entry:
-    """The entry of a submitted plant as it stands: queued, sending, its outcome, then what the
-    operator did about it (`after`) if it needed attention."""
-    from plantstore_tui.core.store.records import PlantState
-
-    styles = styles or {}
-    if plant.outcome is not None:
-        header = _header(at, plant.number, plant.outcome.url, styles)
-        rows = _outcome_rows(plant.outcome, header, styles)
-    else:
-        header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
-        words = (
-            "held"
-            if plant.held
-            else {
-                PlantState.QUEUED: "queued",
-                PlantState.SENDING: "sending…",
-            }.get(plant.state, plant.state.value)
-        )
-        header.append(words, _style(styles, "pending"))
-        # Not "sent": it has not gone out yet.
-        rows = [(Text("to send", _style(styles, "label")), _json_block(plant.plant.to_body()))]
-        if plant.note:
-            rows.append((Text("⚠", _style(styles, "failed")), Text(visible(plant.note))))
-    if after is not None:
-        rows.append(
-            (Text("⚑", _style(styles, "label")), Text(visible(after), _style(styles, "label")))
-        )
-    elif plant.needs_attention:
-        flag = Text("needs attention: ", _style(styles, "attention"))
-        flag.append("F4 to load it into the form or dismiss it", _style(styles, "label"))
-        # Said once: a note (a restart, a cancel) may have said it already.
-        if plant.fate_unknown and not any("may exist" in row[1].plain for row in rows):
-            flag.append(" (it may exist already)", _style(styles, "label"))
-        rows.append((Text("⚑", _style(styles, "attention")), flag))
-    return Entry(header, tuple(rows))
-
-
-def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Entry:
-    """A log line that is not a send attempt (a configuration problem, a send refused)."""
-    styles = styles or {}
-    header = Text()
-    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
-    header.append("  ")
-    header.append(visible(text), _style(styles, "note"))
-    return Entry(header)
 
 
 class ResponseLog(ScrollView, can_focus=True):
