@@ -25,13 +25,14 @@ from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.session import Clock, EntrySession
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.screens.confirm import Answer, ProtectedSends
+from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_sending,
     switch_target,
     tell_ledger_news,
 )
+from plantstore_tui.ui.screens.send_submit import submit
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
@@ -40,8 +41,6 @@ from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.form import FormTexts
-    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
     from plantstore_tui.core.store.settings import HistorySettings
 
@@ -175,74 +174,8 @@ class SendScreen(FormScreen):
     def action_send(self) -> None:
         """Check the form; hand a valid plant to the queue and ready the form for the next."""
         texts = self.form.check()
-        if texts is None:
-            return
-        session = self.session
-        if session.problem is not None:
-            self.notify(session.problem, title="Cannot send", severity="error")
-            return
-        if not session.chosen:
-            self.notify(
-                "No target yet: press F2 to choose or create a profile.",
-                title="Not sent",
-                severity="warning",
-            )
-            return
-        target = session.target
-        if target is not None and self.protected.needs_asking(target):
-            self._ask_then_queue(texts, target)
-            return
-        # Before the connection is made nobody knows yet whether the target is protected: such
-        # a plant is confirmed, if it must be, when its turn to be sent comes.
-        self.queue_plant(texts, confirmed=target is not None)
-
-    def _ask_then_queue(self, texts: FormTexts, target: Target) -> None:
-        plant = self.parse(texts)
-        if plant is None:
-            return
-
-        def answered(answer: Answer) -> None:
-            # Called as the answer key is read, before the keys typed after it are applied.
-            if self.protected.record(target, answer):
-                self.queue_plant(texts, confirmed=True)
-            else:
-                self.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
-
-        self.app.push_screen(self.protected.question(target, plant, answered))
-
-    def parse(self, texts: FormTexts) -> NewPlant | None:
-        """The plant the texts make, or None with the form showing why not."""
-        from plantstore_tui.core.plant.form import FormErrors
-        from plantstore_tui.core.plant.models import parse_new_plant
-
-        parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
-        if isinstance(parsed, FormErrors):
-            self.form.show_errors(parsed.errors)
-            return None
-        return parsed
-
-    def queue_plant(self, texts: FormTexts, *, confirmed: bool, from_form: bool = True) -> None:
-        """Take a plant into the session and put it in line; `from_form` hands the form over."""
-        from plantstore_tui.core.store import StoreError
-
-        plant = self.parse(texts)
-        if plant is None:
-            return
-        try:
-            # Committed (synchronous=FULL) before the form lets go of the plant or its log
-            # entry is drawn: what the screen shows as taken is on disk.
-            queued = self.session.take(texts, plant, confirmed=confirmed)
-        except StoreError as exc:
-            self.notify(
-                f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
-                "The plant is still in the form.",
-                title="Not sent",
-                severity="error",
-            )
-            return
-        if from_form:
-            self.form.hand_over(texts)
-        self.session.enqueue(queued)
+        if texts is not None:
+            submit(self, texts)
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.screens.confirm import Answer
+from plantstore_tui.ui.screens.send_submit import parse, queue_plant
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry
@@ -104,17 +105,17 @@ def resend_from_history(screen: SendScreen, entry: HistoryEntry) -> str | None:
     texts = entry.typed
     target = session.target
     if target is not None and protected.needs_asking(target):
-        plant = screen.parse(texts)
+        plant = parse(screen, texts)
         if plant is None:
             return "That send no longer makes a valid plant."
 
         def answered(answer: Answer) -> None:
             if protected.record(target, answer):
-                screen.queue_plant(texts, confirmed=True, from_form=False)
+                queue_plant(screen, texts, confirmed=True, from_form=False)
 
         # Asked once the history screen, which closes on this answer, is gone.
         question = protected.question(target, plant, answered)
         screen.call_after_refresh(screen.app.push_screen, question)
         return None
-    screen.queue_plant(texts, confirmed=target is not None, from_form=False)
+    queue_plant(screen, texts, confirmed=target is not None, from_form=False)
     return None

@@ -1,0 +1,94 @@
+"""Taking a plant in from the send screen: why it cannot be sent yet, the question a protected
+target asks first, and the plant written to the ledger as queued before the form lets go of it.
+
+The send (Ctrl+S) and a resend from the history (send_views.py) both come through here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from plantstore_tui.core.plant.text import visible
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.ui.screens.confirm import Answer
+    from plantstore_tui.ui.screens.send import SendScreen
+
+
+def submit(screen: SendScreen, texts: FormTexts) -> None:
+    """Hand the form's checked texts to the queue, or say why not (asking first if the target
+    is protected)."""
+    session = screen.session
+    if session.problem is not None:
+        screen.notify(session.problem, title="Cannot send", severity="error")
+        return
+    if not session.chosen:
+        screen.notify(
+            "No target yet: press F2 to choose or create a profile.",
+            title="Not sent",
+            severity="warning",
+        )
+        return
+    target = session.target
+    if target is not None and screen.protected.needs_asking(target):
+        _ask_then_queue(screen, texts, target)
+        return
+    # Before the connection is made nobody knows yet whether the target is protected: such
+    # a plant is confirmed, if it must be, when its turn to be sent comes.
+    queue_plant(screen, texts, confirmed=target is not None)
+
+
+def _ask_then_queue(screen: SendScreen, texts: FormTexts, target: Target) -> None:
+    plant = parse(screen, texts)
+    if plant is None:
+        return
+
+    def answered(answer: Answer) -> None:
+        # Called as the answer key is read, before the keys typed after it are applied.
+        if screen.protected.record(target, answer):
+            queue_plant(screen, texts, confirmed=True)
+        else:
+            screen.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
+
+    screen.app.push_screen(screen.protected.question(target, plant, answered))
+
+
+def parse(screen: SendScreen, texts: FormTexts) -> NewPlant | None:
+    """The plant the texts make, or None with the form showing why not."""
+    from plantstore_tui.core.plant.form import FormErrors
+    from plantstore_tui.core.plant.models import parse_new_plant
+
+    parsed = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
+    if isinstance(parsed, FormErrors):
+        screen.form.show_errors(parsed.errors)
+        return None
+    return parsed
+
+
+def queue_plant(
+    screen: SendScreen, texts: FormTexts, *, confirmed: bool, from_form: bool = True
+) -> None:
+    """Take a plant into the session and put it in line; `from_form` hands the form over."""
+    from plantstore_tui.core.store import StoreError
+
+    plant = parse(screen, texts)
+    if plant is None:
+        return
+    try:
+        # Committed (synchronous=FULL) before the form lets go of the plant or its log
+        # entry is drawn: what the screen shows as taken is on disk.
+        queued = screen.session.take(texts, plant, confirmed=confirmed)
+    except StoreError as exc:
+        screen.notify(
+            f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
+            "The plant is still in the form.",
+            title="Not sent",
+            severity="error",
+        )
+        return
+    if from_form:
+        screen.form.hand_over(texts)
+    screen.session.enqueue(queued)
