@@ -55,7 +55,7 @@ def submits(count: int, synchronous: str, path: Path) -> tuple[list[float], list
     """Milliseconds per submit (take) and per send's writes (sending + settle)."""
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
-    from plantstore_tui.core.store.ledger import open_ledger
+    from plantstore_tui.core.store.opening import open_ledger
     from plantstore_tui.core.store.rows import NewRow
 
     ledger = open_ledger("tui", path=path)
@@ -90,7 +90,7 @@ def fill(rows: int, path: Path) -> int:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store import rows as row_sql
-    from plantstore_tui.core.store.ledger import open_ledger
+    from plantstore_tui.core.store.opening import open_ledger
 
     ledger = open_ledger("add", path=path)
     with ledger.db.write() as connection:

@@ -15,7 +15,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, Plant
 from plantstore_tui.core.plant.outcome import Created
 from plantstore_tui.core.store import ledger_path
-from plantstore_tui.core.store.ledger import open_ledger
+from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.widgets.plant_form import PlantForm

@@ -106,7 +106,7 @@ def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str)
         return CheckedFile(name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
     if not validation.ok:
         return CheckedFile(name, path, fmt, validation, stamp=stamp)
-    from plantstore_tui.core.store.ledger import open_for_reading
+    from plantstore_tui.core.store.opening import open_for_reading
 
     try:
         ledger = open_for_reading()
@@ -136,7 +136,7 @@ class ImportLedger:
 
 def open_for_import(profile: str | None) -> ImportLedger:
     """The ledger for an import to `profile`, and its history switch; `StoreError` if unusable."""
-    from plantstore_tui.core.store.ledger import open_ledger
+    from plantstore_tui.core.store.opening import open_ledger
     from plantstore_tui.core.store.settings import history_settings
 
     settings = history_settings(profile)

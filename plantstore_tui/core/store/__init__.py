@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store.database import LEDGER_FILE, StoreError, ledger_path
-    from plantstore_tui.core.store.ledger import Ledger, open_for_reading, open_ledger
+    from plantstore_tui.core.store.ledger import Ledger
+    from plantstore_tui.core.store.opening import open_for_reading, open_ledger
     from plantstore_tui.core.store.records import (
         ATTENTION_STATES,
         HistoryEntry,
@@ -29,8 +30,8 @@ _HOMES = {
     "StoreError": "database",
     "ledger_path": "database",
     "Ledger": "ledger",
-    "open_for_reading": "ledger",
-    "open_ledger": "ledger",
+    "open_for_reading": "opening",
+    "open_ledger": "opening",
     "ATTENTION_STATES": "records",
     "HistoryEntry": "records",
     "HistoryFilter": "records",

@@ -47,7 +47,7 @@ class Recorder:
     @classmethod
     def open(cls, source: str, profile: str | None, *, warn: Callable[[str], None]) -> Recorder:
         """The ledger for sends of `source` to `profile`, or an inactive recorder (said why)."""
-        from plantstore_tui.core.store.ledger import open_ledger
+        from plantstore_tui.core.store.opening import open_ledger
         from plantstore_tui.core.store.settings import history_settings
 
         settings = history_settings(profile)

@@ -16,7 +16,7 @@ import pytest
 from burst_support import stored_plants
 
 from plantstore_tui.core.store import HistoryFilter, Ledger, PlantState, open_for_reading
-from plantstore_tui.core.store.ledger import open_ledger
+from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.server.runner import BackgroundServer
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "previous_release"

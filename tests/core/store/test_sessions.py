@@ -18,7 +18,7 @@ from typing import Any
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.store import PlantState, StoreError
-from plantstore_tui.core.store.ledger import open_ledger
+from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.core.store.rows import NewRow
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "previous_release" / "data"
@@ -85,7 +85,7 @@ HOLDER = textwrap.dedent(
     import sys
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
-    from plantstore_tui.core.store.ledger import open_ledger
+    from plantstore_tui.core.store.opening import open_ledger
     from plantstore_tui.core.store.rows import NewRow
 
     ledger = open_ledger("tui")
