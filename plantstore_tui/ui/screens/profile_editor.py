@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import SecretStr
@@ -18,31 +16,24 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static,
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.profiles import (
-    FIELDS,
-    InvalidProfile,
-    Profile,
-    name_problem,
-    profile_from_table,
-)
+from plantstore_tui.core.config.profiles import FIELDS, Profile, profile_from_table
 from plantstore_tui.core.config.store import ProfileStore, SaveReport
-from plantstore_tui.core.http.hosts import insecure_http_problem
-from plantstore_tui.core.http.proxy import check_proxy_setting, shown_proxy
+from plantstore_tui.core.http.proxy import shown_proxy
 from plantstore_tui.core.http.target import Limits
-from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui.screens.profile_checks import (
+    CHECKED,
+    EditorTexts,
+    TokenChoice,
+    choice_of,
+    problems,
+    profile_table,
+    typed_token,
+)
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from plantstore_tui.core.config.tokens import TokenSource
-
-
-class TokenChoice(Enum):
-    """Where the edited profile's token comes from."""
-
-    TYPED = "typed"
-    ENV = "env"
-    COMMAND = "command"
 
 
 # Fewer rows than this (the form needs 31 with fields of three rows) and each field takes one.
@@ -52,17 +43,6 @@ _CHOICE_LABELS = {
     TokenChoice.ENV: "Environment variable",  # the three fit 80 columns in a row
     TokenChoice.COMMAND: "Command",
 }
-# The order problems are looked for in, and the cursor goes to the first bad field.
-_CHECKED = (
-    "name",
-    "base_url",
-    "token",
-    "token_env",
-    "token_command",
-    "timeout",
-    "ca_bundle",
-    "proxy",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,25 +51,6 @@ class _TokenPlaces:
 
     home: TokenSource
     current: TokenSource | None
-
-
-def _choice_of(profile: Profile | None) -> TokenChoice:
-    if profile is not None and profile.token_env is not None:
-        return TokenChoice.ENV
-    if profile is not None and profile.token_command is not None:
-        return TokenChoice.COMMAND
-    return TokenChoice.TYPED
-
-
-def _timeout_value(text: str) -> object:
-    """A number for the core to check, or the text itself so the core says why it is not one."""
-    stripped = text.strip()
-    if not stripped:
-        return None
-    try:
-        return float(stripped)
-    except ValueError:
-        return stripped
 
 
 class ProfileEditor(ModalScreen[SaveReport | None]):
@@ -106,7 +67,7 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         super().__init__()
         self._store = store
         self._profile = profile
-        self._choice = _choice_of(profile)
+        self._choice = choice_of(profile)
         self._places: _TokenPlaces | None = None
         # A field's message shows once it has held text (or Save was pressed): no wall of red.
         self._touched: set[str] = set()
@@ -301,91 +262,38 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         """Show or hide the typed token."""
         self.query_one("#editor-reveal", Switch).toggle()
 
-    def _table(self) -> dict[str, object]:
-        """The settings as profiles.toml would hold them, unchecked."""
-        table: dict[str, object] = {"base_url": self._input("base_url").value.strip()}
-        if self._choice is TokenChoice.ENV:
-            table["token_env"] = self._input("token_env").value.strip()
-        elif self._choice is TokenChoice.COMMAND:
-            table["token_command"] = self._input("token_command").value.strip()
-        if self.query_one("#editor-protected", Switch).value:
-            table["protected"] = True
-        if self.query_one("#editor-insecure", Switch).value:
-            table["allow_insecure_http"] = True
-        timeout = _timeout_value(self._input("timeout").value)
-        if timeout is not None:
-            table["timeout"] = timeout
-        ca_bundle = self._input("ca_bundle").value.strip()
-        if ca_bundle:
-            table["ca_bundle"] = ca_bundle
-        proxy = self._input("proxy").value.strip()
-        saved = None if self._profile is None else self._profile.proxy
-        if saved is not None and proxy == shown_proxy(saved):
-            proxy = saved  # shown without its password: unchanged, the password stays
-        if proxy:
-            table["proxy"] = proxy
-        # Not shown here, so kept as it is (`profile edit --history/--no-history` changes it).
-        if self._profile is not None and not self._profile.history:
-            table["history"] = False
-        return table
-
-    def _profile_name(self) -> str:
-        return self._profile.name if self._profile is not None else self._input("name").value
-
-    def _token(self) -> SecretStr | None:
-        text = self._input("token").value.strip()
-        return SecretStr(text) if self._choice is TokenChoice.TYPED and text else None
-
-    def _problems(self) -> tuple[dict[str, str], str | None]:
-        """Each field's problem, and the core's verdict on the whole profile when they are fine."""
-        problems: dict[str, str] = {}
-        if self._profile is None and (problem := name_problem(self._profile_name())) is not None:
-            problems["name"] = problem
-        try:
-            base_url = normalize_base_url(self._input("base_url").value)
-        except InvalidBaseURL as exc:
-            problems["base_url"] = str(exc)
-        else:
-            allowed = self.query_one("#editor-insecure", Switch).value
-            if (problem := insecure_http_problem(base_url, allowed=allowed)) is not None:
-                problems["base_url"] = f"{problem}: use https://, or allow plain http below"
-        if self._choice is TokenChoice.TYPED:
-            token = self._token()
-            keeps_saved = self._profile is not None and self._profile.keeps_token
-            if token is not None or not keeps_saved:
-                problem = token_problem(token or SecretStr(""))
-                if problem is not None:
-                    problems["token"] = problem
-        ca_bundle = self._input("ca_bundle").value.strip()
-        if ca_bundle and not Path(ca_bundle).expanduser().is_file():
-            problems["ca_bundle"] = "no such file: give the path of a PEM file of CA certificates"
-        proxy = self._input("proxy").value
-        if proxy.strip() and (problem := check_proxy_setting(proxy, "this field")) is not None:
-            problems["proxy"] = problem
-        if problems:
-            return problems, None
-        # The rest (variable name, command, timeout) is the core's to judge, in its words.
-        try:
-            profile_from_table(self._profile_name(), self._table())
-        except InvalidProfile as exc:
-            return problems, str(exc)
-        return problems, None
+    def _texts(self) -> EditorTexts:
+        """What the fields hold now."""
+        profile = self._profile
+        return EditorTexts(
+            name=profile.name if profile is not None else self._input("name").value,
+            base_url=self._input("base_url").value,
+            choice=self._choice,
+            token=self._input("token").value,
+            token_env=self._input("token_env").value,
+            token_command=self._input("token_command").value,
+            protected=self.query_one("#editor-protected", Switch).value,
+            insecure=self.query_one("#editor-insecure", Switch).value,
+            timeout=self._input("timeout").value,
+            ca_bundle=self._input("ca_bundle").value,
+            proxy=self._input("proxy").value,
+        )
 
     def _check(self, *, everything: bool = False) -> bool:
         """Show the problems of the fields touched (all of them with `everything`); True if none."""
         if everything:
-            self._touched.update(_CHECKED)
-        problems, overall = self._problems()
-        for key in _CHECKED:
-            shown = problems.get(key) if key in self._touched else None
+            self._touched.update(CHECKED)
+        found, overall = problems(self._texts(), self._profile)
+        for key in CHECKED:
+            shown = found.get(key) if key in self._touched else None
             self._show_message(key, shown)
             self._input(key).set_class(shown is not None, "-invalid")
         self._show_message("form", overall if self._touched else None)
         if everything:
-            first = next((key for key in _CHECKED if key in problems), None)
+            first = next((key for key in CHECKED if key in found), None)
             if first is not None:
                 self._input(first).focus()
-        return not problems and overall is None
+        return not found and overall is None
 
     def _show_message(self, key: str, words: str | None) -> None:
         message = self.query_one(f"#editor-{key}-message", Static)
@@ -405,7 +313,8 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         self._saving = True
         self.query_one("#editor-save", Button).disabled = True
         self._show_message("save", None)
-        self._save(self._profile_name(), self._table(), self._token())
+        texts = self._texts()
+        self._save(texts.name, profile_table(texts, self._profile), typed_token(texts))
 
     @work(thread=True, exclusive=True, exit_on_error=False, name="save")
     def _save(self, name: str, table: dict[str, object], token: SecretStr | None) -> SaveReport:
