@@ -44,7 +44,6 @@ from plantstore_tui.core.importing import (
     ImportSettings,
     RowResult,
     StopReason,
-    Validation,
     check_file,
     file_stamp,
     left_out,
@@ -55,6 +54,7 @@ from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import PlantState, StoreError
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.import_question import import_question
+from plantstore_tui.ui.screens.import_verdict import Verdict, verdict_of
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
 
@@ -73,15 +73,6 @@ _GRACE_SECONDS = 5.0
 # Counts are drawn a few times a second, not once a row: thousands of rows a second would
 # otherwise spend the UI's time on repaints.
 _REDRAW_SECONDS = 0.2
-
-
-def _problems_text(checked: CheckedFile, validation: Validation) -> Text:
-    shown = visible(checked.name)
-    lines = [visible(problem.where(shown)) for problem in validation.problems]
-    hidden = validation.problem_count - len(validation.problems)
-    if hidden:
-        lines.append(f"… and {hidden:,} more bad row(s) not listed")
-    return Text("\n".join(lines))
 
 
 class ImportScreen(Screen[None]):
@@ -212,44 +203,12 @@ class ImportScreen(Screen[None]):
         self._checked = checked if checked is not None and checked.sendable else None
         send = self.query_one("#import-send", Button)
         send.disabled = self._checked is None
-        problems = self.query_one("#import-problems", Static)
-        problems.update("")
-        listed = (
-            checked is not None and checked.validation is not None and not checked.validation.ok
-        )
-        self.query_one("#import-problems-scroll").set_class(listed, "-shown")
-        if checked is None:
-            self._verdict(Text())
-            return
-        shown = visible(checked.name)
-        validation = checked.validation
-        if validation is None:
-            self._verdict(
-                Text(f"This file cannot be read as plants; nothing was sent.\n{checked.problem}"),
-                "-bad",
-            )
-        elif not validation.ok:
-            self._verdict(
-                Text(
-                    f"{shown}: {validation.problem_count:,} bad row(s) of {validation.rows:,}; "
-                    "nothing will be sent. Fix the file, then check it again (Enter in the path)."
-                ),
-                "-bad",
-            )
-            problems.update(_problems_text(checked, validation))
-        else:
-            assert checked.fmt is not None
-            words = (
-                f"{shown}: {validation.valid:,} plant(s), every row valid "
-                f"({checked.fmt.value}, {validation.size:,} bytes)."
-            )
-            if checked.ledger_problem is not None:
-                words += f"\nCannot send: {visible(checked.ledger_problem)}"
-            elif checked.earlier is not None:
-                words += "\nImported to this target before: Send offers to resume or restart."
-            self._verdict(Text(words), "-ok" if checked.sendable else "-bad")
-            if checked.sendable:
-                send.focus()
+        verdict = Verdict(Text(), "") if checked is None else verdict_of(checked)
+        self.query_one("#import-problems", Static).update(verdict.problems or "")
+        self.query_one("#import-problems-scroll").set_class(verdict.problems is not None, "-shown")
+        self._verdict(verdict.text, verdict.kind)
+        if self._checked is not None:
+            send.focus()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A check's result (the latest only), the end of sending, or the bug that stopped one."""
