@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
-from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import (
     HistoryEntry,
     HistoryFilter,
@@ -27,7 +27,7 @@ from plantstore_tui.core.store import (
     ledger_path,
     open_for_reading,
 )
-from plantstore_tui.core.store.records import OUTCOMES, outcome_words, pending_words, utc_now
+from plantstore_tui.core.store.records import OUTCOMES, utc_now
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
 _DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
@@ -134,33 +134,6 @@ def _filter(
     )
 
 
-def _local(moment: datetime) -> str:
-    return f"{moment.astimezone():%Y-%m-%d %H:%M:%S}"
-
-
-def _table(entries: list[HistoryEntry]) -> str:
-    rows = [("#", "time", "source", "profile", "id", "name", "outcome", "status", "ms")]
-    for entry in entries:
-        rows.append(
-            (
-                str(entry.entry),
-                _local(entry.time),
-                entry.source,
-                visible(entry.profile or "-"),
-                str(entry.plant_id),
-                visible(shorten(entry.name, 24)),
-                outcome_words(entry),
-                "-" if entry.status is None else str(entry.status),
-                "-" if entry.elapsed_ms is None else f"{entry.elapsed_ms:.1f}",
-            )
-        )
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    )
-
-
 @click.group(invoke_without_command=True)
 @click.option("--profile", metavar="NAME", help="Only sends to this profile.")
 @click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
@@ -230,7 +203,7 @@ def history(
     if not entries:
         click.echo("No sends in the history match." if store is not None else "No history yet.")
         return
-    click.echo(_table(entries))
+    click.echo(history_table(entries))
     if total > len(entries):
         click.echo(f"({len(entries)} of {total:,}; --limit N to see more)")
 
@@ -261,28 +234,7 @@ def _list_pending(where: HistoryFilter, as_json: bool) -> None:
     if not entries:
         click.echo("Nothing waits for an operator.")
         return
-    rows = [("#", "queued", "state", "target", "id", "name", "tag", "why")]
-    for entry in entries:
-        typed = entry.typed
-        rows.append(
-            (
-                str(entry.entry),
-                _local(entry.time),
-                pending_words(entry),
-                visible(shorten(entry.profile or entry.base_url, 24)),
-                visible(shorten(typed.id, 20)),
-                visible(shorten(typed.name, 24)),
-                visible(shorten(typed.tag, 12)),
-                visible(shorten(entry.note or entry.message, 60)),
-            )
-        )
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    click.echo(
-        "\n".join(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-            for row in rows
-        )
-    )
+    click.echo(pending_table(entries))
     click.echo(
         f"({len(entries)} plant(s): the TUI's needs attention (F4) loads each into the form or "
         "dismisses it)"
@@ -307,36 +259,7 @@ def show(entry: int, as_json: bool) -> None:
         answer = found.to_json() | {"response": found.response, "log_ref": found.log_ref}
         click.echo(json.dumps(answer, ensure_ascii=True))
         return
-    timing = "" if found.elapsed_ms is None else f" in {found.elapsed_ms:.1f} ms"
-    status = "no answer" if found.status is None else str(found.status)
-    lines = [
-        f"History #{found.entry}: {_local(found.time)} from {found.source}"
-        + (f" (profile {visible(found.profile)})" if found.profile else ""),
-        f"  POST {visible(found.url)}{visible(through_words(found.proxy))}: {status}{timing}",
-        f"  sent: {visible(found.body.decode('utf-8'))}",
-        f"  state: {found.state.value}"
-        + (", held" if found.held else "")
-        + (", dismissed" if found.dismissed else ""),
-        f"  outcome: {outcome_words(found)}; the plant: {found.fate}",
-        f"  message: {visible(found.message)}",
-    ]
-    typed = found.typed
-    if (typed.name, typed.id, typed.tag) != (found.name, str(found.plant_id), found.tag or ""):
-        lines.append(
-            f"  typed: name {visible(repr(typed.name))}, id {visible(repr(typed.id))}, "
-            f"tag {visible(repr(typed.tag))}"
-        )
-    if found.note and found.note != found.message:
-        lines.append(f"  note: {visible(found.note)}")
-    if found.batch is not None:
-        lines.append(f"  import batch {found.batch}, line {found.line}")
-    if found.off_spec:
-        lines.append(f"  off spec: {visible('; '.join(found.off_spec))}")
-    if found.response:
-        lines.append(f"  received: {visible(found.response)}")
-    if found.log_ref:
-        lines.append(f"  in the {found.source} session: {visible(found.log_ref)}")
-    click.echo("\n".join(lines))
+    click.echo(entry_text(found))
 
 
 @history.command()
