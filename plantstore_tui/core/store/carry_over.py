@@ -8,19 +8,21 @@ named again on the next start, until it is readable or removed).
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from plantstore_tui.core.errors import PlantStoreError
-from plantstore_tui.core.plant.text import shorten
 from plantstore_tui.core.store.database import Database
+from plantstore_tui.core.store.old_files import (
+    Unreadable,
+    import_names,
+    open_old,
+    read_recovery,
+    utc_time,
+)
 from plantstore_tui.core.store.records import PlantState, format_time, utc_now
 from plantstore_tui.core.store.rows import INSERT_COLUMNS, SETTLE_COLUMNS
 from plantstore_tui.core.store.sessions import QUEUED_WHEN_ENDED, SENDING_WHEN_ENDED
@@ -29,10 +31,8 @@ OLD_HISTORY = "history.sqlite3"
 OLD_JOURNAL = "import-journal.sqlite3"
 OLD_RECOVERY_DIR = "recovery"
 _RECOVERY_PREFIX, _RECOVERY_SUFFIX = "recovery-", ".json"
-_MAX_RECOVERY_BYTES = 16 * 1024 * 1024
 _UNSETTLED_NOTE = "No outcome recorded: plantstore-tui ended during the send; it may exist already."
 _JOURNAL_NOTE = "Carried over from the import journal, which kept the id only."
-_FILE_STATES = frozenset(("queued", "sending", "rejected", "failed", "unknown", "held"))
 
 
 @dataclass(slots=True)
@@ -99,10 +99,6 @@ def carry_over_previous_release(db: Database) -> CarryOver:
     return report
 
 
-class _Unreadable(PlantStoreError):
-    """Why a file of the previous release cannot be taken in."""
-
-
 def _reader(
     read: Callable[[sqlite3.Connection, Path], int], connection: sqlite3.Connection, path: Path
 ) -> Callable[[], int]:
@@ -115,7 +111,7 @@ def _take(
     connection.execute("SAVEPOINT carry")
     try:
         plants = read()
-    except (_Unreadable, sqlite3.Error, OSError, UnicodeDecodeError) as exc:
+    except (Unreadable, sqlite3.Error, OSError, UnicodeDecodeError) as exc:
         connection.execute("ROLLBACK TO carry")
         connection.execute("RELEASE carry")
         words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -128,12 +124,6 @@ def _take(
     connection.execute("RELEASE carry")
     report.plants += plants
     report.files.append(name)
-
-
-def _open_old(path: Path) -> sqlite3.Connection:
-    # Read-only, so the old file is never changed; a WAL it left behind is still read.
-    uri = path.resolve().as_uri() + "?mode=ro"
-    return sqlite3.connect(uri, uri=True, timeout=5.0)
 
 
 # The columns a front end writes (rows.py), and the operator's say that only a carried row sets.
@@ -183,7 +173,7 @@ def _history(
     journal_carried: bool,
     in_flight: set[tuple[str, int, str]],
 ) -> int:
-    old = _open_old(path)
+    old = open_old(path)
     try:
         found = old.execute(
             "SELECT time, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
@@ -231,8 +221,8 @@ def _history(
 
 
 def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> int:
-    names = _import_names(history_path)
-    old = _open_old(path)
+    names = import_names(history_path)
+    old = open_old(path)
     try:
         batches = old.execute(
             "SELECT id, sha256, base_url, profile, file_name, rows, started_at FROM batches "
@@ -250,7 +240,7 @@ def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> 
         cursor = connection.execute(
             "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at, "
             "finished) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (sha256, base_url, profile, file_name, count, _utc(started), int(done >= count)),
+            (sha256, base_url, profile, file_name, count, utc_time(started), int(done >= count)),
         )
         assert cursor.lastrowid is not None
         renumbered[batch_id] = (cursor.lastrowid, base_url, profile)
@@ -259,7 +249,7 @@ def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> 
         name, tag, body = names.get((base_url, plant_id), ("", None, b"null"))
         new_state = PlantState.UNKNOWN if state == "sending" else PlantState(state)
         outcome = {"created": "created", "rejected": "rejected"}.get(state, "failed")
-        when = _utc(updated)
+        when = utc_time(updated)
         note = _JOURNAL_NOTE if body == b"null" else None
         if state == "sending":
             note = SENDING_WHEN_ENDED
@@ -286,34 +276,6 @@ def _journal(connection: sqlite3.Connection, path: Path, history_path: Path) -> 
     return len(lines)
 
 
-def _import_names(history_path: Path) -> dict[tuple[str, int], tuple[str, str | None, bytes]]:
-    """Name, tag and body of the imported plants the old history kept, by target and id."""
-    if not history_path.is_file():
-        return {}
-    try:
-        old = _open_old(history_path)
-        try:
-            found = old.execute(
-                "SELECT base_url, plant_id, name, tag, body FROM sends WHERE source = 'import' "
-                "ORDER BY entry"
-            ).fetchall()
-        finally:
-            old.close()
-    except sqlite3.Error:
-        return {}
-    return {(url, plant_id): (name, tag, bytes(body)) for url, plant_id, name, tag, body in found}
-
-
-def _utc(text: str) -> str:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise _Unreadable(f"{shorten(repr(text), 40)} is not a time") from None
-    if moment.utcoffset() is None:
-        raise _Unreadable(f"{shorten(repr(text), 40)} has no time zone")
-    return format_time(moment)
-
-
 def _recovered_in_flight(connection: sqlite3.Connection) -> set[tuple[str, int, str]]:
     found = connection.execute(
         "SELECT base_url, plant_id, name FROM plants WHERE source = 'tui' AND session IS NULL "
@@ -327,12 +289,12 @@ def _recovery(connection: sqlite3.Connection, path: Path) -> int:
     from plantstore_tui.core.plant.form import FormErrors
     from plantstore_tui.core.plant.models import parse_new_plant
 
-    plants = _read_recovery(path)
+    plants = read_recovery(path)
     for number, item in enumerate(plants, 1):
         parsed = parse_new_plant(name=item["name"], id=item["id"], tag=item["tag"])
         if isinstance(parsed, FormErrors):
             words = "; ".join(parsed.errors.values())
-            raise _Unreadable(f"plant {number} no longer makes a plant: {words}")
+            raise Unreadable(f"plant {number} no longer makes a plant: {words}")
         state = item["state"]
         held = state in ("queued", "held")
         new_state = PlantState.QUEUED if held else PlantState(state)
@@ -341,7 +303,7 @@ def _recovery(connection: sqlite3.Connection, path: Path) -> int:
         )
         if state == "sending":
             new_state = PlantState.UNKNOWN
-        when = _utc(item["queued_at"])
+        when = utc_time(item["queued_at"])
         _insert(
             connection,
             source="tui",
@@ -362,44 +324,3 @@ def _recovery(connection: sqlite3.Connection, path: Path) -> int:
             message=item["reason"] or None,
         )
     return len(plants)
-
-
-def _read_recovery(path: Path) -> list[dict[str, Any]]:
-    # O_NONBLOCK: a FIFO named like a recovery file must not hang the start.
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise _Unreadable("not a regular file")
-        if status.st_size > _MAX_RECOVERY_BYTES:
-            raise _Unreadable(f"larger than 16 MiB ({status.st_size:,} bytes)")
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read(_MAX_RECOVERY_BYTES + 1)
-    finally:
-        os.close(fd)
-    try:
-        document = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
-        raise _Unreadable(f"not JSON: {shorten(str(exc), 80)}") from None
-    if not isinstance(document, dict) or document.get("format") != "plantstore-tui recovery":
-        raise _Unreadable("not a plantstore-tui recovery file")
-    if document.get("version") != 1:
-        raise _Unreadable(f"version {shorten(repr(document.get('version')), 20)}, not 1")
-    plants = document.get("plants")
-    if not isinstance(plants, list):
-        raise _Unreadable("'plants' is not an array")
-    for number, item in enumerate(plants, 1):
-        _check_plant(item, number)
-    return plants
-
-
-def _check_plant(item: object, number: int) -> None:
-    if not isinstance(item, dict):
-        raise _Unreadable(f"plant {number} is not an object")
-    for key in ("name", "id", "tag", "reason", "base_url", "queued_at", "state"):
-        if not isinstance(item.get(key), str):
-            raise _Unreadable(f"plant {number}'s {key!r} is missing or not a string")
-    if item["state"] not in _FILE_STATES:
-        raise _Unreadable(f"plant {number}'s state {shorten(repr(item['state']), 20)} is unknown")
-    if item.get("profile") is not None and not isinstance(item["profile"], str):
-        raise _Unreadable(f"plant {number}'s 'profile' is not a string")
