@@ -140,11 +140,14 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "plantstore_tui.core.plant.outcome",
     "plantstore_tui.core.store.database",
     "plantstore_tui.core.store.ledger",
+    "plantstore_tui.core.store.opening",
+    "plantstore_tui.core.store.old_files",
     "plantstore_tui.core.importing",
     "plantstore_tui.server",
     "plantstore_tui.cli.add",
     "plantstore_tui.cli.check",
     "plantstore_tui.cli.history",
+    "plantstore_tui.cli.history_text",
     "plantstore_tui.cli.import_file",
     "plantstore_tui.cli.profile",
     "plantstore_tui.ui.screens.attention",
@@ -153,7 +156,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "plantstore_tui.ui.screens.help",
     "plantstore_tui.ui.screens.history",
     "plantstore_tui.ui.screens.import_screen",
+    "plantstore_tui.ui.screens.import_verdict",
     "plantstore_tui.ui.screens.profiles",
+    "plantstore_tui.ui.screens.profile_checks",
 )
 
 
