@@ -36,6 +36,22 @@ from plantstore_tui.core.store import (
 from plantstore_tui.core.store.rows import NewRow
 
 BASE_URL = "http://127.0.0.1:9"
+# What a history entry's JSON adds to the outcome's JSON (`add --json`).
+ENTRY_KEYS = frozenset(
+    {
+        "entry",
+        "time",
+        "source",
+        "profile",
+        "base_url",
+        "state",
+        "held",
+        "dismissed",
+        "note",
+        "batch",
+        "line",
+    }
+)
 
 
 def data_dir() -> Path:

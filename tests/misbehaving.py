@@ -220,6 +220,18 @@ def spec_like(request: ReceivedRequest) -> list[Action]:
     return [Send(json_response(200, plant))]
 
 
+def first_hangs(arrived: asyncio.Event) -> Script:
+    """The first request gets no answer at all; every later one is answered as the spec says."""
+
+    def script(request: ReceivedRequest) -> list[Action]:
+        if not arrived.is_set():
+            arrived.set()
+            return [Hang()]
+        return spec_like(request)
+
+    return script
+
+
 def html_502() -> list[Action]:
     """What a reverse proxy says when the deployment behind it is down."""
     page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"

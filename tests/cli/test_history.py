@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 from ledger_support import (
+    ENTRY_KEYS,
     all_rows,
     created,
     failed,
@@ -55,20 +56,7 @@ ADD_JSON_KEYS = {
     "message",
     "off_spec",
 }
-HISTORY_KEYS = ADD_JSON_KEYS | {
-    "fate",
-    "entry",
-    "time",
-    "source",
-    "profile",
-    "base_url",
-    "state",
-    "held",
-    "dismissed",
-    "note",
-    "batch",
-    "line",
-}
+HISTORY_KEYS = ADD_JSON_KEYS | {"fate"} | ENTRY_KEYS
 
 
 def run(*args: str, token: str | None = None, **env: str | None) -> Result:

@@ -10,13 +10,11 @@ import pytest
 from misbehaving import (
     ESCAPES,
     MARKUP,
-    Hang,
     MisbehavingServer,
-    ReceivedRequest,
     Send,
+    first_hangs,
     markup_and_escapes,
     response,
-    spec_like,
 )
 from pydantic import SecretStr
 from snapshot_apps.support import (
@@ -205,18 +203,6 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         assert [plant.typed.name for plant in screen.session.ledger().attention()] == ["Fern"]
 
 
-def _first_hangs(arrived: asyncio.Event) -> Any:
-    """The first request gets no answer at all; every later one is answered as the spec says."""
-
-    def script(request: ReceivedRequest) -> list[Any]:
-        if not arrived.is_set():
-            arrived.set()
-            return [Hang()]
-        return spec_like(request)
-
-    return script
-
-
 def _state_words(screen: SendScreen) -> str:
     return str(screen.status.query_one("#status-state").render())
 
@@ -224,7 +210,7 @@ def _state_words(screen: SendScreen) -> str:
 @pytest.mark.parametrize("hold", [True, False], ids=["hold-the-rest", "keep-sending"])
 async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(hold: bool) -> None:
     arrived = asyncio.Event()
-    async with MisbehavingServer(_first_hangs(arrived)) as server:
+    async with MisbehavingServer(first_hangs(arrived)) as server:
         app = app_for(server.base_url, SecretStr("token-for-a-slow-server"))
         async with app.run_test(size=SIZE) as pilot:
             screen = await ready(app, pilot)

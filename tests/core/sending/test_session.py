@@ -11,7 +11,7 @@ from typing import Any
 
 from burst_support import stored_plants
 from ledger_support import data_dir, ledger_rows
-from misbehaving import Hang, MisbehavingServer, ReceivedRequest, spec_like
+from misbehaving import MisbehavingServer, first_hangs
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import PlantStoreClient
@@ -293,18 +293,6 @@ async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it
         assert session.plants == ()
         assert session.counts() == Counts(queued=0, sending=0, attention=0)
         assert not session.release(again.number, "Dismissed again.")
-
-
-def first_hangs(arrived: asyncio.Event) -> Any:
-    """The first request gets no answer at all; every later one is answered as the spec says."""
-
-    def script(request: ReceivedRequest) -> list[Any]:
-        if not arrived.is_set():
-            arrived.set()
-            return [Hang()]
-        return spec_like(request)
-
-    return script
 
 
 async def test_a_cancelled_send_is_of_unknown_fate_and_the_plants_behind_it_can_be_held() -> None:
