@@ -15,6 +15,8 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
+from plantstore_tui.core.config.store import ProfileStore
+
 CANARY = "CANARY-profiles-7e41c09b2f5d4a83"
 
 
@@ -75,6 +77,12 @@ def isolate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 def use_keyring(monkeypatch: pytest.MonkeyPatch, backend: KeyringBackend) -> None:
     """Make `backend` keyring's backend for this test only."""
     monkeypatch.setattr(keyring.core, "_keyring_backend", backend)
+
+
+def write_profiles(store: ProfileStore, text: str) -> None:
+    """Write `text` as the store's profiles.toml, as an operator's editor would."""
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text(text)
 
 
 def all_text(directory: Path) -> Iterator[str]:

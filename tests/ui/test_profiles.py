@@ -8,12 +8,13 @@ import re
 import shlex
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring
+from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring, write_profiles
 from pydantic import SecretStr
 from snapshot_apps.support import workers_done
 from textual.app import App
@@ -69,6 +70,15 @@ async def settle(pilot: Pilot[Any]) -> None:
     for _ in range(3):
         await workers_done(pilot.app)
         await pilot.pause()
+
+
+@asynccontextmanager
+async def showing(screen: Screen[Any]) -> AsyncIterator[tuple[Host, Pilot[None]]]:
+    """`screen` shown by a Host at SIZE, once its workers are done."""
+    app = Host(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        yield app, pilot
 
 
 _SPAN = re.compile(
@@ -161,9 +171,7 @@ async def test_the_list_shows_each_profile_its_token_source_and_markers(
     store: ProfileStore,
 ) -> None:
     save_three(store)
-    app = Host(ProfilesScreen(store, active="staging"))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store, active="staging")) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         shown = rows(screen)
@@ -192,15 +200,13 @@ async def test_the_list_shows_each_profile_its_token_source_and_markers(
 async def test_profile_names_and_urls_from_the_file_are_shown_literally(
     store: ProfileStore,
 ) -> None:
-    store.path.parent.mkdir(parents=True)
     # A shared profiles.toml may hold anything: markup and escapes are shown, never acted on.
-    store.path.write_text(
+    write_profiles(
+        store,
         '[profiles.ok]\nbase_url = "https://[bold]x.example.com"\n'
-        '[profiles."bad\\u001b[31m"]\nbase_url = "https://plants.example.com"\n'
+        '[profiles."bad\\u001b[31m"]\nbase_url = "https://plants.example.com"\n',
     )
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, _pilot):
         text = screen_text(app)
         assert "\x1b" not in text
         assert "bad\\e[31m" in text
@@ -213,9 +219,7 @@ async def test_profile_names_and_urls_from_the_file_are_shown_literally(
 async def test_add_saves_the_profile_and_keeps_the_typed_token_masked(
     store: ProfileStore,
 ) -> None:
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         assert "No profiles yet" in static_text(app.screen, "#profiles-detail")
         await pilot.press("a")
         await settle(pilot)
@@ -254,9 +258,7 @@ async def test_add_saves_the_profile_and_keeps_the_typed_token_masked(
 async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
     store: ProfileStore,
 ) -> None:
-    app = Host(ProfileEditor(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfileEditor(store)) as (app, pilot):
         editor = editor_of(app)
 
         def message(key: str) -> str:
@@ -301,9 +303,7 @@ async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
 
 async def test_a_refused_save_says_why_and_loses_nothing(store: ProfileStore) -> None:
     store.add(Profile(name="taken", base_url="https://a.example.com", token_env="A_TOKEN"))
-    app = Host(ProfileEditor(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfileEditor(store)) as (app, pilot):
         editor = editor_of(app)
         await type_into(pilot, field(editor, "name"), "taken")
         await type_into(pilot, field(editor, "base_url"), "https://b.example.com")
@@ -322,9 +322,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
     store: ProfileStore,
 ) -> None:
     save_three(store)
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         await highlight(pilot, screen, "local")
@@ -363,9 +361,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
 
 async def test_delete_asks_first_and_removes_the_kept_token(store: ProfileStore) -> None:
     save_three(store)
-    app = Host(ProfilesScreen(store, active="local"))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store, active="local")) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         await highlight(pilot, screen, "local")
@@ -399,9 +395,7 @@ async def test_delete_asks_first_and_removes_the_kept_token(store: ProfileStore)
 
 async def test_set_default_marks_the_profile_and_saves_it(store: ProfileStore) -> None:
     save_three(store)
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         await highlight(pilot, screen, "prod")
@@ -417,16 +411,12 @@ async def test_enter_uses_the_highlighted_profile_and_escape_keeps_the_current_o
     store: ProfileStore,
 ) -> None:
     save_three(store)
-    app = Host(ProfilesScreen(store, active="local"))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store, active="local")) as (app, pilot):
         await pilot.press("down", "down", "enter")
         await pilot.pause()
         assert app.results == ["prod"]
 
-    app = Host(ProfilesScreen(store, active="local"))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store, active="local")) as (app, pilot):
         await pilot.press("escape")
         await pilot.pause()
         assert app.results == [None]
@@ -442,9 +432,7 @@ async def test_test_runs_the_check_and_shows_its_table(
         Profile(name="good", base_url=reference_server.base_url), token=reference_server.token
     )
     store.add(Profile(name="wrong", base_url=reference_server.base_url), token=SecretStr(CANARY))
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         await highlight(pilot, screen, "good")
@@ -480,9 +468,7 @@ async def test_test_runs_the_check_and_shows_its_table(
 
 async def test_test_without_a_token_says_so(store: ProfileStore) -> None:
     store.add(Profile(name="envless", base_url="http://127.0.0.1:9", token_env="UNSET_TOKEN"))
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         await pilot.press("t")
         await settle(pilot)
         detail = static_text(app.screen, "#profiles-detail")
@@ -495,12 +481,9 @@ async def test_test_without_a_token_says_so(store: ProfileStore) -> None:
 async def test_a_corrupt_file_is_reported_never_overwritten_and_the_screen_still_works(
     store: ProfileStore,
 ) -> None:
-    store.path.parent.mkdir(parents=True)
     corrupt = '# mine\n[profiles.local\nbase_url = "http://127.0.0.1:8000"\n'
-    store.path.write_text(corrupt)
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    write_profiles(store, corrupt)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         problems = static_text(app.screen, "#profiles-problems")
         assert f"{store.path}:2:" in problems  # path, line and column
         assert "not overwritten" in problems
@@ -523,14 +506,12 @@ async def test_a_corrupt_file_is_reported_never_overwritten_and_the_screen_still
 
 
 async def test_a_broken_profile_is_listed_and_can_be_deleted(store: ProfileStore) -> None:
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text(
+    write_profiles(
+        store,
         '[profiles.ok]\nbase_url = "https://a.example.com"\ntoken_env = "A"\n'
-        '[profiles.broken]\nbase_url = "ftp://b.example.com"\n'
+        '[profiles.broken]\nbase_url = "ftp://b.example.com"\n',
     )
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
         assert rows(screen)["broken"].has_class("-broken")
@@ -620,9 +601,7 @@ async def test_a_plain_yes_no_question_offers_no_dont_ask_again(store: ProfileSt
 
 async def test_first_run_offers_the_demo_or_quitting(store: ProfileStore) -> None:
     for key, choice in (("d", FirstRunChoice(demo=True)), ("q", FirstRunChoice())):
-        app = Host(FirstRunScreen(store))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
+        async with showing(FirstRunScreen(store)) as (app, pilot):
             assert "No profile yet." in screen_text(app)
             await pilot.press(key)
             await pilot.pause()
@@ -630,9 +609,7 @@ async def test_first_run_offers_the_demo_or_quitting(store: ProfileStore) -> Non
 
 
 async def test_first_run_creates_a_profile_in_the_editor(store: ProfileStore) -> None:
-    app = Host(FirstRunScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(FirstRunScreen(store)) as (app, pilot):
         await pilot.press("enter")  # Create a profile has the focus
         await settle(pilot)
         editor = editor_of(app)
@@ -653,11 +630,8 @@ async def test_first_run_creates_a_profile_in_the_editor(store: ProfileStore) ->
 
 
 async def test_first_run_shows_why_a_profiles_file_gave_no_profile(store: ProfileStore) -> None:
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text("default = \n")
-    app = Host(FirstRunScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    write_profiles(store, "default = \n")
+    async with showing(FirstRunScreen(store)) as (app, _pilot):
         assert str(store.path) in static_text(app.screen, "#first-run-problems")
 
 
@@ -682,9 +656,7 @@ async def test_a_canary_token_from_any_source_never_reaches_the_screen(
     for override in (False, True):
         if override:
             monkeypatch.setenv("PLANTSTORE_TOKEN", CANARY)
-        app = Host(ProfilesScreen(store))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
+        async with showing(ProfilesScreen(store)) as (app, pilot):
             screen = app.screen
             assert isinstance(screen, ProfilesScreen)
             if override:
@@ -741,9 +713,7 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
     bundle = tmp_path / "company-ca.pem"
     bundle.write_text("-----BEGIN CERTIFICATE-----\n")
     store.add(Profile(name="quiet", base_url="https://q.example", token_env="Q", history=False))
-    app = Host(ProfilesScreen(store))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfilesScreen(store)) as (app, pilot):
         await highlight(pilot, app.screen, "quiet")
         await pilot.press("e")
         await settle(pilot)
@@ -765,9 +735,7 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
 async def test_the_editor_sets_a_proxy_and_never_shows_its_password(store: ProfileStore) -> None:
     with_login = "http://alice:pw-SECRET@proxy.corp:3128"
     store.add(Profile(name="corp", base_url="https://c.example", token_env="C", proxy=with_login))
-    app = Host(ProfileEditor(store, store.get("corp")))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfileEditor(store, store.get("corp"))) as (app, pilot):
         editor = editor_of(app)
         assert field(editor, "proxy").value == "http://proxy.corp:3128"
         assert "SECRET" not in screen_text(app)
@@ -776,9 +744,7 @@ async def test_the_editor_sets_a_proxy_and_never_shows_its_password(store: Profi
     # Saved unchanged: the password shown as nothing is not lost.
     assert ProfileStore().get("corp").proxy == with_login
 
-    app = Host(ProfileEditor(store, store.get("corp")))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with showing(ProfileEditor(store, store.get("corp"))) as (app, pilot):
         editor = editor_of(app)
         await type_into(pilot, field(editor, "proxy"), "socks5://proxy.corp:1080")
         await pilot.press("ctrl+s")

@@ -12,7 +12,14 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from profiles_support import CANARY, MemoryKeyring, all_text, isolate, use_keyring
+from profiles_support import (
+    CANARY,
+    MemoryKeyring,
+    all_text,
+    isolate,
+    use_keyring,
+    write_profiles,
+)
 from pydantic import SecretStr
 
 from plantstore_tui.core.config import files as config_files
@@ -66,11 +73,6 @@ def config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture
 def store(config: Path) -> ProfileStore:
     return ProfileStore()
-
-
-def write_profiles(store: ProfileStore, text: str) -> None:
-    store.path.parent.mkdir(parents=True, exist_ok=True)
-    store.path.write_text(text)
 
 
 # --- round trips -------------------------------------------------------------------------------
