@@ -97,6 +97,15 @@ async def send_and_wait(pilot: Pilot[None], app: PlantStoreApp, *keys: str) -> N
     await settled(app, pilot)
 
 
+async def send_fern(app: PlantStoreApp, pilot: Pilot[None], key: str) -> SendScreen:
+    """Once the app is ready, send plant 1 (Fern) with `key`; returns the send screen once the
+    entry is drawn."""
+    screen = await ready(app, pilot)
+    await fill(pilot, screen, name="Fern", id="1")
+    await send_and_wait(pilot, app, key)
+    return screen
+
+
 def log_text(screen: SendScreen) -> str:
     """The log as plain text."""
     return screen.log_panel.plain_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 import trustme
 from misbehaving import MisbehavingServer, Send, json_response
 from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait, until
+from snapshot_apps.support import SIZE, app_for, log_text, ready, send_fern, until
 from textual.command import CommandPalette
 from textual.widgets import Static
 from tls_support import TOKEN, TLSServer, plant_store
@@ -64,9 +64,7 @@ async def test_an_unknown_ca_is_said_in_the_log_in_words() -> None:
     async with TLSServer(plant_store, certificate=ca.issue_cert("127.0.0.1")) as server:
         app = _tls_app(server.base_url)
         async with app.run_test(size=SIZE) as pilot:
-            screen = await ready(app, pilot)
-            await fill(pilot, screen, name="Fern", id="1")
-            await send_and_wait(pilot, app, "enter")
+            screen = await send_fern(app, pilot, "enter")
             text = log_text(screen)
     assert "The server's TLS certificate is from an issuer this machine does not trust" in text
     assert "--ca-bundle PATH" in text
@@ -95,9 +93,7 @@ async def test_an_off_spec_answer_gets_a_row_in_the_log() -> None:
     async with MisbehavingServer([Send(answer)]) as server:
         app = app_for(server.base_url, SecretStr(TOKEN))
         async with app.run_test(size=SIZE) as pilot:
-            screen = await ready(app, pilot)
-            await fill(pilot, screen, name="Fern", id="1")
-            await send_and_wait(pilot, app, "enter")
+            screen = await send_fern(app, pilot, "enter")
             text = log_text(screen)
     assert "≠       off spec: the Plant has fields the spec does not list: 'id', '\\x1b[2J'" in text
     assert "\x1b" not in text

@@ -26,6 +26,7 @@ from snapshot_apps.support import (
     log_text,
     ready,
     send_and_wait,
+    send_fern,
     settled,
     target_of,
     workers_done,
@@ -174,9 +175,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
 async def test_a_wrong_token_is_a_401_in_words(reference_server: Any) -> None:
     app = app_for(reference_server.base_url, SecretStr("not-the-token-at-all"))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(app, pilot)
-        await fill(pilot, screen, name="Fern", id="1")
-        await send_and_wait(pilot, app, "ctrl+s")
+        screen = await send_fern(app, pilot, "ctrl+s")
         text = log_text(screen)
         assert "  401" in text
         assert "The bearer token is not valid" in text
@@ -189,9 +188,7 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
     reference_server.stop()
     app = app_for(base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(app, pilot)
-        await fill(pilot, screen, name="Fern", id="1")
-        await send_and_wait(pilot, app, "ctrl+s")
+        screen = await send_fern(app, pilot, "ctrl+s")
         text = log_text(screen)
         assert "no answer" in text
         assert "Cannot connect to 127.0.0.1: the connection was refused" in text
