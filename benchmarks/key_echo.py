@@ -20,7 +20,6 @@ no key here sends anything. Goal (issue 16): the TUI's median at most 1.10x the 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -28,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
-from result import emit
+from result import report_latency
 
 REPO = Path(__file__).resolve().parent.parent
 # The tests' pty harness: it lives with the tests, which import nothing from here.
@@ -142,27 +141,17 @@ def main() -> None:
                         side.start_word(args.gap)
                     time.sleep(args.gap)
                     side.timings.append(side.type_key() * 1000)
-    medians = {side.name: statistics.median(side.timings) for side in sides}
-    print(
-        f"key to echo painted, {args.rounds} x {args.keys} keys each, {args.gap * 1000:g} ms apart:"
+    report_latency(
+        f"key to echo painted, {args.rounds} x {args.keys} keys each,"
+        f" {args.gap * 1000:g} ms apart:",
+        {side.name: side.timings for side in sides},
+        digits=2,
+        goal_ratio=GOAL_RATIO,
+        figure="Key to echo in Name (pty)",
+        plain_label="bare Textual Input",
+        as_json=args.json,
+        keys=len(sides[0].timings),
     )
-    for side in sides:
-        p90 = statistics.quantiles(side.timings, n=10)[-1]
-        print(f"  {side.name:20} median {medians[side.name]:6.2f} ms  p90 {p90:6.2f} ms")
-    ours, plain = medians["plantstore-tui"], medians["bare Textual Input"]
-    ratio = ours / plain
-    verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
-    print(f"ratio: {ratio:.2f}x (goal <= {GOAL_RATIO:.2f}x): {verdict}")
-    if args.json:
-        emit(
-            "Key to echo in Name (pty)",
-            f"{ours:.1f} ms",
-            f"bare Textual Input {plain:.1f} ms",
-            ratio,
-            f"<= {GOAL_RATIO:.2f}x",
-            ratio <= GOAL_RATIO,
-            keys=len(sides[0].timings),
-        )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import ClassVar
 
-from result import emit
+from result import report_latency
 
 REPO = Path(__file__).resolve().parent.parent
 # The tests' pty harness: it lives with the tests, which import nothing from here.
@@ -192,25 +191,16 @@ def main() -> None:
             for side in sides[number % 2 :] + sides[: number % 2]:
                 for _ in range(args.sends):
                     side.timed_send()
-    medians = {side.name: statistics.median(side.timings) for side in sides}
-    print(f"Ctrl+S to the answer painted, {args.rounds} x {args.sends} sends each, taking turns:")
-    for side in sides:
-        p90 = statistics.quantiles(side.timings, n=10)[-1]
-        print(f"  {side.name:22} median {medians[side.name]:6.1f} ms  p90 {p90:6.1f} ms")
-    ours, plain = medians["plantstore-tui"], medians["bare Textual + httpx"]
-    ratio = ours / plain
-    verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
-    print(f"ratio: {ratio:.2f}x (goal <= {GOAL_RATIO:.2f}x): {verdict}")
-    if args.json:
-        emit(
-            "Ctrl+S to the answer painted (loopback, pty)",
-            f"{ours:.1f} ms",
-            f"bare Textual + httpx app {plain:.1f} ms",
-            ratio,
-            f"<= {GOAL_RATIO:.2f}x",
-            ratio <= GOAL_RATIO,
-            sends=len(sides[0].timings),
-        )
+    report_latency(
+        f"Ctrl+S to the answer painted, {args.rounds} x {args.sends} sends each, taking turns:",
+        {side.name: side.timings for side in sides},
+        digits=1,
+        goal_ratio=GOAL_RATIO,
+        figure="Ctrl+S to the answer painted (loopback, pty)",
+        plain_label="bare Textual + httpx app",
+        as_json=args.json,
+        sends=len(sides[0].timings),
+    )
 
 
 if __name__ == "__main__":
