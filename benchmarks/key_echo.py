@@ -32,7 +32,7 @@ from result import report_latency
 REPO = Path(__file__).resolve().parent.parent
 # The tests' pty harness: it lives with the tests, which import nothing from here.
 sys.path.insert(0, str(REPO / "tests"))
-from pty_support import PtyProcess  # noqa: E402
+from pty_support import PtyProcess, isolated_env  # noqa: E402
 
 GOAL_RATIO = 1.10
 ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
@@ -122,11 +122,7 @@ def main() -> None:
         directory = Path(name)
         script = directory / "bare_input.py"
         script.write_text(_BARE_INPUT)
-        tui_env = {
-            "PLANTSTORE_TOKEN": "benchmark-token-not-a-secret",
-            "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
-            "PLANTSTORE_DATA_DIR": str(directory / "data"),
-        }
+        tui_env = isolated_env(directory, PLANTSTORE_TOKEN="benchmark-token-not-a-secret")
         # Port 9 (discard): nothing listens there, and nothing is sent.
         tui_command = [sys.executable, "-m", "plantstore_tui", "--base-url", "http://127.0.0.1:9"]
         tui = stack.enter_context(PtyProcess(tui_command, env=tui_env, cwd=directory))

@@ -36,7 +36,7 @@ from result import report_latency
 REPO = Path(__file__).resolve().parent.parent
 # The tests' pty harness: it lives with the tests, which import nothing from here.
 sys.path.insert(0, str(REPO / "tests"))
-from pty_support import PtyProcess  # noqa: E402
+from pty_support import PtyProcess, isolated_env  # noqa: E402
 
 GOAL_RATIO = 1.15
 CTRL_S = b"\x13"
@@ -169,11 +169,7 @@ def main() -> None:
         ExitStack() as stack,
     ):
         directory = Path(name)
-        tui_env = {
-            "PLANTSTORE_TOKEN": token,
-            "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
-            "PLANTSTORE_DATA_DIR": str(directory / "data"),
-        }
+        tui_env = isolated_env(directory, PLANTSTORE_TOKEN=token)
         tui_command = [sys.executable, "-m", "plantstore_tui", "--base-url", base_url]
         bare_command = [sys.executable, __file__, "--plain-app", base_url]
         bare_command.append(str(FIRST_IDS["bare Textual + httpx"]))

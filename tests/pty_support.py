@@ -49,12 +49,39 @@ _SEQUENCE = re.compile(
 _UNFINISHED = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[PX^_][^\x1b]*\x1b?|[ -/]*)\Z")
 
 
+def isolated_env(directory: Path, **extra: str) -> dict[str, str]:
+    """Variables that keep a plantstore program's config and data under `directory`, and `extra`."""
+    return {
+        "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
+        "PLANTSTORE_DATA_DIR": str(directory / "data"),
+        **extra,
+    }
+
+
 def strip_ansi(text: str) -> str:
     """`text` without terminal escape sequences and control characters (tab and newline stay)."""
     return _SEQUENCE.sub("", text)
 
 
-class PtyProcess:
+class ClosedOnExit:
+    """A context manager whose exit calls `close`, however the block ends."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class PtyProcess(ClosedOnExit):
     """A command in a new pseudo-terminal and a new session; a context manager that `close`s.
 
     `env` is added to this process's environment, with TERM=xterm-256color and no COLUMNS or
@@ -237,17 +264,6 @@ class PtyProcess:
         # stays open rather than be closed under the read and reused for another file.
         if not self._reader.is_alive():
             os.close(self._master)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def wait_until(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from burst_support import Record, describe_arrival, expected_rows, keys_for, stored_plants
-from pty_support import PtyProcess, wait_until
+from pty_support import PtyProcess, isolated_env, wait_until
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -64,11 +64,7 @@ def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> Backg
 @contextmanager
 def tui_on(server: BackgroundServer, directory: Path) -> Iterator[PtyProcess]:
     """The TUI in a terminal of its own, on `server`, once it is connected and ready for keys."""
-    env = {
-        "PLANTSTORE_TOKEN": server.token.get_secret_value(),
-        "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
-        "PLANTSTORE_DATA_DIR": str(directory / "data"),
-    }
+    env = isolated_env(directory, PLANTSTORE_TOKEN=server.token.get_secret_value())
     command = [sys.executable, "-m", "plantstore_tui", "--base-url", server.base_url]
     # Run in the test's directory: anything the TUI saves where it runs lands there.
     with PtyProcess(command, env=env, cwd=directory) as terminal:

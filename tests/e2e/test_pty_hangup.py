@@ -28,11 +28,9 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 import pytest
-from pty_support import strip_ansi
+from pty_support import ClosedOnExit, isolated_env, strip_ansi
 from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -66,7 +64,7 @@ _AS_SESSION_LEADER = (
 )
 
 
-class Terminal:
+class Terminal(ClosedOnExit):
     """A program in a new session whose controlling terminal is a new pseudo-terminal.
 
     `hang_up` closes the terminal's far end, as closing its window does; the output is drained by
@@ -161,17 +159,6 @@ class Terminal:
             self.hang_up()
         os.close(self._hang_up)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
@@ -230,11 +217,7 @@ def busy_machine() -> Iterator[Burners]:
 def _open_tui(server: BackgroundServer, tmp_path: Path, activity: str) -> Terminal:
     # A token the server refuses, for a plant that needs attention and a question when quitting.
     token = "not-the-token" if activity == "asking" else server.token.get_secret_value()
-    env = {
-        "PLANTSTORE_TOKEN": token,
-        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
-        "PLANTSTORE_DATA_DIR": str(tmp_path / "data"),
-    }
+    env = isolated_env(tmp_path, PLANTSTORE_TOKEN=token)
     return Terminal(["-m", "plantstore_tui", "--base-url", server.base_url], env)
 
 
@@ -290,11 +273,7 @@ def test_closing_the_terminal_ends_the_demo_in_order(tmp_path: Path, busy_machin
     # SIGHUP, nor when the last resort ends the process.
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {
-        "TMPDIR": str(temporary),
-        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
-        "PLANTSTORE_DATA_DIR": str(tmp_path / "data"),
-    }
+    env = isolated_env(tmp_path, TMPDIR=str(temporary))
     with Terminal(["-m", "plantstore_tui", "demo"], env) as terminal:
         terminal.wait_for(FIRST_PAINT, STARTUP_SECONDS)
         busy_machine.start()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from burst_support import Record, keys_for, stored_plants
 from ledger_support import ledger_rows
-from pty_support import PtyProcess
+from pty_support import PtyProcess, isolated_env
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -40,11 +40,7 @@ def slow_server(start_slow_server: Callable[[float], BackgroundServer]) -> Backg
 
 
 def tui(server: BackgroundServer, tmp_path: Path) -> PtyProcess:
-    env = {
-        "PLANTSTORE_TOKEN": server.token.get_secret_value(),
-        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
-        "PLANTSTORE_DATA_DIR": str(tmp_path / "data"),
-    }
+    env = isolated_env(tmp_path, PLANTSTORE_TOKEN=server.token.get_secret_value())
     command = [sys.executable, "-m", "plantstore_tui", "--base-url", server.base_url]
     return PtyProcess(command, env=env, cwd=tmp_path)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from ledger_support import ledger_rows
-from pty_support import PtyProcess, wait_until
+from pty_support import PtyProcess, isolated_env, wait_until
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -38,11 +38,7 @@ def test_a_signal_ends_the_tui_at_once_and_every_plant_taken_is_in_the_ledger(
 ) -> None:
     data = tmp_path / "data"
     token = very_slow_server.token.get_secret_value()
-    env = {
-        "PLANTSTORE_TOKEN": token,
-        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
-        "PLANTSTORE_DATA_DIR": str(data),
-    }
+    env = isolated_env(tmp_path, PLANTSTORE_TOKEN=token)
     command = [sys.executable, "-m", "plantstore_tui", "--base-url", very_slow_server.base_url]
     with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
         terminal.wait_for("ready", STARTUP_SECONDS)
@@ -67,11 +63,7 @@ def test_a_signal_ends_the_tui_at_once_and_every_plant_taken_is_in_the_ledger(
 def test_demo_removes_its_throwaway_directory_on_sighup(tmp_path: Path) -> None:
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {
-        "TMPDIR": str(temporary),
-        "PLANTSTORE_CONFIG_DIR": str(tmp_path / "config"),
-        "PLANTSTORE_DATA_DIR": str(tmp_path / "data"),
-    }
+    env = isolated_env(tmp_path, TMPDIR=str(temporary))
     with PtyProcess([sys.executable, "-m", "plantstore_tui", "demo"], env=env) as terminal:
         terminal.wait_for("ready", STARTUP_SECONDS)
         [directory] = wait_until(
