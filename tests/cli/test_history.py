@@ -63,7 +63,13 @@ def run(*args: str, token: str | None = None, **env: str | None) -> Result:
     return CliRunner().invoke(main, list(args), env={"PLANTSTORE_TOKEN": token, **env})
 
 
-def add(server: BackgroundServer, plant_id: int, *args: str, token: str | None = None) -> Result:
+def add(
+    server: BackgroundServer,
+    plant_id: int,
+    *args: str,
+    token: str | None = None,
+    **env: str | None,
+) -> Result:
     secret = token if token is not None else server.token.get_secret_value()
     return run(
         "add",
@@ -75,6 +81,7 @@ def add(server: BackgroundServer, plant_id: int, *args: str, token: str | None =
         server.base_url,
         *args,
         token=secret,
+        **env,
     )
 
 
@@ -281,18 +288,7 @@ def test_a_profile_with_history_off_keeps_no_row_of_an_add(
 def test_no_history_in_the_environment_keeps_no_row(
     shared_reference_server: BackgroundServer, plant_id: int
 ) -> None:
-    result = run(
-        "add",
-        "--name",
-        "Fern",
-        "--id",
-        str(plant_id),
-        "--base-url",
-        shared_reference_server.base_url,
-        "--json",
-        token=shared_reference_server.token.get_secret_value(),
-        PLANTSTORE_NO_HISTORY="1",
-    )
+    result = add(shared_reference_server, plant_id, "--json", PLANTSTORE_NO_HISTORY="1")
     assert result.exit_code == 0
     assert result.stderr == ""
     assert history_json() == []
