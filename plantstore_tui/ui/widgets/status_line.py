@@ -18,6 +18,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
+from plantstore_tui.core.plant.text import clipped
+
 StatusKind = Literal["busy", "ready", "problem"]
 Squeeze = Literal["middle", "end", "drop", "keep"]
 _JOIN = " · "
@@ -54,12 +56,6 @@ def shorten_middle(text: str, width: int) -> str:
     return text[:head] + _ELLIPSIS + text[-tail:]
 
 
-def _shorten_end(text: str, width: int) -> str:
-    if len(text) <= width:
-        return text
-    return text[: max(width - 1, 0)] + _ELLIPSIS if width > 0 else ""
-
-
 def joined(parts: Sequence[StatusPart | None]) -> str:
     """The parts in full, each after its glue (None: a part left out)."""
     shown = [part for part in parts if part is not None]
@@ -89,10 +85,10 @@ def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
         if squeeze == "drop":
             kept[index] = None
             continue
-        shorten = shorten_middle if squeeze == "middle" else _shorten_end
+        shorten = shorten_middle if squeeze == "middle" else clipped
         room = max(part.least, len(part.text) - over)
         kept[index] = replace(part, text=shorten(part.text, room))
-    return _shorten_end(joined(kept), width)
+    return clipped(joined(kept), width)
 
 
 class FittedText(Static):
