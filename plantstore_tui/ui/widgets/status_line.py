@@ -157,11 +157,6 @@ class StatusLine(Horizontal):
     def _tooltip_of(target: FittedText) -> str:
         return f"{target.full_text}\nClick (or F2) to see and switch profiles"
 
-    @property
-    def target_text(self) -> str:
-        """The target's parts in full, as the line would show them given the room."""
-        return self.query_one("#status-target", FittedText).full_text
-
     def show_target(self, target: Sequence[StatusPart], *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
         widget = self.query_one("#status-target", FittedText)
