@@ -193,7 +193,7 @@ def state_words(
     if problem:
         return ("cannot send: configuration problem", "problem")
     if parts:
-        return (" · ".join(parts), "problem" if attention else "busy")
+        return (_JOIN.join(parts), "problem" if attention else "busy")
     if not connected:
         return ("connecting…", "busy")
     return ("ready", "ready")
