@@ -264,6 +264,7 @@ class PlantStoreClient:
         *,
         body: str = "",
         marks: tuple[str, ...] = (),
+        location: str | None = None,
     ) -> Failed:
         return Failed(
             url=self.url,
@@ -274,6 +275,7 @@ class PlantStoreClient:
             advice=failure.advice,
             status=status,
             elapsed_ms=elapsed_ms,
+            location=location,
             body=body,
             off_spec=marks,
             proxy=self._proxy_url,
@@ -283,18 +285,15 @@ class PlantStoreClient:
         # 303 is the usual answer after a POST that did its work; the others mean "not here".
         fate = PlantFate.UNKNOWN if status == 303 else PlantFate.NOT_CREATED
         where = shorten(location, what="Location") if location else "no Location given"
-        return Failed(
-            url=self.url,
-            sent=plant,
-            kind=FailureKind.REDIRECT,
-            message=f"The server redirected ({status}) to {where}; the redirect was not followed",
-            fate=fate,
-            advice="If the new address is right, use it as the base URL.",
-            status=status,
-            elapsed_ms=elapsed_ms,
-            location=location or None,
-            off_spec=off_spec(status, None, b""),
-            proxy=self._proxy_url,
+        failure = Failure(
+            FailureKind.REDIRECT,
+            f"The server redirected ({status}) to {where}; the redirect was not followed",
+            fate,
+            "If the new address is right, use it as the base URL.",
+        )
+        marks = off_spec(status, None, b"")
+        return self._failed(
+            plant, failure, elapsed_ms, status, marks=marks, location=location or None
         )
 
     def _answered(

@@ -61,6 +61,11 @@ class Proxy:
         return httpx.Proxy(self.url, auth=auth, ssl_context=ssl_context)
 
 
+def _says_no_proxy(text: str) -> bool:
+    """True for the setting that says "no proxy" ("none", any case, spaces around)."""
+    return text.strip().lower() == NO_PROXY
+
+
 def through_words(proxy_url: str | None) -> str:
     """` through the proxy http://proxy:3128`, or nothing for a direct send."""
     return "" if proxy_url is None else f" through the proxy {proxy_url}"
@@ -99,7 +104,7 @@ def parse_proxy(text: str, source: str) -> Proxy:
 
 def shown_proxy(text: str) -> str:
     """A proxy setting as it may be shown: "none", or the URL without user and password."""
-    if text.strip().lower() == NO_PROXY:
+    if _says_no_proxy(text):
         return NO_PROXY
     try:
         return parse_proxy(text, "the setting").url
@@ -109,7 +114,7 @@ def shown_proxy(text: str) -> str:
 
 def check_proxy_setting(text: str, source: str) -> str | None:
     """Why `text` cannot be a proxy setting ("none" or a URL), or None."""
-    if text.strip().lower() == NO_PROXY:
+    if _says_no_proxy(text):
         return None
     try:
         parse_proxy(text, source)
@@ -136,7 +141,7 @@ def choose_proxy(
     if is_loopback_host(url.host):
         return None
     if given is not None:
-        if given.strip().lower() == NO_PROXY:
+        if _says_no_proxy(given):
             return None
         return parse_proxy(given, given_by)
     scheme = url.scheme

@@ -23,23 +23,22 @@ if TYPE_CHECKING:
 
 # Never sent again by --resume.
 DONE_STATES = frozenset({PlantState.CREATED, PlantState.REJECTED})
-# The latest row of each line of a batch.
-_LATEST = (
-    "SELECT line, plant_id, state, message, note FROM plants WHERE entry IN "
-    "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
-)
-_UNKNOWN = (
-    "SELECT line, plant_id, name, name_text, id_text, tag_text, state, message, note "
-    "FROM plants WHERE entry IN "
-    "(SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line) "
-    "AND state IN ('unknown', 'sending', 'queued') ORDER BY line"
-)
-# Why a line's fate is unknown, when its row says nothing (in flight in a running instance).
+# Why a line's fate is unknown, when its row says nothing (in flight in a running instance);
+# its keys are the states of a line whose fate is unknown, in flight included.
 _UNKNOWN_WORDS = {
     PlantState.SENDING: "marked as being sent, and no answer is recorded: it may exist already",
     PlantState.QUEUED: "marked to be sent, and no answer is recorded: it may exist already",
     PlantState.UNKNOWN: "no answer is recorded: it may exist already",
 }
+# The latest row of each line of a batch.
+_OF_LATEST = (
+    "FROM plants WHERE entry IN (SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
+)
+_LATEST = f"SELECT line, plant_id, state, message, note {_OF_LATEST}"
+_UNKNOWN = (
+    f"SELECT line, plant_id, name, name_text, id_text, tag_text, state, message, note {_OF_LATEST} "
+    f"AND state IN ({', '.join(repr(state.value) for state in _UNKNOWN_WORDS)}) ORDER BY line"
+)
 
 
 class UnknownRow(NamedTuple):
@@ -147,16 +146,14 @@ class Batches:
             created=tally[PlantState.CREATED],
             rejected=tally[PlantState.REJECTED],
             failed=tally[PlantState.FAILED],
-            unknown=tally[PlantState.UNKNOWN]
-            + tally[PlantState.SENDING]
-            + tally[PlantState.QUEUED],
+            unknown=sum(tally[state] for state in _UNKNOWN_WORDS),
         )
 
     def settled_lines(self, batch: Batch, *, resend_unknown: bool) -> set[int]:
         """Lines not to send again: done, and (unless `resend_unknown`) unknown or in flight."""
         keep = set(DONE_STATES)
         if not resend_unknown:
-            keep |= {PlantState.UNKNOWN, PlantState.SENDING, PlantState.QUEUED}
+            keep |= set(_UNKNOWN_WORDS)
         return {line for line, _, state, _ in self._latest_rows(batch) if state in keep}
 
     def unknown_rows(self, batch: Batch) -> list[UnknownRow]:
