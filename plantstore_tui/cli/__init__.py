@@ -13,7 +13,7 @@ import click
 
 from plantstore_tui import __version__
 from plantstore_tui.cli.exits import translated
-from plantstore_tui.cli.targets import TargetOptions, target_options
+from plantstore_tui.cli.targets import TargetOptions, group_target_options
 from plantstore_tui.core.errors import PlantStoreError
 
 # name -> "module:attribute" of the click command, loaded on first use.
@@ -53,22 +53,15 @@ class _LazyGroup(click.Group):
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@target_options
+@group_target_options
 @click.version_option(__version__, prog_name="plantstore-tui")
 @click.pass_context
-def main(
-    ctx: click.Context,
-    profile: str | None,
-    base_url: str | None,
-    allow_insecure_http: bool,
-    ca_bundle: str | None,
-    proxy: str | None,
-) -> None:
+def main(ctx: click.Context, options: TargetOptions) -> None:
     """Add plants to a Plant Store deployment, from a terminal UI or the command line.
 
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle, proxy)
+    ctx.obj = options
     if ctx.invoked_subcommand is None:
         from plantstore_tui.cli.tui import open_tui
 

@@ -24,6 +24,7 @@ __all__ = [
     "NoTarget",
     "TargetOptions",
     "confirm_protected",
+    "group_target_options",
     "merged_target_options",
     "resolve_target",
     "target_options",
@@ -72,15 +73,29 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
     )(command)
 
 
+def _given(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The target options click passed by name, taken out of `kwargs` (the command does not
+    declare them)."""
+    return {name: kwargs.pop(name) for name in _TARGET_OPTIONS}
+
+
+def group_target_options(command: Callable[Concatenate[TargetOptions, P], R]) -> Callable[P, R]:
+    """Add the target options to a group, called first with them as one `TargetOptions`."""
+
+    @functools.wraps(command)
+    def gathered(*args: P.args, **kwargs: P.kwargs) -> R:
+        return command(TargetOptions(**_given(kwargs)), *args, **kwargs)
+
+    return target_options(gathered)
+
+
 def merged_target_options(command: Callable[Concatenate[TargetOptions, P], R]) -> Callable[P, R]:
     """Add the target options to a subcommand, called first with them merged over the group's."""
 
     @functools.wraps(command)
     def merged(*args: P.args, **kwargs: P.kwargs) -> R:
-        # Click passes the options by name; the command does not declare them.
-        given: dict[str, Any] = {name: kwargs.pop(name) for name in _TARGET_OPTIONS}
         group = click.get_current_context().find_object(TargetOptions) or TargetOptions()
-        return command(group.merged(**given), *args, **kwargs)
+        return command(group.merged(**_given(kwargs)), *args, **kwargs)
 
     return target_options(merged)
 

@@ -5,21 +5,18 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 
-from plantstore_tui.cli.targets import TargetOptions, merged_target_options, target_options
+from plantstore_tui.cli.targets import (
+    TargetOptions,
+    group_target_options,
+    merged_target_options,
+)
 
 
 @click.group()
-@target_options
+@group_target_options
 @click.pass_context
-def group(
-    ctx: click.Context,
-    profile: str | None,
-    base_url: str | None,
-    allow_insecure_http: bool,
-    ca_bundle: str | None,
-    proxy: str | None,
-) -> None:
-    ctx.obj = TargetOptions(profile, base_url, allow_insecure_http, ca_bundle, proxy)
+def group(ctx: click.Context, options: TargetOptions) -> None:
+    ctx.obj = options
 
 
 @group.command()

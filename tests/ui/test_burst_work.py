@@ -18,8 +18,11 @@ from textual.dom import DOMNode
 from textual.message import Message
 from textual.widgets import Input
 
+from plantstore_tui.core.sending.queue import QueuedPlant
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets import response_log
+from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
 from plantstore_tui.ui.widgets.plant_form import FieldInput
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 
@@ -106,6 +109,32 @@ async def test_a_burst_draws_each_log_entry_at_most_once_a_frame(
     # What is drawn is each plant's last state: its answer.
     assert all("Created plant" in entry for entry in entries)
     assert "Created plant 911" in lines
+
+
+async def test_a_burst_makes_each_log_entry_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame = 0
+    made: Counter[tuple[int, int]] = Counter()
+    before_frame = SendScreen.run_before_frame
+
+    def counted(screen: SendScreen) -> None:
+        nonlocal frame
+        before_frame(screen)
+        frame += 1
+
+    def render(plant: QueuedPlant, *args: Any, **kwargs: Any) -> Entry:
+        made[(plant.number, frame)] += 1
+        return render_plant(plant, *args, **kwargs)
+
+    monkeypatch.setattr(SendScreen, "run_before_frame", counted)
+    monkeypatch.setattr(response_log, "render_plant", render)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Each state a plant passed through (queued, sending, its answer) made its entry anew, to be
+    # replaced before the frame showed it.
+    assert made
+    assert [key for key, times in made.items() if times > 1] == []
+    assert all("Created plant" in entry for entry in entries)
 
 
 async def test_a_burst_looks_up_only_the_ids_the_field_still_holds(

@@ -17,8 +17,7 @@ from plantstore_tui.core.plant.form import (
     INT64_MAX,
     INT64_MIN,
     FormErrors,
-    FormField,
-    field_error,
+    FormTexts,
     forbidden_char_message,
     parse_id,
 )
@@ -98,12 +97,7 @@ class ApiError(_ServerBody):
 
 def parse_new_plant(name: str, id: str, tag: str = "") -> NewPlant | FormErrors:
     """Turn the form's raw text into a `NewPlant`, or into the messages of every bad field."""
-    texts: dict[FormField, str] = {"name": name, "id": id, "tag": tag}
-    errors: dict[FormField, str] = {}
-    for field, text in texts.items():
-        message = field_error(field, text)
-        if message is not None:
-            errors[field] = message
+    errors = FormTexts(name=name, id=id, tag=tag).errors()
     if errors:
         return FormErrors(errors)
     parsed_id = parse_id(id)

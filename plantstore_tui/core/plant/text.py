@@ -66,8 +66,11 @@ def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None =
 
 def clipped(text: str, width: int) -> str:
     """`text` cut to `width` characters for a table cell, "…" marking the cut (a cell has no room
-    to name the full size: the row's detail shows the text bounded as `shorten` bounds it)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
+    to name the full size: the row's detail shows the text bounded as `shorten` bounds it); ""
+    for no width at all."""
+    if len(text) <= width:
+        return text
+    return text[: width - 1] + "…" if width > 0 else ""
 
 
 def quoted(text: str, limit: int = QUOTED) -> str:

@@ -7,7 +7,7 @@ What an entry says is made in `log_entry.py`; this widget lays the entries out a
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -35,7 +35,10 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.entries: list[Entry] = []
+        self._entries: list[Entry] = []
+        # Entries asked for since the last frame, made once when read: a plant that went from
+        # queued to sending to its answer meanwhile is rendered as it stands, not at each state.
+        self._pending: dict[int, Callable[[], Entry]] = {}
         self._index: dict[Hashable, int] = {}
         # Each entry's lines at `_width` (a blank separator line first, but for the first entry),
         # and the log line each entry starts at.
@@ -47,6 +50,15 @@ class ResponseLog(ScrollView, can_focus=True):
         self._changed: set[int] = set()
         self._follow = False
         self._style_map: dict[str, Style] | None = None
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry, oldest first, as it stands now."""
+        if self._pending:
+            pending, self._pending = self._pending, {}
+            for index, make in pending.items():
+                self._entries[index] = make()
+        return self._entries
 
     @property
     def lines(self) -> list[Strip]:
@@ -64,8 +76,8 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
-        self.put(
-            render_plant(plant, plant.queued_at, self._styles(), after=after),
+        self._put(
+            lambda: render_plant(plant, plant.queued_at, self._styles(), after=after),
             ("plant", plant.number),
         )
 
@@ -75,19 +87,22 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def put(self, entry: Entry, key: Hashable | None = None) -> None:
         """Append `entry`; with the `key` of an entry already shown, replace that one in place."""
+        self._put(lambda: entry, key)
+
+    def _put(self, make: Callable[[], Entry], key: Hashable | None) -> None:
+        # What `make` makes is made once, when the log is next read or drawn.
         index = None if key is None else self._index.get(key)
         if index is None:
-            index = len(self.entries)
-            self.entries.append(entry)
+            index = len(self._entries)
+            self._entries.append(Entry(Text()))
             self._strips.append([])
             self._starts.append(0)
             if key is not None:
                 self._index[key] = index
-        else:
-            self.entries[index] = entry
+        self._pending[index] = make
         if not self._width:
             return  # drawn whole at the first size (on_resize)
-        if self.scroll_offset.y >= self.max_scroll_y or index == len(self.entries) - 1:
+        if self.scroll_offset.y >= self.max_scroll_y or index == len(self._entries) - 1:
             self._follow = True
         self._changed.add(index)
         once_before_frame(self, self._lay_out_changed)
@@ -108,7 +123,8 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def clear_entries(self) -> None:
         """Forget every entry."""
-        self.entries.clear()
+        self._entries.clear()
+        self._pending.clear()
         self._index.clear()
         self._strips.clear()
         self._starts.clear()
@@ -155,17 +171,17 @@ class ResponseLog(ScrollView, can_focus=True):
     def _render_all(self) -> None:
         """Render every entry at the current width and lay out their lines."""
         self._changed.clear()
-        for index in range(len(self.entries)):
+        for index in range(len(self._entries)):
             self._strips[index] = self._render_entry(index)
         self._lay_out_from(0)
 
     def _lay_out_from(self, first: int) -> None:
         """Where each entry's lines start, from entry `first` on; the log's height."""
-        for index in range(first, len(self.entries)):
+        for index in range(first, len(self._entries)):
             self._starts[index] = (
                 self._starts[index - 1] + len(self._strips[index - 1]) if index else 0
             )
-        total = self._starts[-1] + len(self._strips[-1]) if self.entries else 0
+        total = self._starts[-1] + len(self._strips[-1]) if self._entries else 0
         self.virtual_size = Size(self._width, total)
         self.refresh()
 
@@ -183,7 +199,7 @@ class ResponseLog(ScrollView, can_focus=True):
         if width == self._width or width <= 0:
             return
         self._width = width
-        if self.entries:
+        if self._entries:
             self._render_all()
             self._follow_end()
 
@@ -191,7 +207,7 @@ class ResponseLog(ScrollView, can_focus=True):
         """Styles changed (a theme): the cached lines hold the old ones."""
         super().notify_style_update()
         self._style_map = None
-        if self._width and self.entries:
+        if self._width and self._entries:
             self._render_all()
 
     def render_line(self, y: int) -> Strip:
@@ -200,7 +216,7 @@ class ResponseLog(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
         width = self.scrollable_content_region.width
-        if not self.entries or line >= self.virtual_size.height:
+        if not self._entries or line >= self.virtual_size.height:
             return Strip.blank(width, self.rich_style)
         index = bisect_right(self._starts, line) - 1
         strip = self._strips[index][line - self._starts[index]]

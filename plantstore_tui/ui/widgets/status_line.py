@@ -18,6 +18,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
+from plantstore_tui.core.plant.text import clipped
+
 StatusKind = Literal["busy", "ready", "problem"]
 Squeeze = Literal["middle", "end", "drop", "keep"]
 _JOIN = " · "
@@ -54,12 +56,6 @@ def shorten_middle(text: str, width: int) -> str:
     return text[:head] + _ELLIPSIS + text[-tail:]
 
 
-def _shorten_end(text: str, width: int) -> str:
-    if len(text) <= width:
-        return text
-    return text[: max(width - 1, 0)] + _ELLIPSIS if width > 0 else ""
-
-
 def joined(parts: Sequence[StatusPart | None]) -> str:
     """The parts in full, each after its glue (None: a part left out)."""
     shown = [part for part in parts if part is not None]
@@ -89,10 +85,10 @@ def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
         if squeeze == "drop":
             kept[index] = None
             continue
-        shorten = shorten_middle if squeeze == "middle" else _shorten_end
+        shorten = shorten_middle if squeeze == "middle" else clipped
         room = max(part.least, len(part.text) - over)
         kept[index] = replace(part, text=shorten(part.text, room))
-    return _shorten_end(joined(kept), width)
+    return clipped(joined(kept), width)
 
 
 class FittedText(Static):
@@ -161,11 +157,6 @@ class StatusLine(Horizontal):
     def _tooltip_of(target: FittedText) -> str:
         return f"{target.full_text}\nClick (or F2) to see and switch profiles"
 
-    @property
-    def target_text(self) -> str:
-        """The target's parts in full, as the line would show them given the room."""
-        return self.query_one("#status-target", FittedText).full_text
-
     def show_target(self, target: Sequence[StatusPart], *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
         widget = self.query_one("#status-target", FittedText)
@@ -202,7 +193,7 @@ def state_words(
     if problem:
         return ("cannot send: configuration problem", "problem")
     if parts:
-        return (" · ".join(parts), "problem" if attention else "busy")
+        return (_JOIN.join(parts), "problem" if attention else "busy")
     if not connected:
         return ("connecting…", "busy")
     return ("ready", "ready")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plantstore_tui.core.plant.text import SHOWN, bounded_json, shorten, visible
+from plantstore_tui.core.plant.text import SHOWN, bounded_json, clipped, shorten, visible
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 LINE_BREAKERS = "\u2028\u2029\ufeff"
@@ -95,6 +95,14 @@ def test_shorten_keeps_a_prefix_of_at_most_limit_characters(text: str, limit: in
     else:
         assert short.startswith(text[:limit])
         assert short.endswith(f"({len(text):,} characters, first {limit:,} shown)")
+
+
+def test_clipped_fits_any_width_an_ellipsis_marking_the_cut() -> None:
+    assert clipped("Monstera", 8) == "Monstera"
+    assert clipped("Monstera", 5) == "Mons…"
+    assert clipped("Monstera", 1) == "…"
+    # No room at all (a status part squeezed away): nothing, not the text less a character.
+    assert clipped("Monstera", 0) == ""
 
 
 def test_bounded_json_cuts_each_long_text_and_names_where_it_was() -> None:
