@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -143,7 +144,8 @@ class CompatApp(App[ReturnType]):
 
 
 class CompatScreen(Screen[ReturnType]):
-    """Textual's Screen with one hook into its internals: work run once before the next frame.
+    """Textual's Screen with two hooks into its internals: work run once before the next frame,
+    and frames kept apart while the screen is busy.
 
     A widget whose state changes several times between two frames (a burst of keys, a plant that
     went from queued to its answer) asks for `before_frame` instead of doing its expensive part
@@ -155,6 +157,12 @@ class CompatScreen(Screen[ReturnType]):
     ) -> None:
         super().__init__(name, id, classes)
         self._before_frame: dict[Callable[[], None], None] = {}
+        self._painted_at = 0.0
+
+    def frame_gap(self) -> float:
+        """Seconds kept between two frames now (0: a frame as soon as Textual would paint one,
+        at most once a tick of its frame rate). A subclass busy with a burst paints less often."""
+        return 0.0
 
     def before_frame(self, callback: Callable[[], None]) -> None:
         """Run `callback` once before the next frame is laid out and drawn (asked twice, once);
@@ -170,6 +178,11 @@ class CompatScreen(Screen[ReturnType]):
                 callback()
 
     def _on_timer_update(self) -> None:
+        now = time.monotonic()
+        if now - self._painted_at < self.frame_gap():
+            # Textual's frame timer goes on ticking: the frame comes at a later tick.
+            return
+        self._painted_at = now
         self.run_before_frame()
         super()._on_timer_update()
 

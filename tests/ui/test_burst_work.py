@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from textual.widgets import Input
 
 from plantstore_tui.core.sending.queue import QueuedPlant
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
 from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
 from plantstore_tui.ui.widgets.plant_form import FieldInput
@@ -212,3 +213,28 @@ async def test_a_run_of_keys_read_together_changes_a_field_once(
     assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
         plant_id for _, plant_id, _ in RECORDS
     ]
+
+
+async def test_a_burst_is_painted_at_most_ten_times_a_second(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    painted: list[tuple[float, float]] = []
+    update = SendScreen._on_timer_update
+
+    def timed(screen: SendScreen) -> None:
+        # When each frame was painted, and whether keys were still to apply or plants waited
+        # behind the one in flight.
+        busy = screen.app.message_queue_size > 0 or screen.session.in_line() > 1
+        before = screen._painted_at
+        update(screen)
+        if screen._painted_at != before:
+            painted.append((screen._painted_at, busy))
+
+    monkeypatch.setattr(SendScreen, "_on_timer_update", timed)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    gaps = [later - earlier for (earlier, _), (later, busy) in pairwise(painted) if busy]
+    # Keys still to apply or plants in line: a frame each tick of Textual's frame rate (60 a
+    # second), as far as the key slices let the loop turn.
+    assert gaps
+    assert min(gaps) >= BURST_FRAME_SECONDS
+    assert all("Created plant" in entry for entry in entries)
