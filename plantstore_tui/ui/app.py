@@ -111,20 +111,30 @@ class PlantStoreApp(CompatApp[None]):
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
         screen = self.screen
-        if isinstance(screen, OrderedInput) and await screen.take_in_order(event):
+        if not isinstance(screen, OrderedInput):
+            return False
+        # The plants a slice of keys takes are committed each, and made durable together before
+        # anything else runs or is painted (one fsync a slice, not one a plant).
+        session = self._send_screen.session
+        session.sync_later = True
+        try:
+            taken = await screen.take_in_order(event)
+        finally:
+            session.sync_later = False
+            slice_over = time.monotonic() - self._slice_started >= KEY_SLICE_SECONDS
+            if slice_over or not taken or not self.message_queue_size:
+                self._send_screen.sync_taken()
+        if taken and slice_over:
             await self._let_others_run()
-            return True
-        return False
+        return taken
 
     async def _let_others_run(self) -> None:
         # A burst is read whole and each key is applied without waiting, so a long burst would
         # hold the event loop: sends would time out and the screen would freeze until its end.
         # After every slice of keys the sends, timers and a screen update get their turn; not
         # after every key, or each key would wait for a whole frame to be drawn.
-        now = time.monotonic()
-        if now - self._slice_started >= KEY_SLICE_SECONDS:
-            await asyncio.sleep(0)
-            self._slice_started = time.monotonic()
+        await asyncio.sleep(0)
+        self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first

@@ -6,6 +6,7 @@ change goes no further than what uses it, and no worker is started for a key."""
 from __future__ import annotations
 
 import gc
+import time
 from collections import Counter
 from itertools import pairwise
 from typing import Any
@@ -17,9 +18,13 @@ from snapshot_apps.support import SIZE, app_for, ready
 from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Input
 
 from plantstore_tui.core.sending.queue import QueuedPlant
+from plantstore_tui.core.store import Ledger
+from plantstore_tui.core.store.database import Database
+from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
@@ -237,4 +242,36 @@ async def test_a_burst_is_painted_at_most_ten_times_a_second(
     # second), as far as the key slices let the loop turn.
     assert gaps
     assert min(gaps) >= BURST_FRAME_SECONDS
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_syncs_its_takes_once_a_slice_and_paints_none_unsynced(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: Counter[str] = Counter()
+    unsynced_painted: list[float] = []
+    take, sync, paint = Ledger.take, Database.sync, Screen._on_timer_update
+
+    def counted_take(ledger: Ledger, row: NewRow, *, durable: bool = True) -> int:
+        counted["durable take" if durable else "take"] += 1
+        return take(ledger, row, durable=durable)
+
+    def counted_sync(db: Database) -> None:
+        counted["sync"] += 1
+        sync(db)
+
+    def painted(screen: Screen[Any]) -> None:
+        send_screen = screen.app.get_default_screen()
+        if isinstance(send_screen, SendScreen) and send_screen.session.unsynced:
+            unsynced_painted.append(time.monotonic())
+        paint(screen)
+
+    monkeypatch.setattr(Ledger, "take", counted_take)
+    monkeypatch.setattr(Database, "sync", counted_sync)
+    monkeypatch.setattr(Screen, "_on_timer_update", painted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Each take was a durable commit of its own on the UI thread: one fsync a plant.
+    assert counted["take"] == len(RECORDS)
+    assert 0 < counted["sync"] < len(RECORDS)
+    assert unsynced_painted == []
     assert all("Created plant" in entry for entry in entries)

@@ -180,6 +180,21 @@ class SendScreen(FormScreen):
         if texts is not None:
             submit(self, texts)
 
+    def sync_taken(self) -> None:
+        """Make the plants a burst took so far survive a power cut, before any of them is shown
+        or sent (`EntrySession.sync_later`); if the disk refuses, say so."""
+        from plantstore_tui.core.store import StoreError
+
+        try:
+            self.session.sync_taken()
+        except StoreError as exc:
+            self.notify(
+                f"The plants just taken are in the ledger, but it could not be synced to the "
+                f"disk: {visible(str(exc))}. A power cut could lose them.",
+                title="Ledger not synced",
+                severity="error",
+            )
+
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
         the tags."""
