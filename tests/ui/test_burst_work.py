@@ -15,6 +15,7 @@ import pytest
 from burst_support import Record
 from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready
+from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
@@ -274,4 +275,23 @@ async def test_a_burst_syncs_its_takes_once_a_slice_and_paints_none_unsynced(
     assert counted["take"] == len(RECORDS)
     assert 0 < counted["sync"] < len(RECORDS)
     assert unsynced_painted == []
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_sends_no_blur_or_focus_move_past_the_form(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: Counter[str] = Counter()
+    post = Screen.post_message
+
+    def posted(screen: Screen[Any], message: Message) -> bool:
+        if isinstance(message, Input.Blurred | events.DescendantFocus | events.DescendantBlur):
+            reached[type(message).__name__] += 1
+        return post(screen, message)
+
+    monkeypatch.setattr(Screen, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Three focus moves a plant: each field's Blurred, and the form's DescendantFocus and
+    # DescendantBlur, bubbled on through the screen to the app (a dispatch at each level).
+    assert reached == Counter()
     assert all("Created plant" in entry for entry in entries)
