@@ -295,3 +295,21 @@ async def test_a_burst_sends_no_blur_or_focus_move_past_the_form(
     # DescendantBlur, bubbled on through the screen to the app (a dispatch at each level).
     assert reached == Counter()
     assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_works_out_the_footers_keys_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_at = 0
+    active_bindings = Screen.active_bindings
+
+    def counted(screen: Screen[Any]) -> Any:
+        nonlocal looked_at
+        looked_at += 1
+        return active_bindings.fget(screen)  # type: ignore[attr-defined]  # a property's getter
+
+    monkeypatch.setattr(Screen, "active_bindings", property(counted))
+    _, _, frames = await _burst_counted(reference_server, monkeypatch)
+    # Each focus move (three a plant) worked out every key the screen binds, to see whether the
+    # footer changed.
+    assert 0 < looked_at <= frames.count + 1
