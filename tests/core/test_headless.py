@@ -37,13 +37,27 @@ def test_the_core_loads_neither_textual_nor_the_ui_nor_the_server() -> None:
     } <= set(CORE)
     loaded = loaded_after_importing(*CORE)
     assert set(CORE) <= loaded
-    # Not rich: httpx itself imports it (for its own command line) whenever it is installed.
     assert not {name for name in loaded if name.split(".")[0] == "textual"}
     assert not {
         name
         for name in loaded
         if name.startswith(("plantstore_tui.ui", "plantstore_tui.server", "plantstore_tui.cli"))
     }
+
+
+def test_the_core_leaves_out_httpxs_command_line() -> None:
+    # httpx imports its command line (click, rich, pygments: 1.8 MiB resident) whenever those are
+    # installed, as they are here; the core never runs it.
+    code = (
+        "import json, sys\n"
+        "import plantstore_tui.core.http.client, httpx\n"
+        "names = ('httpx', 'rich', 'pygments', 'click')\n"
+        "print(json.dumps([callable(httpx.main), [n for n in names if n in sys.modules]]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(result.stdout) == [True, ["httpx"]]
 
 
 def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:
