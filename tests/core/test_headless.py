@@ -60,6 +60,21 @@ def test_the_core_leaves_out_httpxs_command_line() -> None:
     assert json.loads(result.stdout) == [True, ["httpx"]]
 
 
+def test_a_start_with_no_config_file_loads_no_toml_parser() -> None:
+    # The ledger's data directory and the history settings read no file that is not there.
+    code = (
+        "import sys\n"
+        "from plantstore_tui.core.store import open_ledger\n"
+        "from plantstore_tui.core.store.settings import history_settings\n"
+        "open_ledger('tui'); history_settings(None)\n"
+        "print('tomllib' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "False"
+
+
 def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:
     loaded = loaded_after_importing(
         "plantstore_tui.core.plant.form", "plantstore_tui.core.plant.text"
