@@ -34,8 +34,10 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.app", "App", "_driver"),
     ("textual.app", "App", "_exit_renderables"),
     ("textual.app", "App", "_fatal_error"),
+    ("textual.app", "App", "_keymap"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "on_event"),
+    ("textual.screen", "Screen", "_binding_chain"),
     ("textual.screen", "Screen", "_on_timer_update"),
     ("textual.widgets", "Input", "_on_paste"),
     ("textual.widgets", "Input", "_suggestion"),
@@ -63,7 +65,13 @@ def missing() -> list[str]:
 
 async def check_bindings(app: App[Any], key: str, *, priority: bool = False) -> bool:
     """Run the bindings lookup Textual runs for a key (priority ones, or the chain from the focused
-    widget up to the app); True if a binding took it. Keymaps and check_action apply."""
+    widget up to the app); True if a binding took it. Keymaps and check_action apply.
+
+    A key no priority binding of the chain names is not looked up among them: the chain is built
+    anew at each lookup (every map copied, filtered and keymapped), and in a burst that was once
+    for every key typed; the keys it names are worked out once for each focus instead."""
+    if priority and isinstance(app, CompatApp) and key not in app.priority_keys():
+        return False
     return await app._check_bindings(key, priority=priority)
 
 
@@ -113,6 +121,24 @@ class CompatApp(App[ReturnType]):
 
     # Textual's crash report shows every frame's local variables.
     crash_report_shows_locals: ClassVar[bool] = True
+
+    # The keys the priority bindings of the screen's chain name, and what they were worked out
+    # for: the screen, its focused widget and the keymap.
+    _priority_keys: tuple[tuple[object, object, object], frozenset[str]] | None = None
+
+    def priority_keys(self) -> frozenset[str]:
+        """The keys that some priority binding of the current screen's chain is bound to now."""
+        screen = self.screen
+        made_for = (screen, screen.focused, self._keymap)
+        if self._priority_keys is None or self._priority_keys[0] != made_for:
+            keys = frozenset(
+                key
+                for _namespace, bindings in screen._binding_chain
+                for key, key_bindings in bindings.key_to_bindings.items()
+                if any(binding.priority for binding in key_bindings)
+            )
+            self._priority_keys = (made_for, keys)
+        return self._priority_keys[1]
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste as the app reads it; False leaves it to Textual's delivery."""

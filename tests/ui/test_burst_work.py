@@ -61,9 +61,10 @@ class Frames:
 
 
 async def _burst_counted(
-    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch, records: list[Record] = RECORDS
 ) -> tuple[list[str], str, Frames]:
-    """The burst of RECORDS typed: each entry's text and the log's lines after, and the frames."""
+    """The burst of `records` typed: each entry's text and the log's lines after, and the
+    frames."""
     app = app_for(server.base_url, server.token)
     frames: list[Frames] = []
 
@@ -88,8 +89,8 @@ async def _burst_counted(
         assert isinstance(screen, SendScreen)
         await pilot.press("ctrl+n")  # every record types its own id
         frames.append(Frames(screen))
-        burst(app, keys_of(RECORDS))
-        await drained(app, pilot, len(RECORDS))
+        burst(app, keys_of(records))
+        await drained(app, pilot, len(records))
         entries = [entry.text().plain for entry in screen.log_panel.entries]
         lines = "\n".join(strip.text for strip in screen.log_panel.lines)
     return entries, lines, frames[0]
@@ -237,7 +238,9 @@ async def test_a_burst_is_painted_at_most_ten_times_a_second(
             painted.append((screen._painted_at, busy))
 
     monkeypatch.setattr(SendScreen, "_on_timer_update", timed)
-    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Long enough to be painted several times on a fast machine too.
+    records = [(f"Fern {n}", str(900 + n), "shade") for n in range(60)]
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch, records)
     gaps = [later - earlier for (earlier, _), (later, busy) in pairwise(painted) if busy]
     # Keys still to apply or plants in line: a frame each tick of Textual's frame rate (60 a
     # second), as far as the key slices let the loop turn.
@@ -313,3 +316,23 @@ async def test_a_burst_works_out_the_footers_keys_at_most_once_a_frame(
     # Each focus move (three a plant) worked out every key the screen binds, to see whether the
     # footer changed.
     assert 0 < looked_at <= frames.count + 1
+
+
+async def test_a_burst_builds_the_binding_chain_for_focus_moves_not_for_typed_keys(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = 0
+    chain = Screen._binding_chain
+
+    def counted(screen: Screen[Any]) -> Any:
+        nonlocal built
+        built += 1
+        return chain.fget(screen)  # type: ignore[attr-defined]  # a property's getter
+
+    monkeypatch.setattr(Screen, "_binding_chain", property(counted))
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    keys = len(keys_of(RECORDS))
+    # Every key looked for a priority binding in a chain built anew for it. Now: once a focus
+    # (three a plant), and for Tab and Enter, which look further up the chain.
+    assert built <= 7 * len(RECORDS) < keys
+    assert all("Created plant" in entry for entry in entries)
