@@ -20,7 +20,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.sending.session import Clock
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.ordered_input import OrderedInput
+from plantstore_tui.ui.ordered_input import in_order
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
@@ -110,8 +110,8 @@ class PlantStoreApp(CompatApp[None]):
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
-        screen = self.screen
-        if not isinstance(screen, OrderedInput):
+        screen = in_order(self.screen)
+        if screen is None:
             return False
         # The plants a slice of keys takes are committed each, and made durable together before
         # anything else runs or is painted (one fsync a slice, not one a plant).

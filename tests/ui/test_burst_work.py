@@ -336,3 +336,24 @@ async def test_a_burst_builds_the_binding_chain_for_focus_moves_not_for_typed_ke
     # (three a plant), and for Tab and Enter, which look further up the chain.
     assert built <= 7 * len(RECORDS) < keys
     assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_moves_between_the_fields_without_working_out_the_focus_chain(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worked_out = 0
+    focus_chain = Screen.focus_chain
+
+    def counted(screen: Screen[Any]) -> Any:
+        nonlocal worked_out
+        worked_out += 1
+        return focus_chain.fget(screen)  # type: ignore[attr-defined]  # a property's getter
+
+    monkeypatch.setattr(Screen, "focus_chain", property(counted))
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Tab and Enter moved on with Textual's focus_next: the screen's whole focus chain worked
+    # out twice a plant.
+    assert worked_out < len(RECORDS)
+    assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
+        plant_id for _, plant_id, _ in RECORDS
+    ]
