@@ -112,6 +112,9 @@ class PlantStoreApp(CompatApp[None]):
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
         screen = in_order(self.screen)
         if screen is None:
+            # Textual delivers it (a question over the send screen): what the keys before it
+            # took is made durable first, as at the end of a slice.
+            self._send_screen.sync_taken()
             return False
         # The plants a slice of keys takes are committed each, and made durable together before
         # anything else runs or is painted (one fsync a slice, not one a plant).
