@@ -34,6 +34,7 @@ from plantstore_tui.ui.screens.send_notices import (
 )
 from plantstore_tui.ui.screens.send_submit import submit
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
+from plantstore_tui.ui.textual_compat import release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine, state_words
@@ -184,6 +185,8 @@ class SendScreen(FormScreen):
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
         self.show_state()
+        if plant.settled:
+            release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
 
     # The connection and the queue -------------------------------------------------------------
 
