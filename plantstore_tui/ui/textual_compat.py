@@ -7,6 +7,7 @@ functions and the two base classes below.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -157,8 +158,10 @@ class CompatApp(App[ReturnType]):
         batch, deadline = held
         deadline.stop()
         batch.close()
-        # The screen resumes its frame timer only when it is next idle: prompt it now.
-        self.screen.check_idle()
+        # The screen resumes its frame timer only when it is next idle: prompt it now (none is
+        # left when the app is ending).
+        with contextlib.suppress(ScreenStackError):
+            self.screen.check_idle()
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste as the app reads it; False leaves it to Textual's delivery."""
