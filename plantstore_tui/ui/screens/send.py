@@ -34,7 +34,7 @@ from plantstore_tui.ui.screens.send_notices import (
 )
 from plantstore_tui.ui.screens.send_submit import submit
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
-from plantstore_tui.ui.textual_compat import release_frames
+from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine, state_words
@@ -278,10 +278,21 @@ class SendScreen(FormScreen):
         await self.session.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's counts say."""
+        """Show `words` in the status line, or else what the session's counts say (once, before
+        the next frame, however many plants moved on meanwhile)."""
         if words is not None and kind is not None:
+            self._counts_due = False
             self.status.show_state(words, kind)
             return
+        self._counts_due = True
+        once_before_frame(self.status, self._show_counts)
+
+    _counts_due = False
+
+    def _show_counts(self) -> None:
+        if not self._counts_due:
+            return  # words shown since replace them
+        self._counts_due = False
         session = self.session
         self.status.show_state(
             *state_words(
