@@ -17,6 +17,7 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens import send_submit
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 
 
 class GatedClient:
@@ -60,12 +61,18 @@ class Painted:
 
 
 async def _sending(
-    pilot: Pilot[None], app: PlantStoreApp, gated: list[GatedClient]
+    pilot: Pilot[None],
+    app: PlantStoreApp,
+    gated: list[GatedClient],
+    states: list[str] | None = None,
 ) -> tuple[SendScreen, Painted]:
-    """Fern (id 1) submitted with Ctrl+S, its request waiting at the gate."""
+    """Fern (id 1) submitted with Ctrl+S, its request waiting at the gate (`states` emptied
+    before the key)."""
     screen = await ready(app, pilot)
     await fill(pilot, screen, name="Fern", id="1")
     painted = Painted(screen)
+    if states is not None:
+        states.clear()
     await pilot.press("ctrl+s")
     await asyncio.wait_for(gated[0].started.wait(), 10)
     return screen, painted
@@ -88,9 +95,17 @@ async def test_an_answer_within_the_moment_is_painted_in_the_first_frame_after_c
 ) -> None:
     # The moment made long, so that a loaded machine cannot end it before the answer.
     monkeypatch.setattr(send_submit, "ANSWER_AWAITED_SECONDS", 60.0)
+    states: list[str] = []
+    show_state = StatusLine.show_state
+
+    def shown(line: StatusLine, words: str, kind: StatusKind) -> None:
+        states.append(words)
+        show_state(line, words, kind)
+
+    monkeypatch.setattr(StatusLine, "show_state", shown)
     app, gated = _gated_app(reference_server)
     async with app.run_test(size=SIZE) as pilot:
-        screen, painted = await _sending(pilot, app, gated)
+        screen, painted = await _sending(pilot, app, gated, states)
         await pilot.pause()  # the screen is idle: before, it painted "sending…" here
         assert painted.frames == []
         gated[0].gate.set()
@@ -99,6 +114,8 @@ async def test_an_answer_within_the_moment_is_painted_in_the_first_frame_after_c
         assert "Created plant 1 (Fern)" in first_entry
         assert first_name == ""
         assert screen.session.counts() == (0, 0, 0)
+        # Queued, sending and the answer: the status line is told once, for the frame.
+        assert states == ["ready"]
 
 
 async def test_a_slow_answer_shows_the_plant_as_sending_once_the_moment_has_passed(
