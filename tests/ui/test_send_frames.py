@@ -78,6 +78,20 @@ async def _sending(
     return screen, painted
 
 
+async def _first_frame(painted: Painted) -> tuple[str, str]:
+    """What the first frame since the submit showed: the state at the end of its entry's header
+    line, and the Name field."""
+    await asyncio.wait_for(painted.new_frame.wait(), 10)
+    entry, name = painted.frames[0]
+    return entry.split("\n")[0].rsplit("  ", 1)[-1], name
+
+
+async def _answered(app: PlantStoreApp, pilot: Pilot[None], gated: list[GatedClient]) -> None:
+    """Let the request go out, and wait until it is settled and drawn."""
+    gated[0].gate.set()
+    await settled(app, pilot)
+
+
 def _gated_app(server: BackgroundServer) -> tuple[PlantStoreApp, list[GatedClient]]:
     target = target_of(server.base_url, server.token)
     gated: list[GatedClient] = []
@@ -108,8 +122,7 @@ async def test_an_answer_within_the_moment_is_painted_in_the_first_frame_after_c
         screen, painted = await _sending(pilot, app, gated, states)
         await pilot.pause()  # the screen is idle: before, it painted "sending…" here
         assert painted.frames == []
-        gated[0].gate.set()
-        await settled(app, pilot)
+        await _answered(app, pilot, gated)
         first_entry, first_name = painted.frames[0]
         assert "Created plant 1 (Fern)" in first_entry
         assert first_name == ""
@@ -124,12 +137,8 @@ async def test_a_slow_answer_shows_the_plant_as_sending_once_the_moment_has_pass
     app, gated = _gated_app(reference_server)
     async with app.run_test(size=SIZE) as pilot:
         _, painted = await _sending(pilot, app, gated)
-        await asyncio.wait_for(painted.new_frame.wait(), 10)
-        entry, name = painted.frames[0]
-        assert "sending…" in entry
-        assert name == ""
-        gated[0].gate.set()
-        await settled(app, pilot)
+        assert await _first_frame(painted) == ("sending…", "")
+        await _answered(app, pilot, gated)
         assert "Created plant 1 (Fern)" in painted.frames[-1][0]
 
 
@@ -142,9 +151,5 @@ async def test_a_key_typed_while_the_answer_is_awaited_is_painted_at_once(
         screen, painted = await _sending(pilot, app, gated)
         screen.form.focus_field("name")
         await pilot.press("R")
-        await asyncio.wait_for(painted.new_frame.wait(), 10)
-        entry, name = painted.frames[0]
-        assert "sending…" in entry
-        assert name == "R"
-        gated[0].gate.set()
-        await settled(app, pilot)
+        assert await _first_frame(painted) == ("sending…", "R")
+        await _answered(app, pilot, gated)
