@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Group
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -160,14 +159,10 @@ class ResponseLog(ScrollView, can_focus=True):
         self.notify(f"Saved to {path.resolve()}", title="Log saved")
 
     def _render_entry(self, index: int) -> list[Strip]:
-        renderable = self.entries[index].renderable()
+        width = self._width
+        lines = self.entries[index].lines(self.app.console, width)
         if index:
-            renderable = Group(Text(""), renderable)
-        console = self.app.console
-        options = console.options.update_width(self._width)
-        lines = Segment.split_and_crop_lines(
-            console.render(renderable, options), self._width, pad=True, include_new_lines=False
-        )
+            lines.insert(0, [Segment(""), Segment(" " * width)])  # a blank line between entries
         # Styled here, once: the log's style changes only with a restyle, which draws every
         # entry again (notify_style_update); each frame that scrolls draws every visible line.
         style = self.rich_style
