@@ -133,9 +133,12 @@ class SendScreen(FormScreen):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        self.call_after_refresh(self._open_ledger)
+        # One thread opens the ledger, then connects: a second one would not connect sooner
+        # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
+        else:
+            self.call_after_refresh(self._open_ledger)
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
@@ -148,6 +151,10 @@ class SendScreen(FormScreen):
 
     @work(thread=True, name="ledger", group="ledger", exit_on_error=False)
     def _open_ledger(self) -> None:
+        self._open_ledger_here()
+
+    def _open_ledger_here(self) -> None:
+        # In a worker thread: the ledger opened (once), and what it holds told.
         self.session.ledger()
         self.app.call_from_thread(self._ledger_opened)
 
@@ -212,6 +219,7 @@ class SendScreen(FormScreen):
         from plantstore_tui.core.store.settings import history_settings
 
         assert self._connect is not None
+        self._open_ledger_here()
         connection = self._connect()
         # Read here, off the UI thread: profiles.toml costs nothing before the first frame.
         return connection, history_settings(connection.target.profile)
