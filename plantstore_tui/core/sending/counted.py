@@ -1,18 +1,27 @@
-"""The ledger as the send queue writes it, with the plants needing attention counted after each
-settle, in the thread that settled it: a front end's status line shows the count without a
-query of its own at each state a plant passes through (three a send, on the UI thread, where a
-query waits for any write of this process in flight)."""
+"""An entry session's counts, and the ledger as its send queue writes it, with the plants
+needing attention counted after each settle, in the thread that settled it: a front end's status
+line shows the count without a query of its own at each state a plant passes through (three a
+send, on the UI thread, where a query waits for any write of this process in flight)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.ledger import TargetLedger
+
+
+class Counts(NamedTuple):
+    """An entry session's plants queued, in flight, and needing attention."""
+
+    queued: int
+    sending: int
+    attention: int
+
 
 # Told how many plants need attention now; None: it may have changed, count again when asked.
 Counted = Callable[[int | None], None]

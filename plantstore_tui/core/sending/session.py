@@ -16,9 +16,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from plantstore_tui.core.sending.counted import CountingLedger
+from plantstore_tui.core.sending.counted import CountingLedger, Counts
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.store.records import PlantState
 
@@ -39,14 +39,6 @@ def _store_error() -> type[Exception]:
     from plantstore_tui.core.store import StoreError
 
     return StoreError
-
-
-class Counts(NamedTuple):
-    """This session's plants queued, in flight, and needing attention."""
-
-    queued: int
-    sending: int
-    attention: int
 
 
 @dataclass(frozen=True, slots=True)

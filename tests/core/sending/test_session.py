@@ -20,8 +20,9 @@ from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
+from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
-from plantstore_tui.core.sending.session import Counts, EntrySession, LedgerNews
+from plantstore_tui.core.sending.session import EntrySession, LedgerNews
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
