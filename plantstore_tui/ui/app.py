@@ -116,10 +116,11 @@ class PlantStoreApp(CompatApp[None]):
             # took is made durable first, as at the end of a slice.
             self._send_screen.sync_taken()
             return False
-        # The plants a slice of keys takes are committed each, and made durable together before
-        # anything else runs or is painted (one fsync a slice, not one a plant).
+        # The plants a slice of a burst takes are committed each, and made durable together
+        # before anything else runs or is painted (one fsync a slice, not one a plant). A key
+        # read alone (one Ctrl+S) takes its plant durably, as `sending` when the queue is idle.
         session = self._send_screen.session
-        session.sync_later = True
+        session.sync_later = self.message_queue_size > 0
         try:
             taken = await screen.take_in_order(event)
         finally:

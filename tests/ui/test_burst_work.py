@@ -225,25 +225,34 @@ async def test_a_run_of_keys_read_together_changes_a_field_once(
 async def test_a_burst_is_painted_at_most_ten_times_a_second(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    painted: list[tuple[float, float]] = []
-    update = SendScreen._on_timer_update
+    painted: list[tuple[float, bool]] = []
+    settled = [0.0]
+    update, changed = SendScreen._on_timer_update, SendScreen.plant_changed
 
     def timed(screen: SendScreen) -> None:
-        # When each frame was painted, and whether keys were still to apply or plants waited
-        # behind the one in flight.
-        busy = screen.app.message_queue_size > 0 or screen.session.in_line() > 1
+        # When each frame was painted, and whether keys read were still to be applied or the
+        # plants in line were going out one after another.
+        busy = screen.app.message_queue_size > 0 or (
+            screen.session.in_line() > 1 and time.monotonic() - settled[-1] < BURST_FRAME_SECONDS
+        )
         before = screen._painted_at
         update(screen)
         if screen._painted_at != before:
             painted.append((screen._painted_at, busy))
 
+    def plant_changed(screen: SendScreen, plant: QueuedPlant, after: str | None = None) -> None:
+        if plant.settled:
+            settled.append(time.monotonic())
+        changed(screen, plant, after)
+
     monkeypatch.setattr(SendScreen, "_on_timer_update", timed)
+    monkeypatch.setattr(SendScreen, "plant_changed", plant_changed)
     # Long enough to be painted several times on a fast machine too.
     records = [(f"Fern {n}", str(900 + n), "shade") for n in range(60)]
     entries, _, _ = await _burst_counted(reference_server, monkeypatch, records)
     gaps = [later - earlier for (earlier, _), (later, busy) in pairwise(painted) if busy]
-    # Keys still to apply or plants in line: a frame each tick of Textual's frame rate (60 a
-    # second), as far as the key slices let the loop turn.
+    # A frame each tick of Textual's frame rate (60 a second), as far as the key slices let
+    # the loop turn and the sends' answers asked for one.
     assert gaps
     assert min(gaps) >= BURST_FRAME_SECONDS
     assert all("Created plant" in entry for entry in entries)
@@ -274,8 +283,9 @@ async def test_a_burst_syncs_its_takes_once_a_slice_and_paints_none_unsynced(
     monkeypatch.setattr(Database, "sync", counted_sync)
     monkeypatch.setattr(Screen, "_on_timer_update", painted)
     entries, _, _ = await _burst_counted(reference_server, monkeypatch)
-    # Each take was a durable commit of its own on the UI thread: one fsync a plant.
-    assert counted["take"] == len(RECORDS)
+    # Each take was a durable commit of its own on the UI thread: one fsync a plant. Now only
+    # the last one's, read with no key after it.
+    assert (counted["take"], counted["durable take"]) == (len(RECORDS) - 1, 1)
     assert 0 < counted["sync"] < len(RECORDS)
     assert unsynced_painted == []
     assert all("Created plant" in entry for entry in entries)

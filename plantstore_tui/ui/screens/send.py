@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,6 +35,7 @@ from plantstore_tui.ui.screens.send_notices import (
 )
 from plantstore_tui.ui.screens.send_submit import submit
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
+from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine, state_words
@@ -77,6 +79,7 @@ class SendScreen(FormScreen):
         self._label = label
         self.clock = clock
         """The time of log entries and notes."""
+        self._settled_at = 0.0
         self.protected = ProtectedSends()
         """This session's confirmations of sends to protected profiles."""
         self.session = EntrySession(
@@ -209,12 +212,17 @@ class SendScreen(FormScreen):
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
         self.show_state()
+        if plant.settled:
+            self._settled_at = time.monotonic()
+            release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
 
     def frame_gap(self) -> float:
         """Frames BURST_FRAME_SECONDS apart while keys read are still to be applied, or plants
-        wait behind the one in flight; else as soon as Textual paints (a key's echo, one send's
-        answer)."""
-        busy = self.app.message_queue_size > 0 or self.session.in_line() > 1
+        that wait behind the one in flight go out one after another (one settled within that
+        time); else as soon as Textual paints (a key's echo, one send's answer, a slow send)."""
+        busy = self.app.message_queue_size > 0 or (
+            self.session.in_line() > 1 and time.monotonic() - self._settled_at < BURST_FRAME_SECONDS
+        )
         return BURST_FRAME_SECONDS if busy else 0.0
 
     # The connection and the queue -------------------------------------------------------------
@@ -308,10 +316,21 @@ class SendScreen(FormScreen):
         await self.session.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's counts say."""
+        """Show `words` in the status line, or else what the session's counts say (once, before
+        the next frame, however many plants moved on meanwhile)."""
         if words is not None and kind is not None:
+            self._counts_due = False
             self.status.show_state(words, kind)
             return
+        self._counts_due = True
+        once_before_frame(self.status, self._show_counts)
+
+    _counts_due = False
+
+    def _show_counts(self) -> None:
+        if not self._counts_due:
+            return  # words shown since replace them
+        self._counts_due = False
         session = self.session
         self.status.show_state(
             *state_words(
