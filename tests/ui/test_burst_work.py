@@ -60,6 +60,26 @@ class Frames:
         return [key for key, times in self.done.items() if times > 1]
 
 
+class Reads:
+    """How often a property of every Screen was read since `counting`."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @classmethod
+    def counting(cls, monkeypatch: pytest.MonkeyPatch, name: str) -> Reads:
+        """Count the reads of `Screen.<name>` from now on."""
+        reads = cls()
+        getter = getattr(Screen, name).fget
+
+        def counted(screen: Screen[Any]) -> Any:
+            reads.count += 1
+            return getter(screen)
+
+        monkeypatch.setattr(Screen, name, property(counted))
+        return reads
+
+
 async def _burst_counted(
     server: BackgroundServer, monkeypatch: pytest.MonkeyPatch, records: list[Record] = RECORDS
 ) -> tuple[list[str], str, Frames]:
@@ -313,57 +333,33 @@ async def test_a_burst_sends_no_blur_or_focus_move_past_the_form(
 async def test_a_burst_works_out_the_footers_keys_at_most_once_a_frame(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    looked_at = 0
-    active_bindings = Screen.active_bindings
-
-    def counted(screen: Screen[Any]) -> Any:
-        nonlocal looked_at
-        looked_at += 1
-        return active_bindings.fget(screen)  # type: ignore[attr-defined]  # a property's getter
-
-    monkeypatch.setattr(Screen, "active_bindings", property(counted))
+    looked_at = Reads.counting(monkeypatch, "active_bindings")
     _, _, frames = await _burst_counted(reference_server, monkeypatch)
     # Each focus move (three a plant) worked out every key the screen binds, to see whether the
     # footer changed.
-    assert 0 < looked_at <= frames.count + 1
+    assert 0 < looked_at.count <= frames.count + 1
 
 
 async def test_a_burst_builds_the_binding_chain_for_focus_moves_not_for_typed_keys(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    built = 0
-    chain = Screen._binding_chain
-
-    def counted(screen: Screen[Any]) -> Any:
-        nonlocal built
-        built += 1
-        return chain.fget(screen)  # type: ignore[attr-defined]  # a property's getter
-
-    monkeypatch.setattr(Screen, "_binding_chain", property(counted))
+    built = Reads.counting(monkeypatch, "_binding_chain")
     entries, _, _ = await _burst_counted(reference_server, monkeypatch)
     keys = len(keys_of(RECORDS))
     # Every key looked for a priority binding in a chain built anew for it. Now: once a focus
     # (three a plant), and for Tab and Enter, which look further up the chain.
-    assert built <= 7 * len(RECORDS) < keys
+    assert built.count <= 7 * len(RECORDS) < keys
     assert all("Created plant" in entry for entry in entries)
 
 
 async def test_a_burst_moves_between_the_fields_without_working_out_the_focus_chain(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    worked_out = 0
-    focus_chain = Screen.focus_chain
-
-    def counted(screen: Screen[Any]) -> Any:
-        nonlocal worked_out
-        worked_out += 1
-        return focus_chain.fget(screen)  # type: ignore[attr-defined]  # a property's getter
-
-    monkeypatch.setattr(Screen, "focus_chain", property(counted))
+    worked_out = Reads.counting(monkeypatch, "focus_chain")
     entries, _, _ = await _burst_counted(reference_server, monkeypatch)
     # Tab and Enter moved on with Textual's focus_next: the screen's whole focus chain worked
     # out twice a plant.
-    assert worked_out < len(RECORDS)
+    assert worked_out.count < len(RECORDS)
     assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
         plant_id for _, plant_id, _ in RECORDS
     ]
