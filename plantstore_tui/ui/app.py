@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
-# How long keys of a burst are applied before the rest of the app gets a turn.
-KEY_SLICE_SECONDS = 1 / 30
+# How long keys of a burst are applied before the rest of the app gets a turn: as long as the
+# send screen keeps its frames apart in a burst (BURST_FRAME_SECONDS), so that each turn may
+# paint one, and the takes of a slice cost one fsync.
+KEY_SLICE_SECONDS = 0.1
 
 
 def _now() -> datetime:

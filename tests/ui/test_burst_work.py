@@ -27,6 +27,7 @@ from plantstore_tui.core.store import Ledger
 from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
 from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
@@ -363,3 +364,25 @@ async def test_a_burst_moves_between_the_fields_without_working_out_the_focus_ch
     assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
         plant_id for _, plant_id, _ in RECORDS
     ]
+
+
+async def test_a_burst_gives_the_rest_of_the_app_a_turn_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slices: list[tuple[float, float]] = []
+    let_others_run = PlantStoreApp._let_others_run
+
+    async def timed(app: PlantStoreApp) -> None:
+        started = time.monotonic()
+        await let_others_run(app)
+        slices.append((started, time.monotonic()))
+
+    monkeypatch.setattr(PlantStoreApp, "_let_others_run", timed)
+    records = [(f"Fern {n}", str(900 + n), "shade") for n in range(60)]
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch, records)
+    applied = [begun - ended for (_, ended), (begun, _) in pairwise(slices)]
+    # Keys were applied 1/30 s at a time: three turns (each a chance to paint, and a sync of
+    # the ledger) for every frame a burst paints.
+    assert applied
+    assert min(applied) >= BURST_FRAME_SECONDS
+    assert len(entries) == len(records)
