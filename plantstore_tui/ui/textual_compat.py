@@ -38,9 +38,9 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.app", "App", "_exit_renderables"),
     ("textual.app", "App", "_fatal_error"),
     ("textual.app", "App", "_keymap"),
+    ("textual.screen", "Screen", "_binding_chain"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "on_event"),
-    ("textual.screen", "Screen", "_binding_chain"),
     ("textual.screen", "Screen", "_on_timer_update"),
     ("textual.widgets", "Input", "_on_paste"),
     ("textual.widgets", "Input", "_suggestion"),
@@ -218,8 +218,7 @@ class CompatApp(App[ReturnType]):
 
 
 class CompatScreen(Screen[ReturnType]):
-    """Textual's Screen with two hooks into its internals: work run once before the next frame,
-    and frames kept apart while the screen is busy.
+    """Textual's Screen with one hook into its internals: work run once before the next frame.
 
     A widget whose state changes several times between two frames (a burst of keys, a plant that
     went from queued to its answer) asks for `before_frame` instead of doing its expensive part
@@ -231,7 +230,9 @@ class CompatScreen(Screen[ReturnType]):
     ) -> None:
         super().__init__(name, id, classes)
         self._before_frame: dict[Callable[[], None], None] = {}
-        self._painted_at = 0.0
+
+    # When the last frame was painted (time.monotonic): frames are kept `frame_gap` apart.
+    _painted_at = 0.0
 
     def frame_gap(self) -> float:
         """Seconds kept between two frames now (0: a frame as soon as Textual would paint one,
