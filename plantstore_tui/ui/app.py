@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.text import Text
 from textual import events
@@ -20,7 +20,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.sending.session import Clock
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.ordered_input import in_order
+from plantstore_tui.ui.ordered_input import OrderedInput
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
@@ -41,6 +41,18 @@ KEY_SLICE_SECONDS = 0.1
 
 def _now() -> datetime:
     return datetime.now().astimezone()
+
+
+# Whether each screen class applies keys in order: asked at every key, and the protocol's own
+# isinstance check walks its members each time.
+_IN_ORDER: dict[type, bool] = {}
+
+
+def _applies_in_order(screen: object) -> bool:
+    applies = _IN_ORDER.get(type(screen))
+    if applies is None:
+        applies = _IN_ORDER[type(screen)] = isinstance(screen, OrderedInput)
+    return applies
 
 
 class DemoServer(Protocol):
@@ -112,8 +124,8 @@ class PlantStoreApp(CompatApp[None]):
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
-        screen = in_order(self.screen)
-        if screen is None:
+        screen = self.screen
+        if not _applies_in_order(screen):
             # Textual delivers it (a question over the send screen): what the keys before it
             # took is made durable first, as at the end of a slice.
             self._send_screen.sync_taken()
@@ -124,7 +136,7 @@ class PlantStoreApp(CompatApp[None]):
         session = self._send_screen.session
         session.sync_later = self.message_queue_size > 0
         try:
-            taken = await screen.take_in_order(event)
+            taken = await cast("OrderedInput", screen).take_in_order(event)
         finally:
             session.sync_later = False
             slice_over = time.monotonic() - self._slice_started >= KEY_SLICE_SECONDS

@@ -17,7 +17,7 @@ anything reads the field, and before the next frame (`FieldInput.type_now`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from plantstore_tui.ui.textual_compat import check_bindings
 
@@ -35,19 +35,6 @@ class OrderedInput(Protocol):
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply the event completely, now; False leaves it to Textual's usual delivery."""
         ...
-
-
-def in_order(screen: object) -> OrderedInput | None:
-    """`screen` if it applies keys in order, else None (asked at every key: the protocol's own
-    isinstance check walks its members each time, so the answer is kept for each screen class)."""
-    screen_class = type(screen)
-    applies = _APPLIES_IN_ORDER.get(screen_class)
-    if applies is None:
-        applies = _APPLIES_IN_ORDER[screen_class] = issubclass(screen_class, OrderedInput)
-    return cast("OrderedInput", screen) if applies else None
-
-
-_APPLIES_IN_ORDER: dict[type, bool] = {}
 
 
 async def apply_key(

@@ -79,7 +79,6 @@ class SendScreen(FormScreen):
         self._label = label
         self.clock = clock
         """The time of log entries and notes."""
-        self._settled_at = 0.0
         self.protected = ProtectedSends()
         """This session's confirmations of sends to protected profiles."""
         self.session = EntrySession(
@@ -215,6 +214,9 @@ class SendScreen(FormScreen):
         if plant.settled:
             self._settled_at = time.monotonic()
             release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
+
+    # When a plant last settled (time.monotonic): the queue's plants go out one after another.
+    _settled_at = 0.0
 
     def frame_gap(self) -> float:
         """Frames BURST_FRAME_SECONDS apart while keys read are still to be applied, or plants
