@@ -125,10 +125,21 @@ class ResponseLog(ScrollView, can_focus=True):
         self._strips[index] = None
         if not self._width:
             return  # drawn whole at the first size (on_resize)
-        if self.scroll_offset.y >= self.max_scroll_y or index == len(self._entries) - 1:
+        last = index == len(self._entries) - 1
+        if not last and index not in self._changed and self._hidden(index):
+            return  # it keeps its height, and is drawn when shown: nothing to lay out or paint
+        if self.scroll_offset.y >= self.max_scroll_y or last:
             self._follow = True
         self._changed.add(index)
         once_before_frame(self, self._lay_out_changed)
+
+    def _hidden(self, index: int) -> bool:
+        """True when no line of entry `index` is shown at the scroll position."""
+        top = self.scroll_offset.y
+        start = self._starts[index]
+        return start + self._heights[index] <= top or (
+            start >= top + self.scrollable_content_region.height
+        )
 
     def _lay_out_changed(self) -> None:
         """Lay out the lines after the entries changed since the last frame, and draw the
