@@ -47,6 +47,7 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.screen", "Screen", "_on_timer_update"),
     ("textual._compositor", "Compositor", "_get_renders"),
     ("textual.widgets", "Input", "_on_paste"),
+    ("textual.widgets", "Input", "_restart_blink"),
     ("textual.widgets", "Input", "_suggestion"),
     ("textual.widgets", "Input", "_value"),
     ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
@@ -263,8 +264,8 @@ class CompatScreen(Screen[ReturnType]):
 
 
 class CompatInput(Input):
-    """Textual's Input with two hooks into its internals: the text drawn for the value, and a
-    paste that reaches the field."""
+    """Textual's Input with three hooks into its internals: the text drawn for the value, a
+    paste that reaches the field, and the cursor's blink started over for a key typed."""
 
     def shown(self, text: Text) -> Text:
         """The text drawn for the value: Textual's, unless a subclass changes it."""
@@ -273,6 +274,11 @@ class CompatInput(Input):
     def pasted(self, event: events.Paste) -> None:
         """Called with a paste before Textual's handling, which runs unless the event's default
         is prevented."""
+
+    def restart_blink(self) -> None:
+        """Show the cursor and start its blink over, as Input does for each key it handles: a
+        key applied without Input's own key handler calls this."""
+        self._restart_blink()
 
     @property
     def _value(self) -> Text:

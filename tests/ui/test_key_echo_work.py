@@ -1,5 +1,5 @@
-"""The work of one key's echo (issue 16): a key typed into Name draws the field's frame only, and
-the frames drawn so look exactly as Textual's own drawing of them."""
+"""One key's echo (issue 16): a key typed into Name draws the field alone, the frames drawn so
+look exactly as Textual's own drawing of them, and the echo shows the cursor."""
 
 from __future__ import annotations
 
@@ -102,3 +102,19 @@ async def test_an_update_draws_what_textual_draws_for_it(
             assert _segments(PartialCompositor(), screen, regions) == textual, regions
             partial_updates += Region(0, 0, width, height) not in regions
         assert partial_updates == len(cases) - 1
+
+
+async def test_the_cursor_stays_on_while_the_operator_types(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        name = screen.form.field_input("name")
+        name._cursor_visible = False  # as the blink timer leaves it every other half second
+        await pilot.press("F")
+        # As a bare Input does for a key: the key's echo shows the cursor after it, and the
+        # blink starts over. Before, the cursor kept blinking through the typing, off in half
+        # of the echoes.
+        assert name.value == "F"
+        assert name._cursor_visible
