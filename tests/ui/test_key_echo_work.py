@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from snapshot_apps.support import SIZE, app_for, ready
+from snapshot_apps.support import SIZE, app_for, ready, until
 from textual._compositor import Compositor, CompositorUpdate
 from textual.geometry import Region
 from textual.widget import Widget
@@ -78,16 +78,24 @@ def _segments(compositor: Compositor, screen: SendScreen, regions: list[Region])
     return _IDLE_MOVE.sub("", update.render_segments(screen.app.console))
 
 
+# The benchmark's terminal, and one too short for the form: its lower widgets cut off.
+@pytest.mark.parametrize("size", [SIZE, (80, 16)])
 async def test_an_update_draws_what_textual_draws_for_it(
-    reference_server: BackgroundServer,
+    reference_server: BackgroundServer, size: tuple[int, int]
 ) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size, notifications=True) as pilot:
         screen = await ready(app, pilot)
         await pilot.press(*"Monstera", "tab", "x")  # an error under ID, the cursor in it
-        await pilot.pause()
-        width, height = SIZE
-        widgets = [widget.region for widget in screen.query(Widget) if widget.region]
+        app.notify("A toast over the log", timeout=60)  # a layer of its own, in front
+        await until(pilot, lambda: screen.query("Toast"), "the toast shown")
+        width, height = size
+        everything = Region(0, 0, width, height)
+        widgets = [
+            region
+            for widget in app.screen.query(Widget)
+            if (region := widget.region.intersection(everything))
+        ]
         shuffled = random.Random(16)
         cases: list[list[Region]] = [[region] for region in widgets]
         cases += [shuffled.sample(widgets, 2) for _ in range(20)]
@@ -95,13 +103,10 @@ async def test_an_update_draws_what_textual_draws_for_it(
             x, y = shuffled.randrange(width), shuffled.randrange(height)
             w, h = shuffled.randint(1, width - x), shuffled.randint(1, height - y)
             cases.append([Region(x, y, w, h)])
-        cases += [[Region(0, 0, width, height)], [Region(44, 3, 4, 3), Region(0, 31, 5, 1)]]
-        partial_updates = 0
+        cases += [[everything], [Region(44, 3, 4, 3), Region(0, height - 1, 5, 1)]]
         for regions in cases:
             textual = _segments(Compositor(), screen, regions)
             assert _segments(PartialCompositor(), screen, regions) == textual, regions
-            partial_updates += Region(0, 0, width, height) not in regions
-        assert partial_updates == len(cases) - 1
 
 
 async def test_the_cursor_stays_on_while_the_operator_types(
