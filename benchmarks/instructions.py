@@ -5,7 +5,8 @@
 A count that a loaded machine cannot move (startup.py's wall time can): each program runs under
 `valgrind --tool=cachegrind` in a pty of startup.py's size and ends itself (`os._exit`) as soon as
 its stop is reached (`stop_at.py`):
-  frame   the first write to the terminal that holds the marker startup.py waits for (default);
+  frame   the first write to the terminal that holds the marker startup.py waits for (default;
+          --marker TEXT waits for TEXT instead, e.g. a footer key's words);
   layout  the first layout of a screen begins (imports, app built, driver, compose and mount);
   run     `App.run` is called (imports and the app built).
 Prints million instructions for each side and their ratio. Needs valgrind. The package's bytecode
@@ -35,7 +36,7 @@ SIDES = {
 }
 
 
-def count(side: str, until: str, directory: Path) -> int:
+def count(side: str, until: str, directory: Path, marker: str | None = None) -> int:
     """Instructions of one start of `side` to its stop, under cachegrind in a pty."""
     name, arguments = SIDES[side]
     program = PROGRAMS[name]
@@ -58,7 +59,7 @@ def count(side: str, until: str, directory: Path) -> int:
         str(Path(__file__).with_name("stop_at.py")),
         "tui" if side == "tui" else "script",
         until,
-        program["marker"],
+        marker or program["marker"],
         *arguments,
     ]
     main_fd, terminal_fd = pty.openpty()
@@ -98,6 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--until", choices=("frame", "layout", "run"), default="frame")
     parser.add_argument("--side", choices=tuple(SIDES), action="append", help="default: both")
+    parser.add_argument("--marker", help="stop at the first frame holding this text instead")
     parser.add_argument("--keep", type=Path, help="keep the cachegrind files in this directory")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
@@ -108,7 +110,7 @@ def main() -> None:
         directory = args.keep or Path(temporary)
         directory.mkdir(parents=True, exist_ok=True)
         for side in args.side or tuple(SIDES):
-            counts[side] = count(side, args.until, directory)
+            counts[side] = count(side, args.until, directory, args.marker)
             print(f"{SIDES[side][0]:18} {counts[side] / 1e6:9.1f} M instructions to {args.until}")
     if len(counts) == 2:
         print(f"ratio: {counts['tui'] / counts['bare']:.3f}x the bare app")
