@@ -208,8 +208,7 @@ class PlantForm(Vertical):
         with Horizontal(id="switches"):
             yield Switch("Next id ^N", value=True, id="next-id")
             yield Switch("Keep tag ^T", value=False, id="keep-tag")
-        with Horizontal(id="send-row"):
-            yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
+        yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 
     @property
