@@ -17,7 +17,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.sending.session import Clock
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 

@@ -22,8 +22,6 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.sending.session import Clock, EntrySession
-from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.screens.form_keys import FormScreen
@@ -42,6 +40,7 @@ from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
+    from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
 
 
@@ -76,14 +75,27 @@ class SendScreen(FormScreen):
         """The time of log entries and notes."""
         self.protected = ProtectedSends()
         """This session's confirmations of sends to protected profiles."""
-        self.session = EntrySession(
-            self.plant_changed,
-            clock,
-            base_url=label.base_url,
-            profile=label.profile,
-            chosen=connect is not None,
-        )
-        """The plants this screen takes, sends and deals with."""
+        self._session: EntrySession | None = None
+
+    @property
+    def session(self) -> EntrySession:
+        """The plants this screen takes, sends and deals with.
+
+        Made at its first use: right after the first frame (the ledger opens then), or by a key
+        read before it. The first frame shows no plant, so it waits for none of the session's,
+        queue's and ledger states' modules."""
+        if self._session is None:
+            from plantstore_tui.core.sending.session import EntrySession
+
+            label = self._label
+            self._session = EntrySession(
+                self.plant_changed,
+                self.clock,
+                base_url=label.base_url,
+                profile=label.profile,
+                chosen=self._connect is not None,
+            )
+        return self._session
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -180,6 +192,8 @@ class SendScreen(FormScreen):
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
         the tags."""
+        from plantstore_tui.core.store.records import PlantState
+
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
@@ -268,7 +282,8 @@ class SendScreen(FormScreen):
                 worker.cancel()
                 with contextlib.suppress(Exception):
                     await worker.wait()
-        await self.session.close()
+        if self._session is not None:
+            await self._session.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""

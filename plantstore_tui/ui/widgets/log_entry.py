@@ -6,7 +6,6 @@ for display. The response log (`response_log.py`) draws these entries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -58,6 +57,8 @@ def _json_block(data: Any) -> Text:
     Each text in it is cut to a few hundred characters, and each cut named below it: a server's
     megabyte name is never held or drawn whole.
     """
+    import json  # an answer's body is drawn after the first frame: json waits for it
+
     shown, notes = bounded_json(data)
     flat = json.dumps(shown, ensure_ascii=False)
     nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
@@ -75,6 +76,8 @@ def _json_block(data: Any) -> Text:
 
 def _body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
+    import json
+
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
