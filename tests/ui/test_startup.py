@@ -134,6 +134,10 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "rich.syntax",
     "textual.widgets._markdown",
     "textual.widgets._data_table",
+    # The form's switches and the footer are drawn by widgets of the project's own.
+    "textual.widgets._toggle_button",
+    "textual.widgets._checkbox",
+    "textual.widgets._footer",
     "plantstore_tui.core.config.files",
     "plantstore_tui.core.config.store",
     "plantstore_tui.core.http.client",

@@ -1,0 +1,81 @@
+"""A switch of the form (next id, keep tag): `▐✓▌ Next id ^N`, focusable, toggled by Enter, Space
+or a click.
+
+Drawn as Textual's Checkbox draws itself in the form, on and off shown by the mark's shape (a
+tick, or an empty box), not only by its colour; but one widget with no parts of its own to style:
+the Checkbox's style sheet, its module and the two styled parts of each switch cost the first
+frame about 20M instructions. Its colours are the theme's, named in the markup.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.markup import escape
+from textual.widget import Widget
+
+_BUTTON = "[$panel]▐[/][{mark} on $panel]{inner}[/][$panel]▌[/]"
+_ON = ("$text-success", "✓")
+_OFF = ("$panel-darken-2", " ")
+_FOCUSED = "$block-cursor-foreground on $block-cursor-background $block-cursor-text-style"
+_HOVERED = "on $block-hover-background"
+
+
+class Switch(Widget, can_focus=True):
+    """On or off, with its words; `value` is which, `toggle()` flips it."""
+
+    ALLOW_SELECT = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "flip", "Toggle", show=False),
+    ]
+
+    def __init__(self, label: str, *, value: bool, id: str) -> None:
+        super().__init__(id=id)
+        self._words = escape(label)
+        self.value = value
+
+    def toggle(self) -> None:
+        """Flip it."""
+        self.value = not self.value
+        self.refresh()
+
+    def action_flip(self) -> None:
+        """Enter or Space flips it."""
+        self.toggle()
+
+    def on_click(self) -> None:
+        """A click flips it."""
+        self.toggle()
+
+    def render(self) -> Content:
+        """The mark in its box, then the words, highlighted when focused or under the mouse."""
+        mark, inner = _ON if self.value else _OFF
+        label = _FOCUSED if self.has_focus else _HOVERED if self.mouse_hover else ""
+        words = f"[{label}] {self._words} [/]" if label else f" {self._words} "
+        return Content.from_markup(_BUTTON.format(mark=mark, inner=inner) + words)
+
+    def get_content_width(self, container: object, viewport: object) -> int:
+        """The box (3 cells) and the words with a space each side."""
+        return 3 + len(self._words) + 2
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        """One line."""
+        return 1
+
+    def on_focus(self) -> None:
+        """Drawn highlighted."""
+        self.refresh()
+
+    def on_blur(self) -> None:
+        """Drawn plain."""
+        self.refresh()
+
+    def on_enter(self) -> None:
+        """Drawn under the mouse."""
+        self.refresh()
+
+    def on_leave(self) -> None:
+        """Drawn plain."""
+        self.refresh()
