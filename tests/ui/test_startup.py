@@ -161,6 +161,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "plantstore_tui.cli.profile",
     "plantstore_tui.ui.screens.attention",
     "plantstore_tui.ui.screens.check",
+    "plantstore_tui.ui.screens.confirm",
     "plantstore_tui.ui.screens.first_run",
     "plantstore_tui.ui.screens.help",
     "plantstore_tui.ui.screens.history",

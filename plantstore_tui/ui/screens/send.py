@@ -23,7 +23,6 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_sending,
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
     from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
+    from plantstore_tui.ui.screens.confirm import ProtectedSends
 
 
 # From this many rows up the form has room to space its fields out.
@@ -73,9 +73,18 @@ class SendScreen(FormScreen):
         self._label = label
         self.clock = clock
         """The time of log entries and notes."""
-        self.protected = ProtectedSends()
-        """This session's confirmations of sends to protected profiles."""
         self._session: EntrySession | None = None
+        self._protected: ProtectedSends | None = None
+
+    @property
+    def protected(self) -> ProtectedSends:
+        """This session's confirmations of sends to protected profiles (its module, the
+        questions', is loaded at the first send)."""
+        if self._protected is None:
+            from plantstore_tui.ui.screens.confirm import ProtectedSends
+
+            self._protected = ProtectedSends()
+        return self._protected
 
     @property
     def session(self) -> EntrySession:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.ui.screens.confirm import Answer
 from plantstore_tui.ui.screens.send_submit import parse, queue_plant
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry
+    from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
 
 
