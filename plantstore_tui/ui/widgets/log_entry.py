@@ -7,9 +7,8 @@ for display. The response log (`response_log.py`) draws these entries.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
@@ -104,8 +103,7 @@ def _outcome_style_name(outcome: Outcome) -> str:
 Row = tuple[Text, Text]
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One log entry: a header line, then labelled rows (a label may be empty)."""
 
     header: Text
