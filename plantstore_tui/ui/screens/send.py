@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -112,13 +111,13 @@ class SendScreen(FormScreen):
         yield StatusLine(
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
-        with Horizontal(id="main"):
-            form = PlantForm(id="form", classes="-focus-within")
-            form.border_title = "New plant"
-            yield form
-            log = ResponseLog(id="log")
-            log.border_title = "Responses"
-            yield log
+        # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
+        form = PlantForm(id="form", classes="-focus-within")
+        form.border_title = "New plant"
+        yield form
+        log = ResponseLog(id="log")
+        log.border_title = "Responses"
+        yield log
         yield SteadyFooter()
 
     def _initial_state(self) -> tuple[str, StatusKind]:
