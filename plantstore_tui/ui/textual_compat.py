@@ -7,13 +7,15 @@ functions and the two base classes below.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.drivers.linux_driver import LinuxDriver
     from textual.notifications import Notification
+    from textual.timer import Timer
     from textual.widget import Widget
 
 ReturnType = TypeVar("ReturnType")
@@ -106,12 +109,59 @@ def once_before_frame(widget: Widget, callback: Callable[[], None]) -> None:
         callback()
 
 
+def hold_frames(app: App[Any], seconds: float) -> None:
+    """`CompatApp.hold_frames` on an app that has it (nothing on another)."""
+    if isinstance(app, CompatApp):
+        app.hold_frames(seconds)
+
+
+def frames_held(app: App[Any]) -> bool:
+    """True while `CompatApp.hold_frames` holds the app's frames back."""
+    return isinstance(app, CompatApp) and app._frames_held is not None
+
+
+def release_frames(app: App[Any]) -> None:
+    """`CompatApp.release_frames` on an app that has it (nothing on another)."""
+    if isinstance(app, CompatApp):
+        app.release_frames()
+
+
 class CompatApp(App[ReturnType]):
-    """Textual's App with two hooks into its internals: keys taken before Textual delivers them,
-    and a crash report that may leave out every frame's locals."""
+    """Textual's App with three hooks into its internals: keys taken before Textual delivers
+    them, frames held back for a moment, and a crash report that may leave out every frame's
+    locals."""
 
     # Textual's crash report shows every frame's local variables.
     crash_report_shows_locals: ClassVar[bool] = True
+
+    _frames_held: tuple[ExitStack, Timer] | None = None
+
+    def hold_frames(self, seconds: float) -> None:
+        """Paint nothing until `release_frames`, for `seconds` at most: a state that the next
+        one replaces within the moment is never painted. The next key or paste read releases
+        the hold first, so what is typed is never held back.
+
+        A frame also delays the next: Textual paints at most once a tick of its frame rate,
+        and the first frame after a pause starts a new tick, so the one after it waits one or
+        two ticks (17 to 33 ms at 60 frames a second)."""
+        if self._frames_held is not None:
+            return
+        batch = ExitStack()
+        batch.enter_context(self.batch_update())
+        self._frames_held = (batch, self.set_timer(seconds, self.release_frames, name="held"))
+
+    def release_frames(self) -> None:
+        """Paint again at once what `hold_frames` held back (nothing when nothing is held)."""
+        held, self._frames_held = self._frames_held, None
+        if held is None:
+            return
+        batch, deadline = held
+        deadline.stop()
+        batch.close()
+        # The screen resumes its frame timer only when it is next idle: prompt it now (none is
+        # left when the app is ending).
+        with contextlib.suppress(ScreenStackError):
+            self.screen.check_idle()
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste as the app reads it; False leaves it to Textual's delivery."""
@@ -119,12 +169,10 @@ class CompatApp(App[ReturnType]):
 
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes go to `take_key_first` before Textual's own handling."""
-        if (
-            isinstance(event, events.Key | events.Paste)
-            and not event.is_forwarded
-            and await self.take_key_first(event)
-        ):
-            return
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self.release_frames()
+            if await self.take_key_first(event):
+                return
         await super().on_event(event)
 
     def _fatal_error(self) -> None:
@@ -170,7 +218,9 @@ class CompatScreen(Screen[ReturnType]):
                 callback()
 
     def _on_timer_update(self) -> None:
-        self.run_before_frame()
+        # Textual paints nothing while frames are held (a batch): neither is anything made for it.
+        if not frames_held(self.app):
+            self.run_before_frame()
         super()._on_timer_update()
 
 

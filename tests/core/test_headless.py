@@ -15,18 +15,20 @@ CORE = sorted(
 )
 
 
-def loaded_after_importing(*modules: str) -> set[str]:
-    """The names in sys.modules of a fresh interpreter once `modules` are imported."""
-    code = (
-        "import importlib, json, sys\n"
-        f"for name in {modules!r}:\n"
-        "    importlib.import_module(name)\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
-    )
+def loaded_after_running(code: str) -> set[str]:
+    """The names in sys.modules of a fresh interpreter once it has run `code`."""
+    code += "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     return set(json.loads(result.stdout))
+
+
+def loaded_after_importing(*modules: str) -> set[str]:
+    """The names in sys.modules of a fresh interpreter once `modules` are imported."""
+    return loaded_after_running(
+        f"import importlib\nfor name in {modules!r}:\n    importlib.import_module(name)"
+    )
 
 
 def test_the_core_loads_neither_textual_nor_the_ui_nor_the_server() -> None:
@@ -37,13 +39,33 @@ def test_the_core_loads_neither_textual_nor_the_ui_nor_the_server() -> None:
     } <= set(CORE)
     loaded = loaded_after_importing(*CORE)
     assert set(CORE) <= loaded
-    # Not rich: httpx itself imports it (for its own command line) whenever it is installed.
     assert not {name for name in loaded if name.split(".")[0] == "textual"}
     assert not {
         name
         for name in loaded
         if name.startswith(("plantstore_tui.ui", "plantstore_tui.server", "plantstore_tui.cli"))
     }
+
+
+def test_the_core_leaves_out_httpxs_command_line() -> None:
+    # httpx imports its command line (click, rich, pygments: 1.8 MiB resident) whenever those are
+    # installed, as they are here; the core never runs it. httpx keeps its stand-in.
+    loaded = loaded_after_running(
+        "import plantstore_tui.core.http.client, httpx\nassert callable(httpx.main)"
+    )
+    assert "httpx" in loaded
+    assert not {name for name in loaded if name.split(".")[0] in ("rich", "pygments", "click")}
+
+
+def test_a_start_with_no_config_file_loads_no_toml_parser() -> None:
+    # The ledger's data directory and the history settings read no file that is not there.
+    loaded = loaded_after_running(
+        "from plantstore_tui.core.store import open_ledger\n"
+        "from plantstore_tui.core.store.settings import history_settings\n"
+        "open_ledger('tui'); history_settings(None)"
+    )
+    assert "plantstore_tui.core.config.store" in loaded
+    assert "tomllib" not in loaded
 
 
 def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:

@@ -29,6 +29,7 @@ from snapshot_apps.support import (
     send_fern,
     settled,
     target_of,
+    until,
     workers_done,
 )
 from textual.command import CommandPalette
@@ -213,9 +214,9 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             screen = await ready(app, pilot)
             await pilot.press(*"Fern", "tab", *"3", "tab", *"shade", "enter")
             await asyncio.wait_for(arrived.wait(), 10)
-            await pilot.pause()
+            # Shown once the moment its answer may come in has passed (send_submit.py).
+            await until(pilot, lambda: "sending…" in _state_words(screen), "sending… shown")
             assert screen.sending
-            assert "sending…" in _state_words(screen)
             shown = {active.binding.action for active in screen.active_bindings.values()}
             assert "cancel_send" in shown  # Esc is in the footer
 

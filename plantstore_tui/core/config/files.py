@@ -8,7 +8,6 @@ import re
 import secrets
 import shlex
 import stat
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -89,6 +88,9 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
     """The TOML in `data`, or `CorruptConfigFile` naming the path, line and column."""
+    # Imported when a file is there to parse: a start with no config file reads none.
+    import tomllib
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -227,6 +229,8 @@ class Draft:
 
     def propose(self, text: str) -> dict[str, Any]:
         """Parse `text` and make it the new text; `tomllib.TOMLDecodeError` if it is not TOML."""
+        import tomllib
+
         parsed = tomllib.loads(text)
         self.text = self._parsed_text = text
         return parsed

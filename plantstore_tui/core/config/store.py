@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,6 +227,8 @@ class ProfileStore:
     def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
         # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
         # back, and take it only if it holds the profile exactly as meant.
+        import tomllib
+
         try:
             table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
             return isinstance(table, dict) and profile_from_table(profile.name, table) == profile

@@ -16,8 +16,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from plantstore_tui.core.sending.counted import CountingLedger, Counts
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.store.records import PlantState
 
@@ -38,14 +39,6 @@ def _store_error() -> type[Exception]:
     from plantstore_tui.core.store import StoreError
 
     return StoreError
-
-
-class Counts(NamedTuple):
-    """This session's plants queued, in flight, and needing attention."""
-
-    queued: int
-    sending: int
-    attention: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +83,8 @@ class EntrySession:
         self._ledger_lock = threading.Lock()
         self._told = False
         self._quiet = asyncio.Event()
+        # Plants needing attention, as last counted (None: count when next asked).
+        self._attention: int | None = None
 
     # The ledger -------------------------------------------------------------------------------
 
@@ -121,6 +116,7 @@ class EntrySession:
             carried_problems=() if carried is None else tuple(carried.problems),
             waiting=ledger.attention_count(),
         )
+        self._attention = news.waiting
         self._update_quiet()
         return news
 
@@ -193,7 +189,9 @@ class EntrySession:
         if settings is not None:
             self._settings = settings
             ledger.limit = settings.limit
-        queue = SendQueue(sender, self._changed, ledger.for_target(target.token))
+        queue = SendQueue(
+            sender, self._changed, CountingLedger(ledger.for_target(target.token), self._counted)
+        )
         self._queue = queue
         early, self._early = self._early, []
         if early:
@@ -214,6 +212,7 @@ class EntrySession:
         note = f"Not sent: {problem}"
         with contextlib.suppress(_store_error()):  # the entries still say why
             self.ledger().hold([plant.number for plant in early], note)
+        self._attention = None
         for plant in early:
             plant.held, plant.note = True, note
             self._changed(plant)
@@ -328,7 +327,9 @@ class EntrySession:
     def release(self, number: int, note: str) -> bool:
         """The operator dealt with a plant that needed attention (loaded it into the form or
         dismissed it); False if another instance already had. `StoreError` if not written."""
-        if not self.ledger().release(number, note):
+        released = self.ledger().release(number, note)
+        self._attention = None
+        if not released:
             return False
         plant = self._plants.pop(number, None)
         if plant is not None:
@@ -342,11 +343,15 @@ class EntrySession:
         queue = self._queue
         queued = len(self._early) + (0 if queue is None else len(queue.waiting))
         sending = int(queue is not None and queue.current is not None)
-        attention = 0
-        if self._ledger is not None:
-            with contextlib.suppress(_store_error()):  # counted as none
-                attention = self._ledger.attention_count()
-        return Counts(queued, sending, attention)
+        attention = self._attention
+        if attention is None and self._ledger is not None:
+            with contextlib.suppress(_store_error()):  # counted as none, and again next time
+                attention = self._attention = self._ledger.attention_count()
+        return Counts(queued, sending, attention or 0)
+
+    def _counted(self, attention: int | None) -> None:
+        # Told by the queue's ledger after each of its writes (a settle: in a worker thread).
+        self._attention = attention
 
     def _update_quiet(self) -> None:
         queue = self._queue
@@ -383,6 +388,7 @@ class EntrySession:
             self._queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
         with contextlib.suppress(_store_error()):  # they are offered again, not lost
             self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")
+        self._attention = None
 
     async def close(self) -> None:
         """Close the current target's client and the ledger (ending this instance's session);

@@ -30,6 +30,7 @@ from plantstore_tui.ui.screens.send_notices import (
 )
 from plantstore_tui.ui.screens.send_submit import submit
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
+from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine, state_words
@@ -152,9 +153,12 @@ class SendScreen(FormScreen):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        self.call_after_refresh(self._open_ledger)
+        # One thread opens the ledger, then connects: a second one would not connect sooner
+        # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
+        else:
+            self.call_after_refresh(self._open_ledger)
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
@@ -167,6 +171,10 @@ class SendScreen(FormScreen):
 
     @work(thread=True, name="ledger", group="ledger", exit_on_error=False)
     def _open_ledger(self) -> None:
+        self._open_ledger_here()
+
+    def _open_ledger_here(self) -> None:
+        # In a worker thread: the ledger opened (once), and what it holds told.
         self.session.ledger()
         self.app.call_from_thread(self._ledger_opened)
 
@@ -206,6 +214,8 @@ class SendScreen(FormScreen):
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
         self.show_state()
+        if plant.settled:
+            release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
 
     # The connection and the queue -------------------------------------------------------------
 
@@ -231,6 +241,7 @@ class SendScreen(FormScreen):
         from plantstore_tui.core.store.settings import history_settings
 
         assert self._connect is not None
+        self._open_ledger_here()
         connection = self._connect()
         # Read here, off the UI thread: profiles.toml costs nothing before the first frame.
         return connection, history_settings(connection.target.profile)
@@ -298,10 +309,21 @@ class SendScreen(FormScreen):
         await self.session.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's counts say."""
+        """Show `words` in the status line, or else what the session's counts say (once, before
+        the next frame, however many plants moved on meanwhile)."""
         if words is not None and kind is not None:
+            self._counts_due = False
             self.status.show_state(words, kind)
             return
+        self._counts_due = True
+        once_before_frame(self.status, self._show_counts)
+
+    _counts_due = False
+
+    def _show_counts(self) -> None:
+        if not self._counts_due:
+            return  # words shown since replace them
+        self._counts_due = False
         session = self.session
         self.status.show_state(
             *state_words(

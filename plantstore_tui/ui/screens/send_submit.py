@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui.textual_compat import hold_frames
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
+
+# How long the screen may wait for a send's answer before it shows the plant as sending: under
+# what an operator can tell from at once.
+ANSWER_AWAITED_SECONDS = 0.05
 
 
 def submit(screen: SendScreen, texts: FormTexts) -> None:
@@ -91,4 +96,9 @@ def queue_plant(
         return
     if from_form:
         screen.form.hand_over(texts)
+        if queued.sending_recorded:
+            # It goes out now: the cleared form and its entry are painted with its answer, if
+            # that comes within the moment. A frame of "sending…" the answer replaces ms later
+            # would cost the UI thread the frame, and the answer's frame would wait a tick for it.
+            hold_frames(screen.app, ANSWER_AWAITED_SECONDS)
     screen.session.enqueue(queued)

@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Group
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -40,8 +39,8 @@ class ResponseLog(ScrollView, can_focus=True):
         # queued to sending to its answer meanwhile is rendered as it stands, not at each state.
         self._pending: dict[int, Callable[[], Entry]] = {}
         self._index: dict[Hashable, int] = {}
-        # Each entry's lines at `_width` (a blank separator line first, but for the first entry),
-        # and the log line each entry starts at.
+        # Each entry's lines at `_width`, in the log's own style (a blank separator line first,
+        # but for the first entry), and the log line each entry starts at.
         self._strips: list[list[Strip]] = []
         self._starts: list[int] = []
         self._width = 0
@@ -50,6 +49,8 @@ class ResponseLog(ScrollView, can_focus=True):
         self._changed: set[int] = set()
         self._follow = False
         self._style_map: dict[str, Style] | None = None
+        # A line below the last entry, in the log's style.
+        self._blank: Strip | None = None
 
     @property
     def entries(self) -> list[Entry]:
@@ -158,15 +159,14 @@ class ResponseLog(ScrollView, can_focus=True):
         self.notify(f"Saved to {path.resolve()}", title="Log saved")
 
     def _render_entry(self, index: int) -> list[Strip]:
-        renderable = self.entries[index].renderable()
+        width = self._width
+        lines = self.entries[index].lines(self.app.console, width)
         if index:
-            renderable = Group(Text(""), renderable)
-        console = self.app.console
-        options = console.options.update_width(self._width)
-        lines = Segment.split_and_crop_lines(
-            console.render(renderable, options), self._width, pad=True, include_new_lines=False
-        )
-        return [Strip(line, self._width) for line in lines]
+            lines.insert(0, [Segment(""), Segment(" " * width)])  # a blank line between entries
+        # Styled here, once: the log's style changes only with a restyle, which draws every
+        # entry again (notify_style_update); each frame that scrolls draws every visible line.
+        style = self.rich_style
+        return [Strip(line, self._width).apply_style(style) for line in lines]
 
     def _render_all(self) -> None:
         """Render every entry at the current width and lay out their lines."""
@@ -206,7 +206,7 @@ class ResponseLog(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         """Styles changed (a theme): the cached lines hold the old ones."""
         super().notify_style_update()
-        self._style_map = None
+        self._style_map, self._blank = None, None
         if self._width and self._entries:
             self._render_all()
 
@@ -217,9 +217,11 @@ class ResponseLog(ScrollView, can_focus=True):
         line = scroll_y + y
         width = self.scrollable_content_region.width
         if not self._entries or line >= self.virtual_size.height:
-            return Strip.blank(width, self.rich_style)
+            if self._blank is None or self._blank.cell_length != width:
+                self._blank = Strip.blank(width, self.rich_style)
+            return self._blank
         index = bisect_right(self._starts, line) - 1
         strip = self._strips[index][line - self._starts[index]]
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(
-            self.rich_style
-        )
+        if scroll_x == 0 and width == self._width:
+            return strip  # drawn at this width, in this style
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)

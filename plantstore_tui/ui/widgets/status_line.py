@@ -97,8 +97,11 @@ class FittedText(Static):
         self.parts = tuple(parts)
 
     def show(self, parts: Sequence[StatusPart], *, layout: bool = True) -> None:
-        """Draw these parts from now on."""
-        self.parts = tuple(parts)
+        """Draw these parts from now on (nothing to do if they are drawn already)."""
+        shown = tuple(parts)
+        if shown == self.parts:
+            return
+        self.parts = shown
         self.refresh(layout=layout)
 
     @property

@@ -4,11 +4,13 @@ target of the moment, and dealt with when they did not go through."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from burst_support import stored_plants
 from ledger_support import data_dir, ledger_rows
 from misbehaving import MisbehavingServer, first_hangs
@@ -18,9 +20,11 @@ from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
+from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
-from plantstore_tui.core.sending.session import Counts, EntrySession, LedgerNews
+from plantstore_tui.core.sending.session import EntrySession, LedgerNews
 from plantstore_tui.core.store import PlantState
+from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -293,6 +297,40 @@ async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it
         assert session.plants == ()
         assert session.counts() == Counts(queued=0, sending=0, attention=0)
         assert not session.release(again.number, "Dismissed again.")
+
+
+async def test_the_plants_needing_attention_are_counted_in_the_settles_thread_not_at_each_change(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reports, session, target = on_server(reference_server)
+    counted_on: list[str] = []
+    count = Ledger.attention_count
+
+    def attention_count(ledger: Ledger) -> int:
+        counted_on.append(threading.current_thread().name)
+        return count(ledger)
+
+    monkeypatch.setattr(Ledger, "attention_count", attention_count)
+    seen: list[Counts] = []
+
+    def shown(plant: QueuedPlant, after: str | None) -> None:
+        # What the screen does at each change: show the counts.
+        reports(plant, after)
+        seen.append(session.counts())
+
+    session._on_change = shown
+    async with sending_to(session, target):
+        submit(session, "Fern", "5")
+        again = submit(session, "Ivy", "5", "dup")
+        await session.wait_until_quiet()
+        assert reports.states(again.number)[-1] is PlantState.REJECTED
+        assert seen[-1] == Counts(queued=0, sending=0, attention=1)
+        # Six changes shown, two settles: counted twice, never on this (the UI) thread.
+        assert len(seen) == 6
+        assert len(counted_on) == 2
+        assert threading.current_thread().name not in counted_on
+        assert session.release(again.number, "Dismissed at 09:30:15.")
+        assert session.counts() == Counts(queued=0, sending=0, attention=0)
 
 
 async def test_a_cancelled_send_is_of_unknown_fate_and_the_plants_behind_it_can_be_held() -> None:

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from misbehaving import Action, MisbehavingServer, ReceivedRequest, Script, Send, json_response
 from pydantic import SecretStr
+from rich.style import Style
 from snapshot_apps.support import SIZE, app_for, drawn_log, fill, log_text, ready, send_and_wait
 from textual.pilot import Pilot
 
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 # A 200 whose name is about 1 MB, under the client's body cap.
 HUGE = 1_048_560
@@ -103,3 +105,25 @@ async def test_a_name_stored_instead_of_the_one_sent_is_marked_off_the_spec() ->
         text = log_text(screen)
     assert "Created plant 5 (Someone Else)" in text
     assert "≠       off spec: the server stored name 'Someone Else', not 'Rose' as sent" in text
+
+
+async def test_a_frame_that_draws_the_whole_log_works_out_its_style_no_more_than_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each entry's lines are styled when the entry is drawn; a frame that scrolls draws every
+    # visible line again, and each worked the log's style out twice (its ancestors' colours).
+    async with sent_to(huge_name, "Rose") as (_pilot, screen):
+        log = screen.log_panel
+        height = log.scrollable_content_region.height
+        worked_out = 0
+        style = type(log).rich_style
+
+        def counted(widget: ResponseLog) -> Style:
+            nonlocal worked_out
+            worked_out += 1
+            return style.__get__(widget)
+
+        monkeypatch.setattr(ResponseLog, "rich_style", property(counted))
+        drawn = [log.render_line(y) for y in range(height)]
+        assert "Created plant 5" in "".join(strip.text for strip in drawn)
+        assert worked_out <= 1
