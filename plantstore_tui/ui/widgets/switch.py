@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.markup import escape
@@ -33,17 +35,16 @@ class Switch(Widget, can_focus=True):
 
     def __init__(self, label: str, *, value: bool, id: str) -> None:
         super().__init__(id=id)
+        self._width = 3 + cell_len(label) + 2  # the box, the words with a space each side
         self._words = escape(label)
         self.value = value
 
     def toggle(self) -> None:
-        """Flip it."""
+        """Flip it (Enter, Space, a click)."""
         self.value = not self.value
         self.refresh()
 
-    def action_flip(self) -> None:
-        """Enter or Space flips it."""
-        self.toggle()
+    action_flip = toggle
 
     def on_click(self) -> None:
         """A click flips it."""
@@ -58,24 +59,16 @@ class Switch(Widget, can_focus=True):
 
     def get_content_width(self, container: object, viewport: object) -> int:
         """The box (3 cells) and the words with a space each side."""
-        return 3 + len(self._words) + 2
+        return self._width
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         """One line."""
         return 1
 
-    def on_focus(self) -> None:
-        """Drawn highlighted."""
-        self.refresh()
-
-    def on_blur(self) -> None:
-        """Drawn plain."""
-        self.refresh()
-
-    def on_enter(self) -> None:
-        """Drawn under the mouse."""
-        self.refresh()
-
-    def on_leave(self) -> None:
-        """Drawn plain."""
+    @on(events.Focus)
+    @on(events.Blur)
+    @on(events.Enter)
+    @on(events.Leave)
+    def _redraw(self) -> None:
+        # The words are highlighted while it has the focus or the mouse.
         self.refresh()
