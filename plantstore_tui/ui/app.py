@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.text import Text
 from textual import events
@@ -32,12 +32,26 @@ if TYPE_CHECKING:
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
-# How long keys of a burst are applied before the rest of the app gets a turn.
-KEY_SLICE_SECONDS = 1 / 30
+# How long keys of a burst are applied before the rest of the app gets a turn: as long as the
+# send screen keeps its frames apart in a burst (BURST_FRAME_SECONDS), so that each turn may
+# paint one, and the takes of a slice cost one fsync.
+KEY_SLICE_SECONDS = 0.1
 
 
 def _now() -> datetime:
     return datetime.now().astimezone()
+
+
+# Whether each screen class applies keys in order: asked at every key, and the protocol's own
+# isinstance check walks its members each time.
+_IN_ORDER: dict[type, bool] = {}
+
+
+def _applies_in_order(screen: object) -> bool:
+    applies = _IN_ORDER.get(type(screen))
+    if applies is None:
+        applies = _IN_ORDER[type(screen)] = isinstance(screen, OrderedInput)
+    return applies
 
 
 class DemoServer(Protocol):
@@ -110,20 +124,34 @@ class PlantStoreApp(CompatApp[None]):
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
         screen = self.screen
-        if isinstance(screen, OrderedInput) and await screen.take_in_order(event):
+        if not _applies_in_order(screen):
+            # Textual delivers it (a question over the send screen): what the keys before it
+            # took is made durable first, as at the end of a slice.
+            self._send_screen.sync_taken()
+            return False
+        # The plants a slice of a burst takes are committed each, and made durable together
+        # before anything else runs or is painted (one fsync a slice, not one a plant). A key
+        # read alone (one Ctrl+S) takes its plant durably, as `sending` when the queue is idle.
+        session = self._send_screen.session
+        session.sync_later = self.message_queue_size > 0
+        try:
+            taken = await cast("OrderedInput", screen).take_in_order(event)
+        finally:
+            session.sync_later = False
+            slice_over = time.monotonic() - self._slice_started >= KEY_SLICE_SECONDS
+            if slice_over or not taken or not self.message_queue_size:
+                self._send_screen.sync_taken()
+        if taken and slice_over:
             await self._let_others_run()
-            return True
-        return False
+        return taken
 
     async def _let_others_run(self) -> None:
         # A burst is read whole and each key is applied without waiting, so a long burst would
         # hold the event loop: sends would time out and the screen would freeze until its end.
         # After every slice of keys the sends, timers and a screen update get their turn; not
         # after every key, or each key would wait for a whole frame to be drawn.
-        now = time.monotonic()
-        if now - self._slice_started >= KEY_SLICE_SECONDS:
-            await asyncio.sleep(0)
-            self._slice_started = time.monotonic()
+        await asyncio.sleep(0)
+        self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -36,6 +37,8 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.app", "App", "_driver"),
     ("textual.app", "App", "_exit_renderables"),
     ("textual.app", "App", "_fatal_error"),
+    ("textual.app", "App", "_keymap"),
+    ("textual.screen", "Screen", "_binding_chain"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "on_event"),
     ("textual.screen", "Screen", "_on_timer_update"),
@@ -65,7 +68,13 @@ def missing() -> list[str]:
 
 async def check_bindings(app: App[Any], key: str, *, priority: bool = False) -> bool:
     """Run the bindings lookup Textual runs for a key (priority ones, or the chain from the focused
-    widget up to the app); True if a binding took it. Keymaps and check_action apply."""
+    widget up to the app); True if a binding took it. Keymaps and check_action apply.
+
+    A key no priority binding of the chain names is not looked up among them: the chain is built
+    anew at each lookup (every map copied, filtered and keymapped), and in a burst that was once
+    for every key typed; the keys it names are worked out once for each focus instead."""
+    if priority and isinstance(app, CompatApp) and key not in app.priority_keys():
+        return False
     return await app._check_bindings(key, priority=priority)
 
 
@@ -133,6 +142,24 @@ class CompatApp(App[ReturnType]):
 
     # Textual's crash report shows every frame's local variables.
     crash_report_shows_locals: ClassVar[bool] = True
+
+    # The keys the priority bindings of the screen's chain name, and what they were worked out
+    # for: the screen, its focused widget and the keymap.
+    _priority_keys: tuple[tuple[object, object, object], frozenset[str]] | None = None
+
+    def priority_keys(self) -> frozenset[str]:
+        """The keys that some priority binding of the current screen's chain is bound to now."""
+        screen = self.screen
+        made_for = (screen, screen.focused, self._keymap)
+        if self._priority_keys is None or self._priority_keys[0] != made_for:
+            keys = frozenset(
+                key
+                for _namespace, bindings in screen._binding_chain
+                for key, key_bindings in bindings.key_to_bindings.items()
+                if any(binding.priority for binding in key_bindings)
+            )
+            self._priority_keys = (made_for, keys)
+        return self._priority_keys[1]
 
     _frames_held: tuple[ExitStack, Timer] | None = None
 
@@ -204,6 +231,14 @@ class CompatScreen(Screen[ReturnType]):
         super().__init__(name, id, classes)
         self._before_frame: dict[Callable[[], None], None] = {}
 
+    # When the last frame was painted (time.monotonic): frames are kept `frame_gap` apart.
+    _painted_at = 0.0
+
+    def frame_gap(self) -> float:
+        """Seconds kept between two frames now (0: a frame as soon as Textual would paint one,
+        at most once a tick of its frame rate). A subclass busy with a burst paints less often."""
+        return 0.0
+
     def before_frame(self, callback: Callable[[], None]) -> None:
         """Run `callback` once before the next frame is laid out and drawn (asked twice, once);
         the caller also refreshes a widget, so that a frame comes."""
@@ -220,6 +255,11 @@ class CompatScreen(Screen[ReturnType]):
     def _on_timer_update(self) -> None:
         # Textual paints nothing while frames are held (a batch): neither is anything made for it.
         if not frames_held(self.app):
+            now = time.monotonic()
+            if now - self._painted_at < self.frame_gap():
+                # Textual's frame timer goes on ticking: the frame comes at a later tick.
+                return
+            self._painted_at = now
             self.run_before_frame()
         super()._on_timer_update()
 

@@ -6,21 +6,29 @@ change goes no further than what uses it, and no worker is started for a key."""
 from __future__ import annotations
 
 import gc
+import time
 from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 import pytest
 from burst_support import Record
 from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready
+from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Input
 
 from plantstore_tui.core.sending.queue import QueuedPlant
+from plantstore_tui.core.store import Ledger
+from plantstore_tui.core.store.database import Database
+from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
 from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
 from plantstore_tui.ui.widgets.plant_form import FieldInput
@@ -53,10 +61,37 @@ class Frames:
         return [key for key, times in self.done.items() if times > 1]
 
 
+def created_in_order(entries: list[str]) -> bool:
+    """True when the entries say RECORDS were created, each once, in the order typed."""
+    created = [entry.split("Created plant ")[1].split(" ")[0] for entry in entries]
+    return created == [plant_id for _, plant_id, _ in RECORDS]
+
+
+class Reads:
+    """How often a property of every Screen was read since `counting`."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @classmethod
+    def counting(cls, monkeypatch: pytest.MonkeyPatch, name: str) -> Reads:
+        """Count the reads of `Screen.<name>` from now on."""
+        reads = cls()
+        getter = getattr(Screen, name).fget
+
+        def counted(screen: Screen[Any]) -> Any:
+            reads.count += 1
+            return getter(screen)
+
+        monkeypatch.setattr(Screen, name, property(counted))
+        return reads
+
+
 async def _burst_counted(
-    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch, records: list[Record] = RECORDS
 ) -> tuple[list[str], str, Frames]:
-    """The burst of RECORDS typed: each entry's text and the log's lines after, and the frames."""
+    """The burst of `records` typed: each entry's text and the log's lines after, and the
+    frames."""
     app = app_for(server.base_url, server.token)
     frames: list[Frames] = []
 
@@ -81,8 +116,8 @@ async def _burst_counted(
         assert isinstance(screen, SendScreen)
         await pilot.press("ctrl+n")  # every record types its own id
         frames.append(Frames(screen))
-        burst(app, keys_of(RECORDS))
-        await drained(app, pilot, len(RECORDS))
+        burst(app, keys_of(records))
+        await drained(app, pilot, len(records))
         entries = [entry.text().plain for entry in screen.log_panel.entries]
         lines = "\n".join(strip.text for strip in screen.log_panel.lines)
     return entries, lines, frames[0]
@@ -209,6 +244,147 @@ async def test_a_run_of_keys_read_together_changes_a_field_once(
     # Each key was a change of its own (a value set, its watchers, a message, a refresh); the
     # plants still arrived whole, in order.
     assert len(changes) < typed / 2
-    assert [entry.split("Created plant ")[1].split(" ")[0] for entry in entries] == [
-        plant_id for _, plant_id, _ in RECORDS
-    ]
+    assert created_in_order(entries)
+
+
+async def test_a_burst_is_painted_at_most_ten_times_a_second(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    painted: list[tuple[float, bool]] = []
+    settled = [0.0]
+    update, changed = SendScreen._on_timer_update, SendScreen.plant_changed
+
+    def timed(screen: SendScreen) -> None:
+        # When each frame was painted, and whether keys read were still to be applied or the
+        # plants in line were going out one after another.
+        busy = screen.app.message_queue_size > 0 or (
+            screen.session.in_line() > 1 and time.monotonic() - settled[-1] < BURST_FRAME_SECONDS
+        )
+        before = screen._painted_at
+        update(screen)
+        if screen._painted_at != before:
+            painted.append((screen._painted_at, busy))
+
+    def plant_changed(screen: SendScreen, plant: QueuedPlant, after: str | None = None) -> None:
+        if plant.settled:
+            settled.append(time.monotonic())
+        changed(screen, plant, after)
+
+    monkeypatch.setattr(SendScreen, "_on_timer_update", timed)
+    monkeypatch.setattr(SendScreen, "plant_changed", plant_changed)
+    # Long enough to be painted several times on a fast machine too.
+    records = [(f"Fern {n}", str(900 + n), "shade") for n in range(60)]
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch, records)
+    gaps = [later - earlier for (earlier, _), (later, busy) in pairwise(painted) if busy]
+    # A frame each tick of Textual's frame rate (60 a second), as far as the key slices let
+    # the loop turn and the sends' answers asked for one.
+    assert gaps
+    assert min(gaps) >= BURST_FRAME_SECONDS
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_syncs_its_takes_once_a_slice_and_paints_none_unsynced(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: Counter[str] = Counter()
+    unsynced_painted: list[float] = []
+    take, sync, paint = Ledger.take, Database.sync, Screen._on_timer_update
+
+    def counted_take(ledger: Ledger, row: NewRow, *, durable: bool = True) -> int:
+        counted["durable take" if durable else "take"] += 1
+        return take(ledger, row, durable=durable)
+
+    def counted_sync(db: Database) -> None:
+        counted["sync"] += 1
+        sync(db)
+
+    def painted(screen: Screen[Any]) -> None:
+        send_screen = screen.app.get_default_screen()
+        if isinstance(send_screen, SendScreen) and send_screen.session.unsynced:
+            unsynced_painted.append(time.monotonic())
+        paint(screen)
+
+    monkeypatch.setattr(Ledger, "take", counted_take)
+    monkeypatch.setattr(Database, "sync", counted_sync)
+    monkeypatch.setattr(Screen, "_on_timer_update", painted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Each take was a durable commit of its own on the UI thread: one fsync a plant. Now only
+    # the last one's, read with no key after it.
+    assert (counted["take"], counted["durable take"]) == (len(RECORDS) - 1, 1)
+    assert 0 < counted["sync"] < len(RECORDS)
+    assert unsynced_painted == []
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_sends_no_blur_or_focus_move_past_the_form(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: Counter[str] = Counter()
+    post = Screen.post_message
+
+    def posted(screen: Screen[Any], message: Message) -> bool:
+        if isinstance(message, Input.Blurred | events.DescendantFocus | events.DescendantBlur):
+            reached[type(message).__name__] += 1
+        return post(screen, message)
+
+    monkeypatch.setattr(Screen, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Three focus moves a plant: each field's Blurred, and the form's DescendantFocus and
+    # DescendantBlur, bubbled on through the screen to the app (a dispatch at each level).
+    assert reached == Counter()
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_works_out_the_footers_keys_at_most_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_at = Reads.counting(monkeypatch, "active_bindings")
+    _, _, frames = await _burst_counted(reference_server, monkeypatch)
+    # Each focus move (three a plant) worked out every key the screen binds, to see whether the
+    # footer changed.
+    assert 0 < looked_at.count <= frames.count + 1
+
+
+async def test_a_burst_builds_the_binding_chain_for_focus_moves_not_for_typed_keys(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = Reads.counting(monkeypatch, "_binding_chain")
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    keys = len(keys_of(RECORDS))
+    # Every key looked for a priority binding in a chain built anew for it. Now: once a focus
+    # (three a plant), and for Tab and Enter, which look further up the chain.
+    assert built.count <= 7 * len(RECORDS) < keys
+    assert all("Created plant" in entry for entry in entries)
+
+
+async def test_a_burst_moves_between_the_fields_without_working_out_the_focus_chain(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worked_out = Reads.counting(monkeypatch, "focus_chain")
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Tab and Enter moved on with Textual's focus_next: the screen's whole focus chain worked
+    # out twice a plant.
+    assert worked_out.count < len(RECORDS)
+    assert created_in_order(entries)
+
+
+async def test_a_burst_gives_the_rest_of_the_app_a_turn_once_a_frame(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slices: list[tuple[float, float]] = []
+    let_others_run = PlantStoreApp._let_others_run
+
+    async def timed(app: PlantStoreApp) -> None:
+        started = time.monotonic()
+        await let_others_run(app)
+        slices.append((started, time.monotonic()))
+
+    monkeypatch.setattr(PlantStoreApp, "_let_others_run", timed)
+    records = [(f"Fern {n}", str(900 + n), "shade") for n in range(60)]
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch, records)
+    applied = [begun - ended for (_, ended), (begun, _) in pairwise(slices)]
+    # Keys were applied 1/30 s at a time: three turns (each a chance to paint, and a sync of
+    # the ledger) for every frame a burst paints.
+    assert applied
+    assert min(applied) >= BURST_FRAME_SECONDS
+    assert len(entries) == len(records)

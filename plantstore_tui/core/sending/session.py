@@ -81,6 +81,11 @@ class EntrySession:
         self._plants: dict[int, QueuedPlant] = {}
         self._ledger: Ledger | None = None
         self._ledger_lock = threading.Lock()
+        self.sync_later = False
+        """True while a front end applies the keys of a burst: `take` commits without waiting
+        for the disk, and the front end calls `sync_taken` before it shows anything or lets the
+        queue run (one fsync for the plants of a whole slice of keys, not one a plant)."""
+        self._unsynced = False
         self._told = False
         self._quiet = asyncio.Event()
         # Plants needing attention, as last counted (None: count when next asked).
@@ -234,16 +239,19 @@ class EntrySession:
         return self._settings is None or self._settings.enabled
 
     def take(self, texts: FormTexts, plant: NewPlant, *, confirmed: bool) -> QueuedPlant:
-        """Commit a plant to the ledger as queued (durably, before this returns); `StoreError`
-        if it cannot be written. `confirmed` False asks `run`'s confirm before it is sent.
-        `enqueue` it at once: when the queue is idle the row is written as `sending` already,
-        in the same transaction, and no other write comes before its request goes out."""
+        """Commit a plant to the ledger as queued (durably, before this returns, unless
+        `sync_later`); `StoreError` if it cannot be written. `confirmed` False asks `run`'s
+        confirm before it is sent. `enqueue` it at once: when the queue is idle the row is
+        written as `sending` already, in the same durable transaction, and no other write comes
+        before its request goes out. Taken with `sync_later`, the queue's own durable `sending`
+        write comes first (it makes this take durable too, whenever `sync_taken` comes)."""
         from plantstore_tui.core.store.rows import NewRow
 
         target, queue = self._target, self._queue
         base_url = self._base_url if target is None else target.base_url
         profile = self._profile if target is None else target.profile
-        at_once = confirmed and queue is not None and queue.sends_at_once
+        durable = not self.sync_later
+        at_once = durable and confirmed and queue is not None and queue.sends_at_once
         number = self.ledger().take(
             NewRow(
                 source="tui",
@@ -253,8 +261,10 @@ class EntrySession:
                 profile=profile,
                 state=PlantState.SENDING if at_once else PlantState.QUEUED,
                 keep=self._keep,
-            )
+            ),
+            durable=durable,
         )
+        self._unsynced = self._unsynced or not durable
         return QueuedPlant(
             number=number,
             texts=texts,
@@ -265,6 +275,19 @@ class EntrySession:
             confirmed=confirmed,
             sending_recorded=at_once,
         )
+
+    @property
+    def unsynced(self) -> bool:
+        """True when plants were taken with `sync_later` and `sync_taken` has not come since."""
+        return self._unsynced
+
+    def sync_taken(self) -> None:
+        """Make the plants taken with `sync_later` survive a power cut, all with one fsync;
+        `StoreError` if the disk refuses (they are committed all the same: a killed process
+        keeps them)."""
+        if self._unsynced:
+            self._unsynced = False
+            self.ledger().sync()
 
     def enqueue(self, plant: QueuedPlant) -> None:
         """Put a plant `take` returned in line, behind the others."""

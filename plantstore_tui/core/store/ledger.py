@@ -100,10 +100,18 @@ class Ledger:
 
     # Writing ----------------------------------------------------------------------------------
 
-    def take(self, row: rows.NewRow) -> int:
-        """Write a plant this instance took (committed, durably, before this returns)."""
-        with self.db.write() as connection:
+    def take(self, row: rows.NewRow, *, durable: bool = True) -> int:
+        """Write a plant this instance took (committed, durably, before this returns).
+
+        Not `durable`: committed (it survives a killed process) but not yet a power cut; `sync`
+        makes it durable, with every take before it, before it is shown or sent.
+        """
+        with self.db.write(durable=durable) as connection:
             return rows.insert(connection, row, self.session_id)
+
+    def sync(self) -> None:
+        """Make every take committed so far durable (one fsync for them all)."""
+        self.db.sync()
 
     def sending(self, entry: int) -> None:
         """Its request is about to go out (committed before it does)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
+# Frames apart while a burst is applied or sent: ten a second show its progress, and each frame
+# costs the UI thread the time the burst is waiting for (5 to 15 ms for this screen).
+BURST_FRAME_SECONDS = 0.1
 
 
 class SendScreen(FormScreen):
@@ -205,6 +209,23 @@ class SendScreen(FormScreen):
         if texts is not None:
             submit(self, texts)
 
+    def sync_taken(self) -> None:
+        """Make the plants a burst took so far survive a power cut, before any of them is shown
+        or sent (`EntrySession.sync_later`); if the disk refuses, say so."""
+        if self._session is None:
+            return  # nothing taken yet
+        from plantstore_tui.core.store import StoreError
+
+        try:
+            self._session.sync_taken()
+        except StoreError as exc:
+            self.notify(
+                f"The plants just taken are in the ledger, but it could not be synced to the "
+                f"disk: {visible(str(exc))}. A power cut could lose them.",
+                title="Ledger not synced",
+                severity="error",
+            )
+
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
         the tags."""
@@ -215,7 +236,24 @@ class SendScreen(FormScreen):
             self.form.tags.remember(plant.plant.tag)
         self.show_state()
         if plant.settled:
+            self._settled_at = time.monotonic()
             release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
+
+    # When a plant last settled (time.monotonic): the queue's plants go out one after another.
+    _settled_at = 0.0
+
+    def frame_gap(self) -> float:
+        """Frames BURST_FRAME_SECONDS apart while keys read are still to be applied, or plants
+        that wait behind the one in flight go out one after another (one settled within that
+        time); else as soon as Textual paints (a key's echo, one send's answer, a slow send)."""
+        # No session yet (the first frame): nothing is in line.
+        session = self._session
+        busy = self.app.message_queue_size > 0 or (
+            session is not None
+            and session.in_line() > 1
+            and time.monotonic() - self._settled_at < BURST_FRAME_SECONDS
+        )
+        return BURST_FRAME_SECONDS if busy else 0.0
 
     # The connection and the queue -------------------------------------------------------------
 

@@ -94,6 +94,9 @@ def queue_plant(
             severity="error",
         )
         return
+    if screen.session.unsynced:
+        # Taken in a burst (`EntrySession.sync_later`): durable before the frame shows it.
+        screen.before_frame(screen.sync_taken)
     if from_form:
         screen.form.hand_over(texts)
         if queued.sending_recorded:

@@ -103,6 +103,11 @@ class FieldInput(SafeInput):
         focus passes through every field for each plant, several plants a frame."""
         once_before_frame(self, self.update_node_styles)
 
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        """Nothing above the field uses its blur: it bubbled through four levels, at every focus
+        move (three a plant)."""
+        event.stop()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter means next field or send: the screen's binding decides, not Input's submit."""
         if action == "submit":
@@ -182,6 +187,15 @@ class PlantForm(Vertical):
         self._fresh = FormTexts(name="", id="", tag="")
         # The last plant handed over: what "same as last" (Ctrl+D) copies from.
         self._last: FormTexts | None = None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Nothing above the form uses a focus move within it (the screen sets -focus-within
+        itself): each bubbled through three more levels."""
+        event.stop()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """As `on_descendant_focus`."""
+        event.stop()
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, each with a message line, the two switches and Send."""

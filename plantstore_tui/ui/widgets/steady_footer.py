@@ -20,6 +20,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from plantstore_tui.ui.textual_compat import once_before_frame
+
 
 class FooterKey(NamedTuple):
     """One key as the footer shows it."""
@@ -51,6 +53,7 @@ class SteadyFooter(Widget, can_focus=False):
         self._hovered: FooterKey | None = None
         self._scrolled = 0
         self._overflow = 0
+        self._changed_on: Screen[object] | None = None
 
     def on_mount(self) -> None:
         """Follow the screen's bindings."""
@@ -62,8 +65,14 @@ class SteadyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        # Every focus move refreshes the bindings: a redraw only when the keys shown changed.
-        if self._read_keys(screen):
+        # Every focus move refreshes the bindings (three a plant in a burst, several plants a
+        # frame): the keys are read once before the next frame, redrawn if those shown changed.
+        self._changed_on = screen
+        once_before_frame(self, self._show_bindings)
+
+    def _show_bindings(self) -> None:
+        screen, self._changed_on = self._changed_on, None
+        if screen is not None and self.is_attached and self._read_keys(screen):
             self.refresh()
 
     def _read_keys(self, screen: Screen[object]) -> bool:

@@ -4,6 +4,7 @@ target of the moment, and dealt with when they did not go through."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -447,3 +448,40 @@ async def test_dropping_at_quit_releases_every_plant_not_settled() -> None:
     assert session.ledger().pending() == []
     assert session.counts() == Counts(queued=0, sending=0, attention=0)
     await session.close()
+
+
+async def test_plants_taken_with_sync_later_are_committed_each_and_synced_once(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fsyncs: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        fsyncs.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    reports, session, target = on_server(reference_server)
+    async with sending_to(session, target):
+        session.sync_later = True
+        taken = [session.take(*typed(f"Fern {n}", str(n)), confirmed=True) for n in range(3)]
+        session.sync_later = False
+        # Committed each (another process reads them; a killed one keeps them), none written as
+        # sending with its take though the queue was idle: the queue's own durable write of
+        # `sending` comes before any request.
+        assert [row[3] for row in ledger_rows(data_dir())] == ["queued"] * 3
+        assert session.unsynced
+        assert fsyncs == []
+        session.sync_taken()
+        session.sync_taken()
+        assert len(fsyncs) == 1
+        assert not session.unsynced
+        for queued in taken:
+            session.enqueue(queued)
+        await session.wait_until_quiet()
+    assert stored_plants(reference_server.db_path) == [(n, f"Fern {n}", None) for n in range(3)]
+    assert reports.states(taken[0].number) == [
+        PlantState.QUEUED,
+        PlantState.SENDING,
+        PlantState.CREATED,
+    ]
