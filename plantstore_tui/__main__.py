@@ -1,5 +1,5 @@
 """`python -m plantstore_tui`."""
 
-from plantstore_tui.cli import main
+from plantstore_tui.start import main
 
 main()

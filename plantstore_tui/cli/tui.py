@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.core.config.targets import TOKEN_ENV, unprompted_ad_hoc_url
+from plantstore_tui.core.config.targets import unprompted_ad_hoc_url
+from plantstore_tui.start import ad_hoc_plan, run_tui
 
 if TYPE_CHECKING:
-    from plantstore_tui.server.demo import ThrowawayServer
-    from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+    from plantstore_tui.ui.connection import Connect, TargetLabel
 
 
 def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
@@ -27,13 +27,8 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     """
     from plantstore_tui.ui.connection import TargetLabel, connect_to
 
-    base_url = unprompted_ad_hoc_url(options, os.environ)
-    if base_url is not None:
-
-        def connect() -> Connection:
-            return connect_to(resolve_target(options, interactive=False))
-
-        return connect, TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
+    if unprompted_ad_hoc_url(options, os.environ) is not None:
+        return ad_hoc_plan(options, os.environ)
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)
@@ -51,30 +46,9 @@ def _first_run() -> bool:
     return saved.error is None and not saved.profiles
 
 
-def _throwaway_server() -> ThrowawayServer:
-    """The demo the first-run screen offers, imported only when chosen (the first frame waits for
-    no server code)."""
-    from plantstore_tui.server.demo import ThrowawayServer
-
-    return ThrowawayServer()
-
-
-def _run(connect: Connect | None, label: TargetLabel) -> None:
-    from plantstore_tui.ui.app import PlantStoreApp
-
-    app = PlantStoreApp(connect, label, demo=_throwaway_server)
-    try:
-        app.run()
-    finally:
-        # A demo started from the first-run screen stops however the app ends.
-        app.stop_demo()
-    if app.return_code:
-        raise SystemExit(app.return_code)
-
-
 def open_tui(options: TargetOptions) -> None:
     """Open the TUI on the target the options name."""
-    _run(*_plan(options))
+    run_tui(*_plan(options))
 
 
 @click.command()
@@ -90,6 +64,6 @@ def demo() -> None:
     # The server stops however the TUI ends: quit, Ctrl+C, or a crash.
     try:
         target = server.start()
-        _run(lambda: connect_to(target), TargetLabel.of(target))
+        run_tui(lambda: connect_to(target), TargetLabel.of(target))
     finally:
         server.stop()

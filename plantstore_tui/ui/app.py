@@ -17,11 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.sending.session import Clock
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
-from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
 from plantstore_tui.ui.textual_compat import CompatApp
@@ -30,6 +28,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
@@ -180,6 +179,8 @@ class PlantStoreApp(CompatApp[None]):
 
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
+        from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+
         session = self._send_screen.session
         unsettled = session.unsettled()
         if not unsettled:

@@ -12,12 +12,11 @@ from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_res
 from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_for, ready
 from snapshot_apps.support import settled as settled_screen
-from textual.widgets import Checkbox
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.textual_compat import notifications_of
-from plantstore_tui.ui.widgets.plant_form import Switch
+from plantstore_tui.ui.widgets.switch import Switch
 
 
 def _footer_keys(app: Any) -> set[str]:
@@ -71,9 +70,8 @@ async def test_the_switches_show_on_and_off_by_shape_not_only_colour(
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        next_id = screen.query_one("#next-id", Checkbox)
-        keep_tag = screen.query_one("#keep-tag", Checkbox)
-        assert isinstance(next_id, Switch)
+        next_id = screen.query_one("#next-id", Switch)
+        keep_tag = screen.query_one("#keep-tag", Switch)
         on, off = next_id.render().plain, keep_tag.render().plain
         assert (next_id.value, keep_tag.value) == (True, False)
         assert on.replace("Next id ^N", "") != off.replace("Keep tag ^T", "")

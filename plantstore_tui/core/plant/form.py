@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -72,8 +71,9 @@ def forbidden_char_message(label: str, text: str) -> str | None:
     return f"{label} has {kind} ({char_label(char)}) at position {position}"
 
 
-@dataclass(frozen=True, slots=True)
-class FormTexts:
+# Named tuples, not frozen dataclasses: those compile their methods when this module is imported
+# (3.5M instructions each), and the TUI's first frame imports it.
+class FormTexts(NamedTuple):
     """The raw text of the three fields, exactly as typed."""
 
     name: str
@@ -95,8 +95,7 @@ class FormTexts:
         return not (self.name.strip() or self.id.strip() or self.tag.strip())
 
 
-@dataclass(frozen=True, slots=True)
-class FormErrors:
+class FormErrors(NamedTuple):
     """Per-field messages for form text that does not make a valid `NewPlant`."""
 
     errors: Mapping[FormField, str]

@@ -18,15 +18,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.sending.session import Clock, EntrySession
-from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.screens.confirm import ProtectedSends
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_sending,
@@ -44,7 +40,9 @@ from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
+    from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
+    from plantstore_tui.ui.screens.confirm import ProtectedSends
 
 
 # From this many rows up the form has room to space its fields out.
@@ -79,16 +77,38 @@ class SendScreen(FormScreen):
         self._label = label
         self.clock = clock
         """The time of log entries and notes."""
-        self.protected = ProtectedSends()
-        """This session's confirmations of sends to protected profiles."""
-        self.session = EntrySession(
-            self.plant_changed,
-            clock,
-            base_url=label.base_url,
-            profile=label.profile,
-            chosen=connect is not None,
-        )
-        """The plants this screen takes, sends and deals with."""
+        self._session: EntrySession | None = None
+        self._protected: ProtectedSends | None = None
+
+    @property
+    def protected(self) -> ProtectedSends:
+        """This session's confirmations of sends to protected profiles (its module, the
+        questions', is loaded at the first send)."""
+        if self._protected is None:
+            from plantstore_tui.ui.screens.confirm import ProtectedSends
+
+            self._protected = ProtectedSends()
+        return self._protected
+
+    @property
+    def session(self) -> EntrySession:
+        """The plants this screen takes, sends and deals with.
+
+        Made at its first use: right after the first frame (the ledger opens then), or by a key
+        read before it. The first frame shows no plant, so it waits for none of the session's,
+        queue's and ledger states' modules."""
+        if self._session is None:
+            from plantstore_tui.core.sending.session import EntrySession
+
+            label = self._label
+            self._session = EntrySession(
+                self.plant_changed,
+                self.clock,
+                base_url=label.base_url,
+                profile=label.profile,
+                chosen=self._connect is not None,
+            )
+        return self._session
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -96,13 +116,13 @@ class SendScreen(FormScreen):
         yield StatusLine(
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
-        with Horizontal(id="main"):
-            form = PlantForm(id="form", classes="-focus-within")
-            form.border_title = "New plant"
-            yield form
-            log = ResponseLog(id="log")
-            log.border_title = "Responses"
-            yield log
+        # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
+        form = PlantForm(id="form", classes="-focus-within")
+        form.border_title = "New plant"
+        yield form
+        log = ResponseLog(id="log")
+        log.border_title = "Responses"
+        yield log
         yield SteadyFooter()
 
     def _initial_state(self) -> tuple[str, StatusKind]:
@@ -192,10 +212,12 @@ class SendScreen(FormScreen):
     def sync_taken(self) -> None:
         """Make the plants a burst took so far survive a power cut, before any of them is shown
         or sent (`EntrySession.sync_later`); if the disk refuses, say so."""
+        if self._session is None:
+            return  # nothing taken yet
         from plantstore_tui.core.store import StoreError
 
         try:
-            self.session.sync_taken()
+            self._session.sync_taken()
         except StoreError as exc:
             self.notify(
                 f"The plants just taken are in the ledger, but it could not be synced to the "
@@ -207,6 +229,8 @@ class SendScreen(FormScreen):
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
         the tags."""
+        from plantstore_tui.core.store.records import PlantState
+
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
@@ -222,8 +246,12 @@ class SendScreen(FormScreen):
         """Frames BURST_FRAME_SECONDS apart while keys read are still to be applied, or plants
         that wait behind the one in flight go out one after another (one settled within that
         time); else as soon as Textual paints (a key's echo, one send's answer, a slow send)."""
+        # No session yet (the first frame): nothing is in line.
+        session = self._session
         busy = self.app.message_queue_size > 0 or (
-            self.session.in_line() > 1 and time.monotonic() - self._settled_at < BURST_FRAME_SECONDS
+            session is not None
+            and session.in_line() > 1
+            and time.monotonic() - self._settled_at < BURST_FRAME_SECONDS
         )
         return BURST_FRAME_SECONDS if busy else 0.0
 
@@ -311,7 +339,8 @@ class SendScreen(FormScreen):
                 worker.cancel()
                 with contextlib.suppress(Exception):
                     await worker.wait()
-        await self.session.close()
+        if self._session is not None:
+            await self._session.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""

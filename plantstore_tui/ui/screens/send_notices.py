@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from plantstore_tui.core.sending.session import EntrySession
     from plantstore_tui.core.sending.session_ledger import LedgerNews
+    from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
 
 
@@ -47,6 +47,8 @@ def tell_ledger_news(screen: SendScreen, news: LedgerNews) -> None:
 def stop_sending(session: EntrySession, app: App[object]) -> None:
     """Cancel the send in flight; with plants behind it, ask whether they are held too
     (nothing more goes out until the answer)."""
+    from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
+
     waiting = session.cancel_send()
     if not waiting:
         return
@@ -74,6 +76,8 @@ def stop_sending(session: EntrySession, app: App[object]) -> None:
 def switch_target(session: EntrySession, app: App[object], switch: Callable[[], None]) -> bool:
     """Switch at once when no plant is in line (True); else ask whether they go to the old
     target as planned or are held, and switch after the answer unless it is "don't switch"."""
+    from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+
     waiting = session.in_line()
     if not waiting:
         switch()

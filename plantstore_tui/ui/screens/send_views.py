@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.store.records import PlantState
-from plantstore_tui.ui.screens.confirm import Answer
 from plantstore_tui.ui.screens.send_submit import parse, queue_plant
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry
+    from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
 
 
@@ -38,6 +37,7 @@ def open_attention(screen: SendScreen) -> None:
 def attend(screen: SendScreen, number: int, load: bool) -> None:
     """The operator chose a plant: load it into the form (`load`) or dismiss it."""
     from plantstore_tui.core.store import StoreError
+    from plantstore_tui.core.store.records import PlantState
 
     session, form = screen.session, screen.form
     try:

@@ -6,11 +6,9 @@ for display. The response log (`response_log.py`) draws these entries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.console import Console, Group, RenderableType
 from rich.highlighter import JSONHighlighter
@@ -61,6 +59,8 @@ def _json_block(data: Any) -> Text:
     Each text in it is cut to a few hundred characters, and each cut named below it: a server's
     megabyte name is never held or drawn whole.
     """
+    import json  # an answer's body is drawn after the first frame: json waits for it
+
     shown, notes = bounded_json(data)
     flat = json.dumps(shown, ensure_ascii=False)
     nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
@@ -78,6 +78,8 @@ def _json_block(data: Any) -> Text:
 
 def _body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
+    import json
+
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
@@ -104,8 +106,7 @@ def _outcome_style_name(outcome: Outcome) -> str:
 Row = tuple[Text, Text]
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One log entry: a header line, then labelled rows (a label may be empty)."""
 
     header: Text

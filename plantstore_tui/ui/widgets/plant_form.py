@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.suggester import SuggestionReady
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Input, Static
 
 from plantstore_tui.core.plant.form import (
     FORM_FIELDS,
@@ -31,6 +31,7 @@ from plantstore_tui.core.plant.form import (
 )
 from plantstore_tui.ui.textual_compat import once_before_frame
 from plantstore_tui.ui.widgets.safe_input import SafeInput
+from plantstore_tui.ui.widgets.switch import Switch
 
 # Two short lines (the switches name their own keys): they fit the form at its narrowest (80
 # columns), under three messages of several lines at 24 rows.
@@ -122,6 +123,7 @@ class FieldInput(SafeInput):
         """
         if not event.is_printable or event.character is None:
             return False
+        self.restart_blink()  # the cursor stays on while the operator types, as in any Input
         if with_next:
             if not self._typed:
                 once_before_frame(self, self.apply_typed)
@@ -166,24 +168,6 @@ class FieldInput(SafeInput):
             self.notify(problem, title="Not pasted", severity="warning")
 
 
-class Switch(Checkbox):
-    """A checkbox whose mark shows on and off by its shape (a tick, or an empty box), not only
-    by its colour."""
-
-    MARK_ON = "✓"
-    MARK_OFF = " "
-
-    def __init__(self, label: str, *, value: bool, id: str) -> None:
-        super().__init__(label, value, id=id)
-        self.BUTTON_INNER = self.MARK_ON if value else self.MARK_OFF
-
-    def watch_value(self) -> None:
-        """The mark follows the value (and Checkbox sets its class and posts Changed)."""
-        self.BUTTON_INNER = self.MARK_ON if self.value else self.MARK_OFF
-        super().watch_value()
-        self.refresh()
-
-
 class PlantForm(Vertical):
     """Three fields with their live messages, two switches and Send.
 
@@ -222,8 +206,7 @@ class PlantForm(Vertical):
         with Horizontal(id="switches"):
             yield Switch("Next id ^N", value=True, id="next-id")
             yield Switch("Keep tag ^T", value=False, id="keep-tag")
-        with Horizontal(id="send-row"):
-            yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
+        yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 
     @property
@@ -258,20 +241,20 @@ class PlantForm(Vertical):
     @property
     def next_id_after_success(self) -> bool:
         """Whether a hand-over moves the ID on to the next number."""
-        return self.query_one("#next-id", Checkbox).value
+        return self.query_one("#next-id", Switch).value
 
     @property
     def keep_tag(self) -> bool:
         """Whether Tag keeps its text after a hand-over (sticky tag)."""
-        return self.query_one("#keep-tag", Checkbox).value
+        return self.query_one("#keep-tag", Switch).value
 
     def toggle_next_id(self) -> None:
         """Flip the next-id switch."""
-        self.query_one("#next-id", Checkbox).toggle()
+        self.query_one("#next-id", Switch).toggle()
 
     def toggle_keep_tag(self) -> None:
         """Flip the sticky-tag switch."""
-        self.query_one("#keep-tag", Checkbox).toggle()
+        self.query_one("#keep-tag", Switch).toggle()
 
     def focus_field(self, field: FormField) -> None:
         """Put the cursor in a field at once, its text selected."""

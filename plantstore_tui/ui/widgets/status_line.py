@@ -8,8 +8,7 @@ has: when they do not fit, the parts that matter least give way first, each as i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from rich.text import Text
 from textual import events
@@ -26,8 +25,7 @@ _JOIN = " · "
 _ELLIPSIS = "…"
 
 
-@dataclass(frozen=True, slots=True)
-class StatusPart:
+class StatusPart(NamedTuple):
     """One field of the status line and how it gives way when the line is too narrow.
 
     `rank`: parts of lower rank give way first. `squeeze`: "middle" keeps both ends (a URL's
@@ -87,7 +85,7 @@ def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
             continue
         shorten = shorten_middle if squeeze == "middle" else clipped
         room = max(part.least, len(part.text) - over)
-        kept[index] = replace(part, text=shorten(part.text, room))
+        kept[index] = part._replace(text=shorten(part.text, room))
     return clipped(joined(kept), width)
 
 
