@@ -87,3 +87,14 @@ async def test_a_burst_draws_only_the_entries_the_log_shows_and_scrolls_back_to_
         assert [pages[line] for line in range(len(every_line))] == every_line
         assert "#1  POST" in pages[0]
         assert "Created plant 700" in "\n".join(pages[line] for line in range(4))
+
+        # A new width: only the entries shown are drawn again, and the end stays in view.
+        drawn.clear()
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await pilot.pause()
+        assert 0 < sum(drawn.values()) < len(RECORDS), drawn
+        assert "Created plant 723" in "\n".join(shown(log))
+        assert all(
+            f"Created plant {plant_id}" in "\n".join(s.text for s in log.lines)
+            for _, plant_id, _ in RECORDS
+        )
