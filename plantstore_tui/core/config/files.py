@@ -19,6 +19,7 @@ from plantstore_tui.core.config.errors import ConfigError
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
 DATA_DIR_ENV = "PLANTSTORE_DATA_DIR"
+PROFILES_FILE = "profiles.toml"
 _PUBLIC_MODE = 0o644
 _PRIVATE_MODE = 0o600
 _DIRECTORY_MODE = 0o700
