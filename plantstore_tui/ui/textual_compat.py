@@ -16,15 +16,20 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
+from textual._compositor import Compositor
 from textual.app import App, ScreenStackError
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Input
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from rich.text import Text
     from textual.driver import Driver
     from textual.drivers.linux_driver import LinuxDriver
     from textual.notifications import Notification
+    from textual.strip import Strip
     from textual.timer import Timer
     from textual.widget import Widget
 
@@ -41,8 +46,11 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.screen", "Screen", "_binding_chain"),
     ("textual.app", "App", "_notifications"),
     ("textual.app", "App", "on_event"),
+    ("textual.screen", "Screen", "_compositor"),
     ("textual.screen", "Screen", "_on_timer_update"),
+    ("textual._compositor", "Compositor", "_get_renders"),
     ("textual.widgets", "Input", "_on_paste"),
+    ("textual.widgets", "Input", "_restart_blink"),
     ("textual.widgets", "Input", "_suggestion"),
     ("textual.widgets", "Input", "_value"),
     ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
@@ -217,8 +225,38 @@ class CompatApp(App[ReturnType]):
         self._close_messages_no_wait()
 
 
+class PartialCompositor(Compositor):
+    """Textual's compositor, drawing for an update of part of the screen only what shows there.
+
+    Textual draws, for each such update, every widget whose clip (the visible part of its
+    container) meets the part, and each of them whole: for a key typed into a field, every line
+    of every widget beside it (the form's dozen, the log's thirty lines, the status line and the
+    footer), though all but the field's rows and the widgets under it are cut away again. Here
+    only the widgets whose visible part meets the updated part are drawn, and only its rows of
+    them: the same strips reach the same places of the terminal.
+    """
+
+    def _get_renders(
+        self, crop: Region | None = None
+    ) -> Iterator[tuple[Region, Region, list[Strip]]]:
+        if crop is None:
+            yield from super()._get_renders(crop)
+            return
+        meets = crop.overlaps
+        for widget, (region, clip) in self.visible_widgets.items():
+            # The rows of the clip the update covers: Textual keeps to what the clip shows.
+            rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
+            shown = region.intersection(rows)
+            if shown.width and shown.height and meets(shown):
+                part = Region(shown.x - region.x, shown.y - region.y, shown.width, shown.height)
+                yield region, rows, widget.render_lines(part)
+                if shown.contains_region(crop):
+                    return  # drawn front to back: nothing behind it shows in the part
+
+
 class CompatScreen(Screen[ReturnType]):
-    """Textual's Screen with one hook into its internals: work run once before the next frame.
+    """Textual's Screen with two hooks into its internals: work run once before the next frame,
+    and a compositor that draws only what an update of part of the screen shows.
 
     A widget whose state changes several times between two frames (a burst of keys, a plant that
     went from queued to its answer) asks for `before_frame` instead of doing its expensive part
@@ -230,6 +268,7 @@ class CompatScreen(Screen[ReturnType]):
     ) -> None:
         super().__init__(name, id, classes)
         self._before_frame: dict[Callable[[], None], None] = {}
+        self._compositor = PartialCompositor()
 
     # When the last frame was painted (time.monotonic): frames are kept `frame_gap` apart.
     _painted_at = 0.0
@@ -265,8 +304,8 @@ class CompatScreen(Screen[ReturnType]):
 
 
 class CompatInput(Input):
-    """Textual's Input with two hooks into its internals: the text drawn for the value, and a
-    paste that reaches the field."""
+    """Textual's Input with three hooks into its internals: the text drawn for the value, a
+    paste that reaches the field, and the cursor's blink started over for a key typed."""
 
     def shown(self, text: Text) -> Text:
         """The text drawn for the value: Textual's, unless a subclass changes it."""
@@ -275,6 +314,11 @@ class CompatInput(Input):
     def pasted(self, event: events.Paste) -> None:
         """Called with a paste before Textual's handling, which runs unless the event's default
         is prevented."""
+
+    def restart_blink(self) -> None:
+        """Show the cursor and start its blink over, as Input does for each key it handles: a
+        key applied without Input's own key handler calls this."""
+        self._restart_blink()
 
     @property
     def _value(self) -> Text:

@@ -123,6 +123,7 @@ class FieldInput(SafeInput):
         """
         if not event.is_printable or event.character is None:
             return False
+        self.restart_blink()  # the cursor stays on while the operator types, as in any Input
         if with_next:
             if not self._typed:
                 once_before_frame(self, self.apply_typed)
