@@ -187,6 +187,40 @@ def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
     assert sorted(loaded.intersection(NOT_BEFORE_THE_FIRST_FRAME)) == []
 
 
+# The same probe, on the plan the front door makes for a profile (no click imported).
+_PROFILE_FIRST_FRAME = (
+    _FIRST_FRAME.replace("    from plantstore_tui.cli.tui import _plan\n", "")
+    .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.targets import")
+    .replace(
+        'connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))',
+        "import os\n"
+        "    from plantstore_tui.start import unprompted_plan\n"
+        "    connect, label = unprompted_plan(TargetOptions(), os.environ)",
+    )
+)
+
+
+def test_a_profile_start_loads_nothing_more_before_the_first_frame(tmp_path: Path) -> None:
+    # The operator's everyday start: the default profile, glanced at in profiles.toml (tomllib
+    # and the config files' module); its target is resolved after the first frame, without click.
+    assert _PROFILE_FIRST_FRAME != _FIRST_FRAME
+    (tmp_path / "profiles.toml").write_text(
+        'default = "daily"\n[profiles.daily]\nbase_url = "http://127.0.0.1:9"\n'
+        'token_env = "DAILY_TOKEN"\n'
+    )
+    result = _python(
+        _PROFILE_FIRST_FRAME,
+        env={"DAILY_TOKEN": CANARY, "PLANTSTORE_CONFIG_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.strip().splitlines()[-1].split())
+    assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
+    glance = {"tomllib", "plantstore_tui.core.config.files"}
+    assert glance <= loaded  # profiles.toml was read: the profile's plan
+    never = {*NOT_BEFORE_THE_FIRST_FRAME, "click", "plantstore_tui.cli"} - glance
+    assert sorted(loaded.intersection(never)) == []
+
+
 def test_the_first_frames_modules_compile_no_dataclass() -> None:
     # A frozen dataclass compiles its methods when its module is imported (3.5M instructions
     # each); these modules' value types are named tuples.
