@@ -16,16 +16,20 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events
+from textual import screen as textual_screen
 from textual._compositor import Compositor
 from textual.app import App, ScreenStackError
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Input
 
+from plantstore_tui.ui.key_names import key_character, key_label
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from rich.text import Text
+    from textual.binding import Binding
     from textual.driver import Driver
     from textual.drivers.linux_driver import LinuxDriver
     from textual.notifications import Notification
@@ -54,7 +58,13 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.widgets", "Input", "_suggestion"),
     ("textual.widgets", "Input", "_value"),
     ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
+    # A module's global: the function the screen's binding chain asks for a key's character.
+    ("textual", "screen", "key_to_character"),
 )
+
+# The binding chain asks, for every key of every binding above the focused field, which
+# character it types (does the field consume it?): answered without Unicode's name tables.
+vars(textual_screen)["key_to_character"] = key_character
 
 
 def missing() -> list[str]:
@@ -150,6 +160,10 @@ class CompatApp(App[ReturnType]):
 
     # Textual's crash report shows every frame's local variables.
     crash_report_shows_locals: ClassVar[bool] = True
+
+    def get_key_display(self, binding: Binding) -> str:
+        """The key's label, as Textual's, without Unicode's name tables for our keys."""
+        return key_label(binding)
 
     # The keys the priority bindings of the screen's chain name, and what they were worked out
     # for: the screen, its focused widget and the keymap.
