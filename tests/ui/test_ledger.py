@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready, settled, workers_done
+from textual.worker import get_current_worker
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, Plant
 from plantstore_tui.core.plant.outcome import Created
 from plantstore_tui.core.store import ledger_path
+from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
@@ -107,6 +109,29 @@ async def test_the_next_id_goes_on_from_the_last_plant_created_on_this_target(
         await pilot.press(*"Oak", "tab", "backspace", *"7", "tab", "enter")
         await settled(app, pilot)
         assert "Created plant 7 (Oak)" in screen.log_panel.plain_text()
+
+
+async def test_the_next_id_is_read_by_the_worker_that_connects(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker of its own, started as the connecting one ended, often found that thread still
+    # busy and started a second one, which kept a malloc arena for as long as the app ran.
+    record_created(reference_server.base_url, 41)
+    read_by: list[str] = []
+    last_created_id = Ledger.last_created_id
+
+    def recorded(ledger: Ledger, base_url: str) -> int | None:
+        read_by.append(get_current_worker().name)
+        return last_created_id(ledger, base_url)
+
+    monkeypatch.setattr(Ledger, "last_created_id", recorded)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await workers_done(screen.app)
+        await pilot.pause()
+        assert screen.form.texts().id == "42"
+    assert read_by == ["connect"]
 
 
 async def test_an_id_typed_before_the_ledger_answers_is_never_replaced(

@@ -97,10 +97,10 @@ class EntrySession:
             self._update_quiet()
         return news
 
-    def next_id(self) -> int | None:
-        """The id after the last plant created on the target, if the ledger knows one (reads
-        the ledger: call it off the UI thread)."""
-        ledger, target = self._ledger, self._target
+    def next_id(self, target: Target | None = None) -> int | None:
+        """The id after the last plant created on the target (or on `target`, the one being
+        connected to), if the ledger knows one (reads the ledger: call it off the UI thread)."""
+        ledger, target = self._ledger, target or self._target
         if ledger is None or target is None:
             return None
         last = ledger.last_created_id(target.base_url)

@@ -275,14 +275,17 @@ class SendScreen(FormScreen):
 
     # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
     @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
-    def _connect_and_read_settings(self) -> tuple[Connection, HistorySettings]:
+    def _connect_and_read_settings(self) -> tuple[Connection, HistorySettings, int | None]:
         from plantstore_tui.core.store.settings import history_settings
 
         assert self._connect is not None
         self._open_ledger_here()
         connection = self._connect()
-        # Read here, off the UI thread: profiles.toml costs nothing before the first frame.
-        return connection, history_settings(connection.target.profile)
+        # Read here, off the UI thread: profiles.toml costs nothing before the first frame; the
+        # next id too: another worker for it, started as this one ends, often found this thread
+        # still busy and started a second one, with a malloc arena of its own.
+        settings = history_settings(connection.target.profile)
+        return connection, settings, self.session.next_id(connection.target)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker's end comes through here: the connection, and queues that broke."""
@@ -290,9 +293,9 @@ class SendScreen(FormScreen):
         if worker.name == "connect" and state == WorkerState.SUCCESS:
             result = worker.result
             assert isinstance(result, tuple)
-            connection, settings = result
+            connection, settings, next_id = result
             assert isinstance(connection, Connection)
-            self._connected(connection, settings)
+            self._connected(connection, settings, next_id)
         elif worker.name == "connect" and state == WorkerState.ERROR:
             problem = visible(str(worker.error))
             self.log_panel.add_note(f"Configuration problem: {problem}", self.clock())
@@ -306,7 +309,9 @@ class SendScreen(FormScreen):
                 self.clock(),
             )
 
-    def _connected(self, connection: Connection, settings: HistorySettings) -> None:
+    def _connected(
+        self, connection: Connection, settings: HistorySettings, next_id: int | None
+    ) -> None:
         target = connection.target
         self.status.show_target(
             TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
@@ -318,7 +323,8 @@ class SendScreen(FormScreen):
             # process: left to the collector, each full collection went through all of it again
             # (10 of them in a burst of 200 plants, 80 ms each on the UI thread).
             gc.freeze()
-        self._offer_next_id()
+        if next_id is not None:
+            self.form.offer_next_id(next_id)
         self.show_state()
 
     async def _run_queue(self, queue: SendQueue) -> None:
