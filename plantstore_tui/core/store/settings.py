@@ -23,10 +23,17 @@ class HistorySettings:
 
 def history_settings(profile: str | None) -> HistorySettings:
     """The settings in force: the environment, then profiles.toml (never raises)."""
+    from plantstore_tui.core.config.files import PROFILES_FILE, config_dir
+
+    no_history = os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0")
+    if not (config_dir() / PROFILES_FILE).exists():
+        # No profiles.toml (a start on --base-url): the defaults, without loading the profile
+        # store's modules to read nothing.
+        return HistorySettings(enabled=not no_history)
     from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
-    if os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0"):
+    if no_history:
         return HistorySettings(enabled=False, limit=saved.history_limit)
     chosen = None if profile is None else saved.get(profile)
     enabled = chosen is None or chosen.history

@@ -67,10 +67,15 @@ from plantstore_tui.core.store import (
     open_ledger,
 )
 from plantstore_tui.core.store import database as database_module
+from plantstore_tui.core.store.ledger import DEFAULT_LIMIT
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION
-from plantstore_tui.core.store.settings import duplicate_warning, history_settings
+from plantstore_tui.core.store.settings import (
+    HistorySettings,
+    duplicate_warning,
+    history_settings,
+)
 from plantstore_tui.server.runner import BackgroundServer
 
 CANARY = "CANARY-ledger-5e1a9c3f7b2d4e60"
@@ -365,6 +370,15 @@ def test_history_limit_and_history_false_are_read_from_profiles_toml(
     monkeypatch.setenv("PLANTSTORE_NO_HISTORY", "1")
     assert history_settings("loud") == history_settings("quiet")
     assert (history_settings(None).enabled, history_settings(None).limit) == (False, 2)
+
+
+def test_without_profiles_toml_the_history_settings_are_the_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert history_settings(None) == HistorySettings(enabled=True, limit=DEFAULT_LIMIT)
+    assert history_settings("anything") == history_settings(None)
+    monkeypatch.setenv("PLANTSTORE_NO_HISTORY", "1")
+    assert history_settings(None) == HistorySettings(enabled=False, limit=DEFAULT_LIMIT)
 
 
 @pytest.mark.parametrize("why", ["profile", "environment"])
