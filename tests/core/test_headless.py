@@ -69,6 +69,9 @@ def test_a_start_with_no_config_file_loads_no_toml_parser() -> None:
     assert "tomllib" not in loaded
     assert "plantstore_tui.core.config.store" not in loaded
     assert "plantstore_tui.core.config.profiles" not in loaded
+    # Nor what reads the previous release's files, when there are none to take in.
+    assert "plantstore_tui.core.store.carry_over" not in loaded
+    assert "plantstore_tui.core.store.old_files" not in loaded
 
 
 def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:

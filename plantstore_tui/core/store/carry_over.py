@@ -8,7 +8,6 @@ named again on the next start, until it is readable or removed).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,14 +22,16 @@ from plantstore_tui.core.store.old_files import (
     read_recovery,
     utc_time,
 )
+from plantstore_tui.core.store.old_release import (
+    OLD_HISTORY,
+    OLD_JOURNAL,
+    OLD_RECOVERY_DIR,
+    previous_release_files,
+)
 from plantstore_tui.core.store.records import PlantState, format_time, utc_now
 from plantstore_tui.core.store.rows import INSERT_COLUMNS, SETTLE_COLUMNS
 from plantstore_tui.core.store.sessions import QUEUED_WHEN_ENDED, SENDING_WHEN_ENDED
 
-OLD_HISTORY = "history.sqlite3"
-OLD_JOURNAL = "import-journal.sqlite3"
-OLD_RECOVERY_DIR = "recovery"
-_RECOVERY_PREFIX, _RECOVERY_SUFFIX = "recovery-", ".json"
 _UNSETTLED_NOTE = "No outcome recorded: plantstore-tui ended during the send; it may exist already."
 _JOURNAL_NOTE = "Carried over from the import journal, which kept the id only."
 
@@ -42,21 +43,6 @@ class CarryOver:
     plants: int = 0
     files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-def previous_release_files(directory: Path) -> list[str]:
-    """The previous release's files in `directory`, by the names the ledger records them under."""
-    names = [name for name in (OLD_HISTORY, OLD_JOURNAL) if (directory / name).is_file()]
-    try:
-        with os.scandir(directory / OLD_RECOVERY_DIR) as entries:
-            names += sorted(
-                f"{OLD_RECOVERY_DIR}/{entry.name}"
-                for entry in entries
-                if entry.name.startswith(_RECOVERY_PREFIX) and entry.name.endswith(_RECOVERY_SUFFIX)
-            )
-    except OSError:
-        pass
-    return names
 
 
 def carry_over_previous_release(db: Database) -> CarryOver:

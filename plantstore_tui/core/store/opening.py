@@ -6,15 +6,21 @@ started; or, to list and show only, opened read-only when it cannot be written.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plantstore_tui.core.store.database import (
+    Database,
     StoreError,
     connect,
     connect_in_memory,
     ledger_path,
 )
 from plantstore_tui.core.store.ledger import DEFAULT_LIMIT, Ledger
+from plantstore_tui.core.store.old_release import previous_release_files
 from plantstore_tui.core.store.sessions import start_session, sweep
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.store.carry_over import CarryOver
 
 
 def open_ledger(
@@ -40,10 +46,8 @@ def open_ledger(
             raise
         memory = connect_in_memory()
         return Ledger(memory, start_session(memory, program), limit=limit, problem=str(exc))
-    from plantstore_tui.core.store.carry_over import carry_over_previous_release
-
     try:
-        carried = carry_over_previous_release(db) if carry_over else None
+        carried = _carried_over(db) if carry_over else None
         handed = sweep(db)
         session = start_session(db, program)
     except StoreError:
@@ -61,11 +65,8 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
     A file this user may read but not write (or a read-only disk) can still be listed.
     """
     target = ledger_path() if path is None else path
-    if not target.exists():
-        from plantstore_tui.core.store.carry_over import previous_release_files
-
-        if not previous_release_files(target.parent):
-            return None
+    if not target.exists() and not previous_release_files(target.parent):
+        return None
     try:
         db = connect(target)
     except StoreError as exc:
@@ -74,10 +75,8 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
         except StoreError:
             raise exc from None
         return Ledger(db, None)
-    from plantstore_tui.core.store.carry_over import carry_over_previous_release
-
     try:
-        carried = carry_over_previous_release(db)
+        carried = _carried_over(db)
         sweep(db)
     except StoreError:
         db.close()
@@ -85,3 +84,13 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
     ledger = Ledger(db, None)
     ledger.carried = carried
     return ledger
+
+
+def _carried_over(db: Database) -> CarryOver | None:
+    """The previous release's files taken in; None, with nothing loaded to read them, when the
+    data directory holds none."""
+    if db.in_memory or not previous_release_files(db.path.parent):
+        return None
+    from plantstore_tui.core.store.carry_over import carry_over_previous_release
+
+    return carry_over_previous_release(db)
