@@ -63,6 +63,8 @@ class ResponseLog(ScrollView, can_focus=True):
         self._unseen = False
         self._follow = False
         self._style_map: dict[str, Style] | None = None
+        # The styles the entries were made in, when a restyle dropped them (notify_style_update).
+        self._old_style_map: dict[str, Style] | None = None
         # A line below the last entry, in the log's style.
         self._blank: Strip | None = None
 
@@ -98,6 +100,13 @@ class ResponseLog(ScrollView, can_focus=True):
         if self._style_map is None:
             styles = component_styles(self, self.STYLE_CLASSES)
             self._style_map = {name: styles[f"response-log--{name}"] for name in STYLE_NAMES}
+            # Entries made in the styles before a restyle (a theme) take the new ones. Names
+            # with one rule in app.tcss share one style, so each old style has one new one.
+            old, self._old_style_map = self._old_style_map, None
+            if old is not None and old != self._style_map:
+                new = {old[name]: self._style_map[name] for name in STYLE_NAMES}
+                for entry in self._entries:
+                    entry.restyle(new)
         return self._style_map
 
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
@@ -238,7 +247,10 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def _render_entry(self, index: int) -> list[Strip]:
         width = self._width
-        lines = self._entry(index).lines(self.app.console, width)
+        entry = self._entry(index)
+        if self._old_style_map is not None:
+            self._styles()  # the entries take the styles of a restyle (a theme) since made
+        lines = entry.lines(self.app.console, width)
         if index:
             lines.insert(0, [Segment(""), Segment(" " * width)])  # a blank line between entries
         # Styled here, once: the log's style changes only with a restyle, which draws every
@@ -309,6 +321,8 @@ class ResponseLog(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         """Styles changed (a theme): the cached lines hold the old ones."""
         super().notify_style_update()
+        if self._style_map is not None:
+            self._old_style_map = self._style_map
         self._style_map, self._blank = None, None
         if self._width and self._entries:
             self._redraw_all(follow=self.scroll_offset.y >= self.max_scroll_y)
