@@ -11,7 +11,8 @@ its stop is reached (`stop_at.py`):
   run     `App.run` is called (imports and the app built).
 Prints million instructions for each side and their ratio. Needs valgrind. The package's bytecode
 is compiled first, as startup.py does. `PYTHONHASHSEED=0`, the config and data directories are
-throwaway ones, the target is `--base-url http://127.0.0.1:9` as in startup.py.
+throwaway ones, the target is `--base-url http://127.0.0.1:9` as in startup.py, and for the
+operator's everyday start (`--side profile`) the default profile of startup.py's profiles.toml.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ import tempfile
 import termios
 from pathlib import Path
 
-from startup import HEIGHT, PROGRAMS, REPO, WIDTH, compile_package
+from startup import HEIGHT, PROGRAMS, REPO, WIDTH, compile_package, write_config
 
 SIDES = {
     "tui": ("plantstore-tui", ["--base-url", "http://127.0.0.1:9"]),
+    "profile": ("plantstore-tui, default profile", []),
     "bare": ("bare Textual app", [str(REPO / "benchmarks" / "bare_app.py")]),
 }
 
@@ -47,9 +49,10 @@ def count(side: str, until: str, directory: Path, marker: str | None = None) -> 
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
         "PLANTSTORE_DATA_DIR": str(directory / "data"),
-        "PLANTSTORE_CONFIG_DIR": str(directory / "config"),
+        "PLANTSTORE_CONFIG_DIR": str(directory / f"config.{side}"),
     }
     env.update(pair.split("=", 1) for pair in program["env"])
+    write_config(program, directory / f"config.{side}")
     command = [
         "valgrind",
         "--tool=cachegrind",
@@ -57,7 +60,7 @@ def count(side: str, until: str, directory: Path, marker: str | None = None) -> 
         f"--cachegrind-out-file={out}",
         sys.executable,
         str(Path(__file__).with_name("stop_at.py")),
-        "tui" if side == "tui" else "script",
+        "script" if side == "bare" else "tui",
         until,
         marker or program["marker"],
         *arguments,
@@ -98,7 +101,7 @@ def main() -> None:
     """Count each side and print million instructions and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--until", choices=("frame", "layout", "run"), default="frame")
-    parser.add_argument("--side", choices=tuple(SIDES), action="append", help="default: both")
+    parser.add_argument("--side", choices=tuple(SIDES), action="append", help="default: all")
     parser.add_argument("--marker", help="stop at the first frame holding this text instead")
     parser.add_argument("--keep", type=Path, help="keep the cachegrind files in this directory")
     args = parser.parse_args()
@@ -111,9 +114,10 @@ def main() -> None:
         directory.mkdir(parents=True, exist_ok=True)
         for side in args.side or tuple(SIDES):
             counts[side] = count(side, args.until, directory, args.marker)
-            print(f"{SIDES[side][0]:18} {counts[side] / 1e6:9.1f} M instructions to {args.until}")
-    if len(counts) == 2:
-        print(f"ratio: {counts['tui'] / counts['bare']:.3f}x the bare app")
+            print(f"{SIDES[side][0]:31} {counts[side] / 1e6:9.1f} M instructions to {args.until}")
+    for side in ("tui", "profile"):
+        if side in counts and "bare" in counts:
+            print(f"ratio, {SIDES[side][0]}: {counts[side] / counts['bare']:.3f}x the bare app")
 
 
 if __name__ == "__main__":

@@ -31,11 +31,22 @@ WIDTH, HEIGHT = 110, 32
 RATIO_GOAL = 1.15
 
 
-def _tui_command() -> list[str]:
+def _tui_command(*arguments: str) -> list[str]:
     script = Path(sys.executable).with_name("plantstore-tui")
     entry = [str(script)] if script.exists() else [sys.executable, "-m", "plantstore_tui"]
-    # Port 9 (discard): nothing listens, and nothing is sent unless someone presses Send.
-    return [*entry, "--base-url", "http://127.0.0.1:9"]
+    return [*entry, *arguments]
+
+
+# The operator's everyday start: `plantstore-tui` on the default profile, its token in the
+# environment. Port 9 (discard), here as for --base-url: nothing listens, and nothing is sent
+# unless someone presses Send.
+PROFILES_TOML = """\
+default = "benchmark"
+
+[profiles.benchmark]
+base_url = "http://127.0.0.1:9"
+token_env = "BENCHMARK_PLANTSTORE_TOKEN"
+"""
 
 
 PROGRAMS: dict[str, dict[str, Any]] = {
@@ -45,11 +56,24 @@ PROGRAMS: dict[str, dict[str, Any]] = {
         "env": [],
     },
     "plantstore-tui": {
-        "command": _tui_command(),
+        "command": _tui_command("--base-url", "http://127.0.0.1:9"),
         "marker": "e.g. Monstera deliciosa",
         "env": ["PLANTSTORE_TOKEN=benchmark-token-not-a-secret"],
     },
+    "plantstore-tui, default profile": {
+        "command": _tui_command(),
+        "marker": "e.g. Monstera deliciosa",
+        "env": ["BENCHMARK_PLANTSTORE_TOKEN=benchmark-token-not-a-secret"],
+        "profiles": PROFILES_TOML,
+    },
 }
+
+
+def write_config(program: dict[str, Any], config: Path) -> None:
+    """The program's profiles.toml in its throwaway config directory, if it starts on one."""
+    if "profiles" in program:
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "profiles.toml").write_text(program["profiles"])
 
 
 def probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> list[dict[str, Any]]:
@@ -75,6 +99,7 @@ def probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> lis
             str(REPO),
         ]
         # The TUI's history and config go to the throwaway directory, not the operator's.
+        write_config(program, Path(directory) / "config")
         isolated = [
             f"PLANTSTORE_DATA_DIR={Path(directory) / 'data'}",
             f"PLANTSTORE_CONFIG_DIR={Path(directory) / 'config'}",
@@ -137,12 +162,12 @@ def main() -> None:
     paint: dict[str, float] = {}
     tui_rss = 0.0
     settled_title = f"RSS +{args.settle:g} s"
-    print(f"{'':18} {'first paint':>12} {'RSS at paint':>13} {settled_title:>12}")
+    print(f"{'':31} {'first paint':>12} {'RSS at paint':>13} {settled_title:>12}")
     for name, results in collected.items():
         paint[name] = statistics.median(r["first_paint_s"] for r in results) * 1000
         at_paint = statistics.median(r["mem_at_paint"]["main_hwm_kib"] for r in results) / 1024
         settled = statistics.median(r["mem_after_settle"]["main_hwm_kib"] for r in results) / 1024
-        print(f"{name:18} {paint[name]:9.1f} ms {at_paint:9.1f} MiB {settled:8.1f} MiB")
+        print(f"{name:31} {paint[name]:9.1f} ms {at_paint:9.1f} MiB {settled:8.1f} MiB")
         if name == "plantstore-tui":
             tui_rss = at_paint
     ratio = paint["plantstore-tui"] / paint["bare Textual app"]
@@ -150,6 +175,8 @@ def main() -> None:
         f"\nstartup ratio (median first paint, {len(collected['plantstore-tui'])} runs each): "
         f"{ratio:.2f}x the bare app (goal <= {RATIO_GOAL}x)"
     )
+    profile = paint["plantstore-tui, default profile"] / paint["bare Textual app"]
+    print(f"the default profile's start: {profile:.2f}x the bare app")
     print(f"peak RSS at first paint: {tui_rss:.1f} MiB (its goal and yardstick: memory.py)")
     if args.json:
         emit(

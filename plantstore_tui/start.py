@@ -1,12 +1,15 @@
 """The front door (`plantstore-tui`, `python -m plantstore_tui`): the TUI at once for an ad hoc
-target, click for everything else.
+target or a saved profile, click for everything else.
 
-When all the command line says is an ad hoc target whose token is in the environment (the
-target options only, no subcommand), nothing is asked or resolved before the TUI starts, and
-there is nothing for click to do but read four options: the TUI opens without importing it or
-the command line's modules (40M instructions, an eighth of what the first frame costs beyond a
-bare Textual app). Anything else (a subcommand, --help, --version, --ca-bundle, a profile, a
-token to ask for, an option this does not know) goes to click's group in `cli/`, as before.
+When all the command line says is a target (the target options only, no subcommand) that can be
+resolved without asking anything (an ad hoc target whose token is in the environment, or a
+profile that profiles.toml holds: the one named, else the default, glanced at with tomllib
+alone), the TUI opens without importing click or the command line's modules, and the target is
+resolved in the app after the first frame. That spares the first frame 40M instructions for an
+ad hoc target and 440M for a profile (click, httpx, Pydantic, ssl and the token's source).
+Anything else (a subcommand, --help, --version, --ca-bundle, a token to ask for or a token_env
+that is unset, no profiles.toml or one that cannot be read, an unknown profile, no default, an
+option this does not know) goes to click's group in `cli/`, as before.
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ _FLAG = "--allow-insecure-http"
 def main() -> None:
     """Open the TUI for an ad hoc target, or hand the command line to click."""
     options = plain_tui_options(sys.argv[1:])
-    if options is None or unprompted_ad_hoc_url(options, os.environ) is None:
+    plan = None if options is None else unprompted_plan(options, os.environ)
+    if plan is None:
         from plantstore_tui.cli import main as command_line
 
         command_line()
         return
     try:
-        run_tui(*ad_hoc_plan(options, os.environ))
+        run_tui(*plan)
     except PlantStoreError as exc:
         # As the group does: the error in words, and its exit code.
         from plantstore_tui.cli.exits import translated
@@ -76,21 +80,51 @@ def plain_tui_options(arguments: Sequence[str]) -> TargetOptions | None:
     )
 
 
+def unprompted_plan(
+    options: TargetOptions, environ: Mapping[str, str]
+) -> tuple[Connect, TargetLabel] | None:
+    """How the app connects to the target the options name when nothing need be asked or said
+    before the TUI opens (an ad hoc target whose token is in the environment, or a profile
+    profiles.toml holds), and its label until then; None: the command line's to resolve."""
+    if unprompted_ad_hoc_url(options, environ) is not None:
+        return ad_hoc_plan(options, environ)
+    from plantstore_tui.core.config.glance import named_profile
+
+    profile = named_profile(options, environ)
+    if profile is None:
+        return None
+    from plantstore_tui.ui.connection import TargetLabel
+
+    label = TargetLabel(
+        base_url=profile.base_url,
+        token_source=profile.token_source,
+        profile=profile.name,
+        protected=profile.protected,
+    )
+    return _resolved_in_app(options), label
+
+
 def ad_hoc_plan(options: TargetOptions, environ: Mapping[str, str]) -> tuple[Connect, TargetLabel]:
     """How the app connects to the ad hoc target the options name, resolved in the app after the
     first frame (its token is in the environment), and its label until then."""
-    from plantstore_tui.ui.connection import TargetLabel, connect_to
+    from plantstore_tui.ui.connection import TargetLabel
 
     base_url = unprompted_ad_hoc_url(options, environ)
     assert base_url is not None, "an ad hoc target whose token is in the environment"
+    return _resolved_in_app(options), TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
+
+
+def _resolved_in_app(options: TargetOptions) -> Connect:
+    """The target the options name, resolved in the app's connect thread (nobody is asked
+    anything): what cannot be used is said in the command line's words, in the TUI."""
 
     def connect() -> Connection:
-        # In the app's connect thread: the command line's words for a target that cannot be used.
         from plantstore_tui.cli.targets import resolve_target
+        from plantstore_tui.ui.connection import connect_to
 
         return connect_to(resolve_target(options, interactive=False))
 
-    return connect, TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
+    return connect
 
 
 def _throwaway_server() -> ThrowawayServer:

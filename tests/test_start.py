@@ -1,4 +1,5 @@
-"""The front door: an ad hoc target opens the TUI without click; everything else is click's."""
+"""The front door: an ad hoc target or a saved profile opens the TUI without click; everything
+else is click's."""
 
 from __future__ import annotations
 
@@ -73,6 +74,8 @@ _FRONT_DOOR = """
     def run(self):
         print("label:", self._label.describe())
         print("click loaded:", "click" in sys.modules)
+        heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
+        print("loaded:", [name for name in heavy if name in sys.modules])
 
     PlantStoreApp.run = run
     sys.argv = ["plantstore-tui", *sys.argv[1:]]
@@ -118,3 +121,94 @@ def test_help_is_clicks() -> None:
     result = _front_door(["--help"])
     assert result.returncode == 0
     assert "Usage: plantstore-tui" in result.stdout
+
+
+def _profiles(directory: Path, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "profiles.toml").write_text(textwrap.dedent(text))
+    return directory
+
+
+_SAVED = """
+    default = "staging"
+
+    [profiles.staging]
+    base_url = "http://127.0.0.1:9"
+    token_env = "STAGING_TOKEN"
+
+    [profiles.prod]
+    base_url = "https://plants.example.com/"
+    protected = true
+"""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "env", "label"),
+    [
+        ([], {}, "staging · http://127.0.0.1:9 · token from $STAGING_TOKEN"),
+        (
+            ["--profile", "prod", "--proxy", "none"],
+            {"PLANTSTORE_TOKEN": TOKEN},
+            "prod PROTECTED · https://plants.example.com/ · token from $PLANTSTORE_TOKEN",
+        ),
+        # The profile keeps its token (keyring or credentials file): read after the first frame.
+        ([], {"PLANTSTORE_PROFILE": "prod"}, "prod PROTECTED · https://plants.example.com/ · "),
+        # A profile named wins over PLANTSTORE_BASE_URL, as when click resolves it.
+        (
+            [],
+            {"PLANTSTORE_BASE_URL": "http://127.0.0.1:8", "PLANTSTORE_PROFILE": "staging"},
+            "staging",
+        ),
+    ],
+)
+def test_a_saved_profile_opens_the_tui_without_click_httpx_or_pydantic(
+    tmp_path: Path, arguments: list[str], env: dict[str, str], label: str
+) -> None:
+    config = _profiles(tmp_path / "config", _SAVED)
+    result = _front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), STAGING_TOKEN=TOKEN, **env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"label: {label}" in result.stdout
+    assert "loaded: []" in result.stdout
+    assert TOKEN not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("profiles", "arguments", "env", "words"),
+    [
+        # No profiles.toml: the first run (no terminal here, so the words of "no target").
+        (None, [], {}, "No target: give --base-url URL"),
+        ("default = \n", [], {}, "profiles.toml:1:"),
+        (
+            _SAVED,
+            ["--profile", "nope"],
+            {},
+            "Unknown profile 'nope'; saved profiles: staging, prod",
+        ),
+        (_SAVED, [], {"PLANTSTORE_PROFILE": "nope"}, "Unknown profile 'nope'"),
+        (
+            _SAVED.replace('default = "staging"', ""),
+            [],
+            {},
+            "No target: choose a profile with --profile NAME (saved: staging, prod)",
+        ),
+        # "No token" is a configuration problem said before the TUI, as it always was.
+        (
+            _SAVED,
+            [],
+            {"STAGING_TOKEN": " "},
+            "takes its token from $STAGING_TOKEN, which is not set",
+        ),
+        # An ad hoc target in the environment without its token: a prompt's, so click's.
+        (None, [], {"PLANTSTORE_BASE_URL": "http://127.0.0.1:9"}, "No token: set PLANTSTORE_TOKEN"),
+    ],
+)
+def test_an_unusual_profile_start_is_clicks_with_its_words(
+    tmp_path: Path, profiles: str | None, arguments: list[str], env: dict[str, str], words: str
+) -> None:
+    config = tmp_path / "config"
+    if profiles is not None:
+        _profiles(config, profiles)
+    result = _front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), **env)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "click loaded" not in result.stdout
+    assert words in result.stderr

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 
 from plantstore_tui.cli import main
 from plantstore_tui.core.plant import form
@@ -25,6 +27,7 @@ from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets import log_entry, status_line
 from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
 REPO = Path(__file__).resolve().parents[2]
@@ -187,6 +190,40 @@ def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
     assert sorted(loaded.intersection(NOT_BEFORE_THE_FIRST_FRAME)) == []
 
 
+# The same probe, on the plan the front door makes for a profile (no click imported).
+_PROFILE_FIRST_FRAME = (
+    _FIRST_FRAME.replace("    from plantstore_tui.cli.tui import _plan\n", "")
+    .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.targets import")
+    .replace(
+        'connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))',
+        "import os\n"
+        "    from plantstore_tui.start import unprompted_plan\n"
+        "    connect, label = unprompted_plan(TargetOptions(), os.environ)",
+    )
+)
+
+
+def test_a_profile_start_loads_nothing_more_before_the_first_frame(tmp_path: Path) -> None:
+    # The operator's everyday start: the default profile, glanced at in profiles.toml (tomllib
+    # and the config files' module); its target is resolved after the first frame, without click.
+    assert _PROFILE_FIRST_FRAME != _FIRST_FRAME
+    (tmp_path / "profiles.toml").write_text(
+        'default = "daily"\n[profiles.daily]\nbase_url = "http://127.0.0.1:9"\n'
+        'token_env = "DAILY_TOKEN"\n'
+    )
+    result = _python(
+        _PROFILE_FIRST_FRAME,
+        env={"DAILY_TOKEN": CANARY, "PLANTSTORE_CONFIG_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.strip().splitlines()[-1].split())
+    assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
+    glance = {"tomllib", "plantstore_tui.core.config.files"}
+    assert glance <= loaded  # profiles.toml was read: the profile's plan
+    never = {*NOT_BEFORE_THE_FIRST_FRAME, "click", "plantstore_tui.cli"} - glance
+    assert sorted(loaded.intersection(never)) == []
+
+
 def test_the_first_frames_modules_compile_no_dataclass() -> None:
     # A frozen dataclass compiles its methods when its module is imported (3.5M instructions
     # each); these modules' value types are named tuples.
@@ -244,6 +281,32 @@ async def test_the_first_focus_restyles_no_form(monkeypatch: pytest.MonkeyPatch)
         # Composed with the focus inside: the field's first focus restyles the field, not the
         # form and its dozen widgets.
         assert "PlantForm" not in restyled
+
+
+async def test_the_first_frame_styles_no_part_of_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The log's entries are styled by eleven `ResponseLog > .response-log--NAME` rules; as
+    # COMPONENT_CLASSES, Textual styled each as a node of its own at every restyle of the log
+    # (twice before the first frame: 17M instructions), though the first frame draws no entry.
+    styled: list[str] = []
+    apply = Stylesheet.apply
+
+    def counting(self: Stylesheet, node: DOMNode, *args: Any, **kwargs: Any) -> None:
+        styled.extend(name for name in node.classes if name.startswith("response-log--"))
+        apply(self, node, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counting)
+    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
+    app = PlantStoreApp(None, label)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await pilot.pause()
+        assert styled == []
+        # The first entry drawn styles them, once each.
+        screen.log_panel.add_note("a note", screen.clock())
+        await pilot.pause()
+        assert "a note" in screen.log_panel.plain_text()
+        assert sorted(styled) == sorted(ResponseLog.STYLE_CLASSES)
 
 
 def test_no_target_is_a_configuration_problem_before_the_tui_starts() -> None:

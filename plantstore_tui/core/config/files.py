@@ -5,8 +5,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import secrets
-import shlex
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -19,6 +17,7 @@ from plantstore_tui.core.config.errors import ConfigError
 APP_NAME = "plantstore-tui"
 CONFIG_DIR_ENV = "PLANTSTORE_CONFIG_DIR"
 DATA_DIR_ENV = "PLANTSTORE_DATA_DIR"
+PROFILES_FILE = "profiles.toml"
 _PUBLIC_MODE = 0o644
 _PRIVATE_MODE = 0o600
 _DIRECTORY_MODE = 0o700
@@ -74,6 +73,8 @@ class UnsafeConfigFile(ConfigFileError):
     """A secrets file that other users may read or change; refused until its mode is fixed."""
 
     def __init__(self, path: Path) -> None:
+        import shlex
+
         super().__init__(
             path,
             "can be read or changed by other users, so it is not used: "
@@ -190,6 +191,10 @@ def replace_atomically(path: Path, data: bytes, *, mode: int, exact_mode: bool =
     A temporary file beside it is written, synced and renamed over `path`. It is created with
     `mode` less the umask, or exactly `mode` if `exact_mode`.
     """
+    # Imported when a file is written: a start that only reads profiles.toml (the TUI's, before
+    # its first frame) loads neither it nor the hashlib and OpenSSL it brings.
+    import secrets
+
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)

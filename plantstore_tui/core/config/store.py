@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import (
     APP_NAME,
+    PROFILES_FILE,
     ConfigFileError,
     Draft,
     config_dir,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
     from plantstore_tui.core.http.target import Target
 
-PROFILES_FILE = "profiles.toml"
 CREDENTIALS_FILE = "credentials.toml"
 _TOP_LEVEL = ("default", "profiles", "history_limit")
 _DEFAULT_HISTORY_LIMIT = 100_000

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
+from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews, store_error
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
@@ -32,22 +31,6 @@ if TYPE_CHECKING:
 Clock = Callable[[], datetime]
 # A plant moved on; the words say what the operator did about it, if they did.
 OnChange = Callable[[QueuedPlant, str | None], None]
-
-
-def _store_error() -> type[Exception]:
-    # Imported when it is needed: SQLite is not loaded before a front end's first frame.
-    from plantstore_tui.core.store import StoreError
-
-    return StoreError
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerNews:
-    """What the operator is told once the ledger is open."""
-
-    problem: str | None
-    carried_problems: tuple[str, ...]
-    waiting: int
 
 
 class EntrySession:
@@ -79,14 +62,12 @@ class EntrySession:
         self._early: list[QueuedPlant] = []
         # The plants of this session whose fate or entry may still change, by ledger entry.
         self._plants: dict[int, QueuedPlant] = {}
-        self._ledger: Ledger | None = None
-        self._ledger_lock = threading.Lock()
+        self._store = LazyLedger()
         self.sync_later = False
         """True while a front end applies the keys of a burst: `take` commits without waiting
         for the disk, and the front end calls `sync_taken` before it shows anything or lets the
         queue run (one fsync for the plants of a whole slice of keys, not one a plant)."""
         self._unsynced = False
-        self._told = False
         self._quiet = asyncio.Event()
         # Plants needing attention, as last counted (None: count when next asked).
         self._attention: int | None = None
@@ -96,33 +77,24 @@ class EntrySession:
     def ledger(self) -> Ledger:
         """The ledger, opened now if it is not yet (a file that cannot be used gives one in
         memory, and says so); safe from any thread."""
-        with self._ledger_lock:
-            if self._ledger is None:
-                from plantstore_tui.core.store import open_ledger
+        return self._store.open()
 
-                self._ledger = open_ledger("tui", memory_if_unusable=True)
-            return self._ledger
+    @property
+    def _ledger(self) -> Ledger | None:
+        return self._store.opened
 
     @property
     def ledger_in_memory(self) -> bool:
         """True when the ledger's file could not be used: plants live as long as this run."""
-        return self._ledger is not None and self._ledger.problem is not None
+        return self._store.in_memory
 
     def ledger_news(self) -> LedgerNews | None:
         """What to tell the operator about the ledger, once it is open; None after the first
         call (or before it is open)."""
-        ledger = self._ledger
-        if self._told or ledger is None:
-            return None
-        self._told = True
-        carried = ledger.carried
-        news = LedgerNews(
-            problem=ledger.problem,
-            carried_problems=() if carried is None else tuple(carried.problems),
-            waiting=ledger.attention_count(),
-        )
-        self._attention = news.waiting
-        self._update_quiet()
+        news = self._store.news()
+        if news is not None:
+            self._attention = news.waiting
+            self._update_quiet()
         return news
 
     def next_id(self) -> int | None:
@@ -201,7 +173,7 @@ class EntrySession:
         early, self._early = self._early, []
         if early:
             numbers = [plant.number for plant in early]
-            with contextlib.suppress(_store_error()):  # the queue's own writes say so
+            with contextlib.suppress(store_error()):  # the queue's own writes say so
                 ledger.retarget(numbers, target.base_url, target.profile)
                 ledger.keep_settled(numbers, self._keep)
         for plant in early:
@@ -215,7 +187,7 @@ class EntrySession:
         self._problem = problem
         early, self._early = self._early, []
         note = f"Not sent: {problem}"
-        with contextlib.suppress(_store_error()):  # the entries still say why
+        with contextlib.suppress(store_error()):  # the entries still say why
             self.ledger().hold([plant.number for plant in early], note)
         self._attention = None
         for plant in early:
@@ -368,7 +340,7 @@ class EntrySession:
         sending = int(queue is not None and queue.current is not None)
         attention = self._attention
         if attention is None and self._ledger is not None:
-            with contextlib.suppress(_store_error()):  # counted as none, and again next time
+            with contextlib.suppress(store_error()):  # counted as none, and again next time
                 attention = self._attention = self._ledger.attention_count()
         return Counts(queued, sending, attention or 0)
 
@@ -379,7 +351,7 @@ class EntrySession:
     def _update_quiet(self) -> None:
         queue = self._queue
         busy = bool(self._early) or (queue is not None and not queue.idle)
-        if self.connecting or busy or not self._told:
+        if self.connecting or busy or not self._store.told:
             self._quiet.clear()
         else:
             self._quiet.set()
@@ -399,7 +371,7 @@ class EntrySession:
             if queue.current is not None:
                 numbers.append(queue.current.number)
         if self._ledger is not None:
-            with contextlib.suppress(_store_error()):  # nothing more to count
+            with contextlib.suppress(store_error()):  # nothing more to count
                 numbers += [entry.entry for entry in self._ledger.attention()]
         return numbers
 
@@ -409,7 +381,7 @@ class EntrySession:
         at = self._clock().strftime("%H:%M:%S")
         if self._queue is not None:
             self._queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
-        with contextlib.suppress(_store_error()):  # they are offered again, not lost
+        with contextlib.suppress(store_error()):  # they are offered again, not lost
             self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")
         self._attention = None
 
@@ -418,7 +390,4 @@ class EntrySession:
         cancel the task running the queue first."""
         if self._queue is not None:
             await self._queue.sender.aclose()
-        with self._ledger_lock:
-            ledger, self._ledger = self._ledger, None
-        if ledger is not None:
-            ledger.close()
+        self._store.close()

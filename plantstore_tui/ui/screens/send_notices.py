@@ -14,7 +14,8 @@ from plantstore_tui.core.plant.text import visible
 if TYPE_CHECKING:
     from textual.app import App
 
-    from plantstore_tui.core.sending.session import EntrySession, LedgerNews
+    from plantstore_tui.core.sending.session import EntrySession
+    from plantstore_tui.core.sending.session_ledger import LedgerNews
     from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
 
