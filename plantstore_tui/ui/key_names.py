@@ -3,7 +3,7 @@
 Textual turns a key's name into the character it types (to let a field take the keys it
 consumes before the bindings see them) and into the label the footer shows by looking the name
 up in Unicode's name tables: "f1", "enter" or "tab" each cost a search of them, and the first
-frame's bindings made a dozen such searches, which read about 0.6 MiB of the tables into memory
+frame's bindings made a dozen such searches, which read about 0.7 MiB of the tables into memory
 before the first paint. The keys our bindings name need none of that: their answers are known
 (and tested against Textual's); any other key is still asked of Textual.
 """

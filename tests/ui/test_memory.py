@@ -46,7 +46,7 @@ async def test_the_first_screen_asks_nothing_of_unicodes_name_tables(
 ) -> None:
     # Each search of Unicode's name tables reads pages of them into memory: the footer's labels
     # and the bindings' check against the focused field made a dozen before the first paint
-    # (about 0.6 MiB of the peak RSS), and again at every focus move.
+    # (0.7 MiB of the peak RSS), and again at every focus move.
     asked: list[tuple[str, tuple[object, ...]]] = []
 
     class Recorded:
