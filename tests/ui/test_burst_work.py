@@ -247,6 +247,26 @@ async def test_a_run_of_keys_read_together_changes_a_field_once(
     assert created_in_order(entries)
 
 
+async def test_a_run_of_keys_read_together_starts_the_cursors_blink_over_once(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    restarts = 0
+    restart = FieldInput.restart_blink
+
+    def counted(field: FieldInput) -> None:
+        nonlocal restarts
+        restarts += 1
+        restart(field)
+
+    monkeypatch.setattr(FieldInput, "restart_blink", counted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    typed = sum(len(name) + len(plant_id) + len(tag) for name, plant_id, tag in RECORDS)
+    # Before, at every typed key (a reactive set and the blink timer reset each time): the
+    # cursor is shown from the run's change on all the same.
+    assert restarts < typed / 2
+    assert created_in_order(entries)
+
+
 async def test_a_burst_is_painted_at_most_ten_times_a_second(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
