@@ -267,6 +267,29 @@ async def test_a_run_of_keys_read_together_starts_the_cursors_blink_over_once(
     assert created_in_order(entries)
 
 
+async def test_a_burst_posts_no_callback_to_scroll_a_field_in_view_into_view(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    callbacks = 0
+    post = Screen.post_message
+
+    def posted(screen: Screen[Any], message: Message) -> bool:
+        nonlocal callbacks
+        if isinstance(message, events.Callback):
+            # Textual's call_later wraps the function it posts in a partial with its arguments.
+            function = getattr(message.callback, "func", message.callback)
+            callbacks += getattr(function, "__name__", "") == "scroll_to_center"
+        return post(screen, message)
+
+    monkeypatch.setattr(Screen, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Before, one a focus move (three a plant), each a message and a closure's signature
+    # worked out, for fields the screen showed whole already; now the first focus only, given
+    # as the screen mounts, before its first layout.
+    assert callbacks <= 1
+    assert created_in_order(entries)
+
+
 async def test_a_burst_is_painted_at_most_ten_times_a_second(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
