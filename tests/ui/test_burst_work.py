@@ -31,7 +31,7 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
 from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
-from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 RECORDS: list[Record] = [(f"Fern {n}", str(900 + n), "shade" if n % 2 else "") for n in range(12)]
@@ -287,6 +287,25 @@ async def test_a_burst_posts_no_callback_to_scroll_a_field_in_view_into_view(
     # worked out, for fields the screen showed whole already; now the first focus only, given
     # as the screen mounts, before its first layout.
     assert callbacks <= 1
+    assert created_in_order(entries)
+
+
+async def test_a_plant_handed_over_empties_its_fields_without_a_change_to_check(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emptied: list[str] = []
+    post = PlantForm.post_message
+
+    def posted(form: PlantForm, message: Message) -> bool:
+        if isinstance(message, Input.Changed) and not message.value:
+            emptied.append(message.input.id or "")
+        return post(form, message)
+
+    monkeypatch.setattr(PlantForm, "post_message", posted)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Before, Name and Tag emptied for the next plant each bubbled a change to the form, which
+    # had nothing to check in a field not touched since.
+    assert emptied == []
     assert created_in_order(entries)
 
 
