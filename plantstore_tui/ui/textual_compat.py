@@ -12,7 +12,7 @@ import contextlib
 import io
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -26,6 +26,7 @@ from textual.widgets import Input
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from rich.style import Style
     from rich.text import Text
     from textual.driver import Driver
     from textual.drivers.linux_driver import LinuxDriver
@@ -57,6 +58,8 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
     ("textual.driver", "Driver", "_app"),
     ("textual.driver", "Driver", "_loop"),
+    ("textual.dom", "DOMNode", "_attach"),
+    ("textual.dom", "DOMNode", "_component_styles"),
 )
 
 
@@ -132,6 +135,28 @@ def once_before_frame(widget: Widget, callback: Callable[[], None]) -> None:
         widget.refresh()
     else:
         callback()
+
+
+def component_styles(widget: Widget, names: Iterable[str]) -> dict[str, Style]:
+    """The Rich style of each CSS class in `names` for a part of `widget`, worked out now from
+    the app's stylesheet (rules such as `ResponseLog > .response-log--time`), as
+    `get_component_rich_style` gives it for a class in `COMPONENT_CLASSES`.
+
+    Textual styles each of a widget's `COMPONENT_CLASSES` as a node of its own at every restyle
+    of the widget (twice before the first frame, again at each focus move); this styles them
+    only when asked. The caller asks again after `notify_style_update` (a theme change).
+    """
+    from textual.dom import DOMNode
+
+    stylesheet = widget.app.stylesheet
+    styles = {}
+    for name in names:
+        part = DOMNode(classes=name)
+        part._attach(widget)
+        stylesheet.apply(part, animate=False)
+        widget._component_styles[name] = part.styles
+        styles[name] = widget.get_component_rich_style(name)
+    return styles
 
 
 def hold_frames(app: App[Any], seconds: float) -> None:

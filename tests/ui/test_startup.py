@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 
 from plantstore_tui.cli import main
 from plantstore_tui.core.plant import form
@@ -25,6 +27,7 @@ from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets import log_entry, status_line
 from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
 REPO = Path(__file__).resolve().parents[2]
@@ -277,6 +280,32 @@ async def test_the_first_focus_restyles_no_form(monkeypatch: pytest.MonkeyPatch)
         # Composed with the focus inside: the field's first focus restyles the field, not the
         # form and its dozen widgets.
         assert "PlantForm" not in restyled
+
+
+async def test_the_first_frame_styles_no_part_of_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The log's entries are styled by eleven `ResponseLog > .response-log--NAME` rules; as
+    # COMPONENT_CLASSES, Textual styled each as a node of its own at every restyle of the log
+    # (twice before the first frame: 17M instructions), though the first frame draws no entry.
+    styled: list[str] = []
+    apply = Stylesheet.apply
+
+    def counting(self: Stylesheet, node: DOMNode, *args: Any, **kwargs: Any) -> None:
+        styled.extend(name for name in node.classes if name.startswith("response-log--"))
+        apply(self, node, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counting)
+    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
+    app = PlantStoreApp(None, label)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await pilot.pause()
+        assert styled == []
+        # The first entry drawn styles them, once each.
+        screen.log_panel.add_note("a note", screen.clock())
+        await pilot.pause()
+        assert "a note" in screen.log_panel.plain_text()
+        assert sorted(styled) == sorted(ResponseLog.STYLE_CLASSES)
 
 
 def test_no_target_is_a_configuration_problem_before_the_tui_starts() -> None:

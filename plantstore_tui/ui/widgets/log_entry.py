@@ -16,7 +16,7 @@ from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 
@@ -124,6 +124,19 @@ class Entry(NamedTuple):
                     out.append("\n  " + " " * _LABEL_WIDTH)
                 out.append_text(line)
         return out
+
+    def restyle(self, new: Mapping[Style, Style]) -> None:
+        """Give each part of the entry drawn in a style of `new`'s keys that key's value (the
+        styles of another theme), in place."""
+        for text in (self.header, *(part for row in self.rows for part in row)):
+            if isinstance(text.style, Style):
+                text.style = new.get(text.style, text.style)
+            text.spans = [
+                Span(span.start, span.end, new.get(span.style, span.style))
+                if isinstance(span.style, Style)
+                else span
+                for span in text.spans
+            ]
 
     def renderable(self) -> RenderableType:
         """The entry for the screen: long values wrap inside their column, under their label."""

@@ -23,7 +23,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.ui.textual_compat import once_before_frame
+from plantstore_tui.ui.textual_compat import component_styles, once_before_frame
 from plantstore_tui.ui.widgets.log_entry import STYLE_NAMES, Entry, render_note, render_plant
 
 if TYPE_CHECKING:
@@ -34,7 +34,13 @@ class ResponseLog(ScrollView, can_focus=True):
     """The log panel: entries drawn when shown, once per state and width, any of them
     replaceable in place."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {f"response-log--{name}" for name in STYLE_NAMES}
+    # The entries' styles, from app.tcss's `ResponseLog > .response-log--NAME` rules: worked out
+    # when an entry is first drawn (`_styles`), not declared as COMPONENT_CLASSES, which Textual
+    # styles as eleven nodes at every restyle of the log (17M instructions before the first
+    # frame, which draws no entry).
+    STYLE_CLASSES: ClassVar[tuple[str, ...]] = tuple(
+        f"response-log--{name}" for name in STYLE_NAMES
+    )
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,6 +63,8 @@ class ResponseLog(ScrollView, can_focus=True):
         self._unseen = False
         self._follow = False
         self._style_map: dict[str, Style] | None = None
+        # The styles the entries were made in, when a restyle dropped them (notify_style_update).
+        self._old_style_map: dict[str, Style] | None = None
         # A line below the last entry, in the log's style.
         self._blank: Strip | None = None
 
@@ -90,9 +98,15 @@ class ResponseLog(ScrollView, can_focus=True):
     def _styles(self) -> dict[str, Style]:
         # Kept until the styles change (notify_style_update): the same eleven for every entry.
         if self._style_map is None:
-            self._style_map = {
-                name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
-            }
+            styles = component_styles(self, self.STYLE_CLASSES)
+            self._style_map = {name: styles[f"response-log--{name}"] for name in STYLE_NAMES}
+            # Entries made in the styles before a restyle (a theme) take the new ones. Names
+            # with one rule in app.tcss share one style, so each old style has one new one.
+            old, self._old_style_map = self._old_style_map, None
+            if old is not None and old != self._style_map:
+                new = {old[name]: self._style_map[name] for name in STYLE_NAMES}
+                for entry in self._entries:
+                    entry.restyle(new)
         return self._style_map
 
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
@@ -104,7 +118,7 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def add_note(self, text: str, at: datetime) -> None:
         """Append a line that is not a send attempt."""
-        self.put(render_note(text, at, self._styles()))
+        self._put(lambda: render_note(text, at, self._styles()), None)
 
     def put(self, entry: Entry, key: Hashable | None = None) -> None:
         """Append `entry`; with the `key` of an entry already shown, replace that one in place."""
@@ -233,7 +247,10 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def _render_entry(self, index: int) -> list[Strip]:
         width = self._width
-        lines = self._entry(index).lines(self.app.console, width)
+        entry = self._entry(index)
+        if self._old_style_map is not None:
+            self._styles()  # the entries take the styles of a restyle (a theme) since made
+        lines = entry.lines(self.app.console, width)
         if index:
             lines.insert(0, [Segment(""), Segment(" " * width)])  # a blank line between entries
         # Styled here, once: the log's style changes only with a restyle, which draws every
@@ -304,6 +321,8 @@ class ResponseLog(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         """Styles changed (a theme): the cached lines hold the old ones."""
         super().notify_style_update()
+        if self._style_map is not None:
+            self._old_style_map = self._style_map
         self._style_map, self._blank = None, None
         if self._width and self._entries:
             self._redraw_all(follow=self.scroll_offset.y >= self.max_scroll_y)

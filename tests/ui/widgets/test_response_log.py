@@ -127,3 +127,23 @@ async def test_a_frame_that_draws_the_whole_log_works_out_its_style_no_more_than
         drawn = [log.render_line(y) for y in range(height)]
         assert "Created plant 5" in "".join(strip.text for strip in drawn)
         assert worked_out <= 1
+
+
+async def test_a_theme_change_draws_the_entries_in_its_colours() -> None:
+    # The entries' styles are worked out when the first is drawn, and again after a restyle.
+    async with sent_to(huge_name, "Rose") as (pilot, screen):
+        log = screen.log_panel
+
+        def time_colour() -> object:
+            header = log.lines[0]
+            return next(segment.style for segment in header if segment.text.strip()).color
+
+        before = time_colour()
+        dark = screen.app.theme
+        screen.app.theme = "textual-light" if dark != "textual-light" else "textual-dark"
+        await pilot.pause()
+        after = time_colour()
+        assert after != before
+        screen.app.theme = dark
+        await pilot.pause()
+        assert time_colour() == before
