@@ -158,7 +158,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         assert "needs attention: F4 to load it into the form or dismiss it" in second
         # The form was handed over for the next plant; the rejected one waits, fields intact.
         assert screen.form.texts().name == ""
-        assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
+        assert "1 needs attention (F4)" in screen.status.sides()[1]
         [waiting] = screen.session.ledger().attention()
         assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
 
@@ -170,7 +170,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         assert app.focused is screen.form.field_input("name")
         assert screen.session.ledger().attention() == []
         assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
-        assert "ready" in str(screen.status.query_one("#status-state").render())
+        assert "ready" in screen.status.sides()[1]
 
 
 async def test_a_wrong_token_is_a_401_in_words(reference_server: Any) -> None:
@@ -195,14 +195,13 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         assert "Cannot connect to 127.0.0.1: the connection was refused" in text
         assert "The plant was not created." in text
         # Not lost: it waits in needs attention, and the status line counts it.
-        state = screen.status.query_one("#status-state")
-        assert state.has_class("-problem")
-        assert "1 needs attention (F4)" in str(state.render())
+        assert screen.status.kind == "problem"
+        assert "1 needs attention (F4)" in screen.status.sides()[1]
         assert [plant.typed.name for plant in screen.session.ledger().attention()] == ["Fern"]
 
 
 def _state_words(screen: SendScreen) -> str:
-    return str(screen.status.query_one("#status-state").render())
+    return screen.status.sides()[1]
 
 
 @pytest.mark.parametrize("hold", [True, False], ids=["hold-the-rest", "keep-sending"])
@@ -327,7 +326,7 @@ async def test_the_status_line_names_the_target_and_token_source_never_the_token
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        status = str(screen.status.query_one("#status-target").render())
+        status = screen.status.sides()[0]
         assert status == f"{reference_server.base_url} · token from the test …{token[-4:]}"
         screenshot = app.export_screenshot()
         assert token not in screenshot
@@ -372,7 +371,7 @@ async def test_a_configuration_problem_is_shown_and_nothing_is_sent() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         assert "Configuration problem: The base URL must start" in log_text(screen)
-        assert screen.status.query_one("#status-state").has_class("-problem")
+        assert screen.status.kind == "problem"
         await fill(pilot, screen, name="Fern", id="2")
         await send_and_wait(pilot, app, "ctrl+s")
         assert len(screen.log_panel.entries) == 1
@@ -394,7 +393,7 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         screen = app.screen
         assert isinstance(screen, SendScreen)
         await pilot.pause()
-        state = str(screen.status.query_one("#status-state").render())
+        state = screen.status.sides()[1]
         assert state in ("starting…", "connecting…")
         await fill(pilot, screen, name="Early", id="11")
         await pilot.press("ctrl+s")

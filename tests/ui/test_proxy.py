@@ -33,7 +33,7 @@ def _app(base_url: str, proxy_url: str, ca_bundle: str | None = None) -> PlantSt
 
 
 def _status(screen: SendScreen) -> str:
-    return str(screen.status.query_one("#status-target").render())
+    return screen.status.sides()[0]
 
 
 def test_the_status_line_names_the_proxy_never_its_password() -> None:

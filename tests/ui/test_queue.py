@@ -115,7 +115,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         assert waiting.state is PlantState.REJECTED
         assert waiting.typed == FormTexts(name="Again", id="801", tag="dup")
         assert "A plant with id 801 already exists" in waiting.message
-        assert "1 needs attention (F4)" in str(screen.status.query_one("#status-state").render())
+        assert "1 needs attention (F4)" in screen.status.sides()[1]
 
         await pilot.press("f4")
         await pilot.pause()
@@ -279,9 +279,7 @@ async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_b
             [waiting] = screen.session.ledger().attention()
             assert waiting.typed == FormTexts(name="Ivy", id="5", tag="b"), start
             assert waiting.state is PlantState.REJECTED
-            assert "1 needs attention (F4)" in str(
-                screen.status.query_one("#status-state").render()
-            )
+            assert "1 needs attention (F4)" in screen.status.sides()[1]
             assert any(n.title == "Plants waiting" for n in notifications_of(again))
             # Nothing was sent on the way: the server holds only the first plant.
             assert stored_plants(reference_server.db_path) == [(5, "Fern", "a")]

@@ -54,7 +54,7 @@ async def send_goes_through(pilot: Pilot[None], screen: SendScreen, plant_id: in
 
 
 def status_text(screen: SendScreen) -> str:
-    return str(screen.status.query_one("#status-target").render())
+    return screen.status.sides()[0]
 
 
 async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_ask(
@@ -70,7 +70,7 @@ async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         assert "prod PROTECTED" in status_text(screen)
-        assert screen.status.query_one("#status-target").has_class("-protected")
+        assert screen.status.protected
 
         await fill(pilot, screen, name="Fern", id=str(plant_id))
         await pilot.press("ctrl+s")
@@ -181,7 +181,7 @@ async def test_a_click_on_the_target_opens_the_profiles(
     app = app_on_profile("first")
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
-        await pilot.click("#status-target")
+        await pilot.click("#status", offset=(2, 0))
         await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
 
 

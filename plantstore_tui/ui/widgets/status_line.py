@@ -1,21 +1,22 @@
 """The status line: where plants go, where the token comes from, and what the app is doing.
 
-The target half is a list of parts (`StatusPart`), joined by " · " and fitted to the width it
-has: when they do not fit, the parts that matter least give way first, each as its part allows
-(shortened in the middle, like a URL, or left out). A new field is one more part.
+One widget draws the whole line: the target on the left, the state on the right. Both are lists
+of parts (`StatusPart`), joined by " · " and fitted together to the line's width: when they do
+not fit, the parts that matter least give way first, each as its part allows (shortened in the
+middle, like a URL, or left out), on either side. The state's words rank above the target's URL,
+proxy and profile name and below the token's source, so the state has the room its words need
+while the target has room to spare. A new field is one more part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import ClassVar, Literal, NamedTuple
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Static
+from textual.widget import Widget
 
 from plantstore_tui.core.plant.text import clipped
 
@@ -23,6 +24,11 @@ StatusKind = Literal["busy", "ready", "problem"]
 Squeeze = Literal["middle", "end", "drop", "keep"]
 _JOIN = " · "
 _ELLIPSIS = "…"
+# The state's words give way after the target's parts up to this rank (its URL, its proxy, its
+# profile's name), before the token's source.
+STATE_RANK = 4
+# Between the target and the state.
+_GAP = 1
 
 
 class StatusPart(NamedTuple):
@@ -62,68 +68,61 @@ def joined(parts: Sequence[StatusPart | None]) -> str:
     )
 
 
-def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
-    """The parts joined, fitted to `width`: the lowest ranks give way first, as they allow."""
-    kept: list[StatusPart | None] = list(parts)
+def fit_sides(sides: Sequence[Sequence[StatusPart]], width: int) -> list[str]:
+    """Each side's parts joined, all fitted together to `width`: the lowest ranks give way
+    first, as they allow, on whichever side they are (at equal rank, the earlier side's)."""
+    kept: list[list[StatusPart | None]] = [list(parts) for parts in sides]
     steps = sorted(
-        [(part.rank, index, part.squeeze) for index, part in enumerate(parts)]
-        + [
-            (part.drop_rank, index, "drop")
+        [
+            (rank, side, index, squeeze)
+            for side, parts in enumerate(sides)
             for index, part in enumerate(parts)
-            if part.drop_rank is not None
+            for rank, squeeze in (
+                [(part.rank, part.squeeze)]
+                + ([] if part.drop_rank is None else [(part.drop_rank, "drop")])
+            )
         ]
     )
-    for _rank, index, squeeze in steps:
-        over = len(joined(kept)) - width
+    for _rank, side, index, squeeze in steps:
+        over = sum(len(joined(parts)) for parts in kept) - width
         if over <= 0:
             break
-        part = kept[index]
+        part = kept[side][index]
         if part is None or squeeze == "keep":
             continue
         if squeeze == "drop":
-            kept[index] = None
+            kept[side][index] = None
             continue
         shorten = shorten_middle if squeeze == "middle" else clipped
         room = max(part.least, len(part.text) - over)
-        kept[index] = part._replace(text=shorten(part.text, room))
-    return clipped(joined(kept), width)
+        kept[side][index] = part._replace(text=shorten(part.text, room))
+    return [joined(parts) for parts in kept]
 
 
-class FittedText(Static):
-    """Parts of a status line, joined and fitted to the widget's width as it is drawn."""
-
-    def __init__(self, parts: Sequence[StatusPart], *, id: str, classes: str = "") -> None:
-        super().__init__(id=id, classes=classes)
-        self.parts = tuple(parts)
-
-    def show(self, parts: Sequence[StatusPart], *, layout: bool = True) -> None:
-        """Draw these parts from now on (nothing to do if they are drawn already)."""
-        shown = tuple(parts)
-        if shown == self.parts:
-            return
-        self.parts = shown
-        self.refresh(layout=layout)
-
-    @property
-    def full_text(self) -> str:
-        """Every part, unshortened."""
-        return joined(self.parts)
-
-    def render(self) -> Text:
-        """The parts that fit the width the line has now."""
-        return Text(fit_parts(self.parts, self.content_region.width or 1_000), no_wrap=True)
+def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
+    """The parts joined, fitted to `width`: the lowest ranks give way first, as they allow."""
+    return clipped(fit_sides([parts], width)[0], width)
 
 
 def state_parts(words: str) -> list[StatusPart]:
     """The state's words as parts: the first give way first (needs attention comes last)."""
     return [
-        StatusPart(piece, rank=rank, squeeze="end", least=min(len(piece), 10))
-        for rank, piece in enumerate(words.split(_JOIN))
+        StatusPart(piece, rank=STATE_RANK, squeeze="end", least=min(len(piece), 10))
+        for piece in words.split(_JOIN)
     ]
 
 
-class StatusLine(Horizontal):
-    """One line at the top: the target on the left, the state on the right."""
+class StatusLine(Widget, can_focus=False):
+    """One line at the top: the target on the left, the state on the right, drawn as one."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "status-line--target",
+        "status-line--protected",
+        "status-line--ready",
+        "status-line--busy",
+        "status-line--problem",
+    }
 
     class TargetClicked(Message):
         """The operator clicked the target: they want to see or switch profiles."""
@@ -137,45 +136,74 @@ class StatusLine(Horizontal):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        # Composed as they are, so the first frame costs no restyling of the line.
         self._target = tuple(target)
-        self._state = state
         self._protected = protected
+        words, self._kind = state
+        self._state = tuple(state_parts(words))
+        # Where the target ends on the line as last drawn: what a click on it hits.
+        self._target_end = 0
+        self.tooltip = self._target_tooltip()
 
-    def compose(self) -> ComposeResult:
-        """The target and the state, as literal text fitted to their widths."""
-        words, kind = self._state
-        target = FittedText(
-            self._target,
-            id="status-target",
-            classes="-protected" if self._protected else "",
-        )
-        target.tooltip = self._tooltip_of(target)
-        yield target
-        yield FittedText(state_parts(words), id="status-state", classes=f"-{kind}")
+    @property
+    def protected(self) -> bool:
+        """Whether the target is a protected profile (it stands out)."""
+        return self._protected
 
-    @staticmethod
-    def _tooltip_of(target: FittedText) -> str:
-        return f"{target.full_text}\nClick (or F2) to see and switch profiles"
+    @property
+    def kind(self) -> StatusKind:
+        """What the state is: busy, ready or a problem (its colour)."""
+        return self._kind
+
+    def _target_tooltip(self) -> str:
+        return f"{joined(self._target)}\nClick (or F2) to see and switch profiles"
 
     def show_target(self, target: Sequence[StatusPart], *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
-        widget = self.query_one("#status-target", FittedText)
-        widget.show(target)
-        widget.tooltip = self._tooltip_of(widget)
-        widget.set_class(protected, "-protected")
+        shown = tuple(target)
+        if (shown, protected) == (self._target, self._protected):
+            return
+        self._target, self._protected = shown, protected
+        self.tooltip = self._target_tooltip()
+        self.refresh()
 
     def show_state(self, words: str, kind: StatusKind) -> None:
-        """Replace the state, coloured by kind through app.tcss."""
-        state = self.query_one("#status-state", FittedText)
-        # The state has a fixed size in app.tcss: a new one repaints a line, no layout needed.
-        state.show(state_parts(words), layout=False)
-        for other in ("busy", "ready", "problem"):
-            state.set_class(other == kind, f"-{other}")
+        """Replace the state, coloured by kind through app.tcss (one line repainted, no layout:
+        the line's size does not depend on its words)."""
+        shown = tuple(state_parts(words))
+        if (shown, kind) == (self._state, self._kind):
+            return
+        self._state, self._kind = shown, kind
+        self.refresh()
+
+    def sides(self) -> tuple[str, str]:
+        """The target and the state as the line shows them at its width now."""
+        width = self.content_region.width or 1_000
+        # A protected target has a space of its colour on either side.
+        padding = 2 if self._protected else 0
+        target, state = fit_sides((self._target, self._state), width - padding - _GAP)
+        state = clipped(state, width)
+        return clipped(target, max(0, width - len(state) - padding - _GAP)), state
+
+    def render(self) -> Text:
+        """The target fitted on the left, in its style up to the state, the state on the right."""
+        width = self.content_region.width
+        target, state = self.sides()
+        if self._protected:
+            target = f" {target} "
+        room = max(0, width - len(state) - _GAP)
+        self._target_end = len(target)
+        style = self.get_component_rich_style
+        line = Text(no_wrap=True, end="")
+        target_style = "status-line--protected" if self._protected else "status-line--target"
+        line.append(target.ljust(room)[:room], style(target_style))
+        line.append(" " * (width - room - len(state)))
+        line.append(state, style(f"status-line--{self._kind}"))
+        return line
 
     def on_click(self, event: events.Click) -> None:
         """A click on the target asks for the profiles."""
-        if event.widget is not None and event.widget.id == "status-target":
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.x < self._target_end:
             self.post_message(self.TargetClicked())
 
 

@@ -1,5 +1,6 @@
-"""The status line's target: parts fitted to the width, the URL's middle giving way before the
-token's source (issue 17: at 80x24 it was cut to "http://127.0.0.1:9 · token from")."""
+"""The status line: parts fitted to the width, the URL's middle giving way before the token's
+source (issue 17: at 80x24 it was cut to "http://127.0.0.1:9 · token from"), the state's words
+given the room they need before the target's URL and profile name (issue 16)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from snapshot_apps.canned import canned_app
 from snapshot_apps.support import settled
 
 from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import (
-    FittedText,
     StatusPart,
     fit_parts,
+    fit_sides,
     shorten_middle,
+    state_parts,
+    state_words,
 )
 
 LONG = TargetLabel(
@@ -66,7 +70,38 @@ async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() 
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(app, pilot)
         await pilot.pause()
-        target = app.screen.query_one("#status-target", FittedText)
-        shown = target.render().plain
+        assert isinstance(app.screen, SendScreen)
+        shown, _state = app.screen.status.sides()
         assert "127.0.0.1" in shown
         assert "token from $PLANTSTORE_TOKEN" in shown
+
+
+BUSY = "sending… · 1 queued · 1 needs attention (F4)"
+
+
+def test_the_states_words_get_their_room_before_the_urls_middle() -> None:
+    target, state = fit_sides([LONG.parts("…a1b2"), state_parts(BUSY)], 125)
+    assert state == BUSY
+    assert target == (
+        "greenhouse-east PROTECTED · https://pl…443/api/v2/ · token from $PLANTSTORE_TOKEN"
+    )
+    # Narrower, the URL goes (its profile names the target) before the state is cut.
+    target, state = fit_sides([LONG.parts("…a1b2"), state_parts(BUSY)], 105)
+    assert (target, state) == ("greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN", BUSY)
+
+
+async def test_at_110_columns_a_long_target_leaves_the_state_uncut() -> None:
+    app = canned_app()
+    async with app.run_test(size=(110, 24)) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SendScreen)
+        screen.status.show_target(LONG.parts("…a1b2"), protected=True)
+        screen.status.show_state(*state_words(1, 1, 1, problem=False, connected=True))
+        await pilot.pause()
+        line = screen.status.render().plain
+        # Before, the state had a fixed 30% of the line: "sending… · 1 queued · 1 needs a…".
+        assert line.endswith(" " + BUSY)
+        # The URL gave way (the profile names the target), the token source stays whole.
+        assert line.startswith(" greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN ")
+        assert screen.status.kind == "problem"
