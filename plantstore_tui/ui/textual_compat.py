@@ -7,6 +7,7 @@ functions and the two base classes below.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import sys
@@ -59,6 +60,8 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("textual.widgets", "Input", "_suggestion"),
     ("textual.widgets", "Input", "_value"),
     ("textual.drivers.linux_driver", "LinuxDriver", "_file"),
+    ("textual.driver", "Driver", "_app"),
+    ("textual.driver", "Driver", "_loop"),
     ("textual.dom", "DOMNode", "_attach"),
     ("textual.dom", "DOMNode", "_component_styles"),
     # A module's global: the function the screen's binding chain asks for a key's character.
@@ -102,6 +105,11 @@ async def check_bindings(app: App[Any], key: str, *, priority: bool = False) -> 
 def driver_of(app: App[Any]) -> Driver | None:
     """The driver of a running app (None before it runs)."""
     return app._driver
+
+
+def driver_target(driver: Driver) -> tuple[App[Any], asyncio.AbstractEventLoop]:
+    """The app a driver sends its events to, and the event loop that app runs on."""
+    return driver._app, driver._loop
 
 
 def notifications_of(app: App[Any]) -> list[Notification]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import time
 from collections import Counter
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -31,7 +32,7 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import BURST_FRAME_SECONDS, SendScreen
 from plantstore_tui.ui.widgets import response_log
 from plantstore_tui.ui.widgets.log_entry import Entry, render_plant
-from plantstore_tui.ui.widgets.plant_form import FieldInput
+from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 RECORDS: list[Record] = [(f"Fern {n}", str(900 + n), "shade" if n % 2 else "") for n in range(12)]
@@ -85,6 +86,32 @@ class Reads:
 
         monkeypatch.setattr(Screen, name, property(counted))
         return reads
+
+
+class Calls:
+    """How often a method was called, with arguments `which` accepts, since `counting`."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @classmethod
+    def counting(
+        cls,
+        monkeypatch: pytest.MonkeyPatch,
+        owner: type,
+        name: str,
+        which: Callable[..., bool] = lambda *_: True,
+    ) -> Calls:
+        """Count the calls of `owner.<name>` from now on."""
+        calls = cls()
+        method = getattr(owner, name)
+
+        def counted(*args: Any) -> Any:
+            calls.count += which(*args)
+            return method(*args)
+
+        monkeypatch.setattr(owner, name, counted)
+        return calls
 
 
 async def _burst_counted(
@@ -244,6 +271,52 @@ async def test_a_run_of_keys_read_together_changes_a_field_once(
     # Each key was a change of its own (a value set, its watchers, a message, a refresh); the
     # plants still arrived whole, in order.
     assert len(changes) < typed / 2
+    assert created_in_order(entries)
+
+
+async def test_a_run_of_keys_read_together_starts_the_cursors_blink_over_once(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    restarts = Calls.counting(monkeypatch, FieldInput, "restart_blink")
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    typed = sum(len(name) + len(plant_id) + len(tag) for name, plant_id, tag in RECORDS)
+    # Before, at every typed key (a reactive set and the blink timer reset each time): the
+    # cursor is shown from the run's change on all the same.
+    assert restarts.count < typed / 2
+    assert created_in_order(entries)
+
+
+def _scrolls_into_view(_screen: Screen[Any], message: Message) -> bool:
+    # Textual's call_later wraps the function it posts in a partial with its arguments.
+    function = getattr(message, "callback", None)
+    function = getattr(function, "func", function)
+    return getattr(function, "__name__", "") == "scroll_to_center"
+
+
+async def test_a_burst_posts_no_callback_to_scroll_a_field_in_view_into_view(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    callbacks = Calls.counting(monkeypatch, Screen, "post_message", _scrolls_into_view)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Before, one a focus move (three a plant), each a message and a closure's signature
+    # worked out, for fields the screen showed whole already; now the first focus only, given
+    # as the screen mounts, before its first layout.
+    assert callbacks.count <= 1
+    assert created_in_order(entries)
+
+
+def _emptied(_form: PlantForm, message: Message) -> bool:
+    return isinstance(message, Input.Changed) and not message.value
+
+
+async def test_a_plant_handed_over_empties_its_fields_without_a_change_to_check(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emptied = Calls.counting(monkeypatch, PlantForm, "post_message", _emptied)
+    entries, _, _ = await _burst_counted(reference_server, monkeypatch)
+    # Before, Name and Tag emptied for the next plant each bubbled a change to the form, which
+    # had nothing to check in a field not touched since.
+    assert emptied.count == 0
     assert created_in_order(entries)
 
 

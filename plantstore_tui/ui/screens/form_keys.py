@@ -67,6 +67,11 @@ class FormScreen(CompatScreen[None]):
     ) -> None:
         """Focus a widget; a form field gets its text selected at once, as the focus moves."""
         previous = self.focused
+        # Textual scrolls a focused widget into view in a callback it posts for the purpose (a
+        # message and a closure's signature worked out, three times a plant in a burst): a
+        # field in view entirely already needs none.
+        if scroll_visible and widget is not None and self.can_view_entire(widget):
+            scroll_visible = False
         super().set_focus(widget, scroll_visible, from_app_focus)
         form = self.form
         within = self.focused is not None and form in self.focused.ancestors

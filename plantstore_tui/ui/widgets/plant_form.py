@@ -123,7 +123,6 @@ class FieldInput(SafeInput):
         """
         if not event.is_printable or event.character is None:
             return False
-        self.restart_blink()  # the cursor stays on while the operator types, as in any Input
         if with_next:
             if not self._typed:
                 once_before_frame(self, self.apply_typed)
@@ -131,14 +130,17 @@ class FieldInput(SafeInput):
         else:
             self.apply_typed()
             self._replace_selection(event.character)
+            self.restart_blink()  # the cursor stays on while the operator types, as in any Input
         return True
 
     def apply_typed(self) -> None:
-        """Apply the characters `type_now` kept, in the order typed, as one change."""
+        """Apply the characters `type_now` kept, in the order typed, as one change (the cursor's
+        blink starts over then, once for the run, not at every key of it)."""
         if self._typed:
             text = "".join(self._typed)
             self._typed.clear()
             self._replace_selection(text)
+            self.restart_blink()
 
     def paste_now(self, text: str) -> str | None:
         """Apply a paste at once: one line is taken as it is; several are refused with words."""
@@ -366,6 +368,12 @@ class PlantForm(Vertical):
         self._touched.discard(field)
         field_input = self.field_input(field)
         field_input.apply_typed()
-        field_input.value = value
+        if value:
+            field_input.value = value
+        else:
+            # An emptied field, not touched since, has nothing to check or look up: its change
+            # goes nowhere (two dispatches for Name and most Tags, at every plant of a burst).
+            with field_input.prevent(Input.Changed):
+                field_input.value = value
         field_input.cursor_position = len(value)
         self._show(field, None)
