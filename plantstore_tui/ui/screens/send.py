@@ -10,7 +10,6 @@ ledger) until the operator loads it back into the form or dismisses it.
 from __future__ import annotations
 
 import contextlib
-import gc
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -19,9 +18,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
-from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
@@ -29,7 +27,7 @@ from plantstore_tui.ui.screens.send_notices import (
     switch_target,
     tell_ledger_news,
 )
-from plantstore_tui.ui.screens.send_submit import submit
+from plantstore_tui.ui.screens.send_submit import submit, sync_taken
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
 from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
@@ -39,7 +37,7 @@ from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
+    from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
     from plantstore_tui.ui.screens.confirm import ProtectedSends
@@ -211,20 +209,9 @@ class SendScreen(FormScreen):
 
     def sync_taken(self) -> None:
         """Make the plants a burst took so far survive a power cut, before any of them is shown
-        or sent (`EntrySession.sync_later`); if the disk refuses, say so."""
-        if self._session is None:
-            return  # nothing taken yet
-        from plantstore_tui.core.store import StoreError
-
-        try:
-            self._session.sync_taken()
-        except StoreError as exc:
-            self.notify(
-                f"The plants just taken are in the ledger, but it could not be synced to the "
-                f"disk: {visible(str(exc))}. A power cut could lose them.",
-                title="Ledger not synced",
-                severity="error",
-            )
+        or sent; if the disk refuses, say so (send_submit.py)."""
+        if self._session is not None:  # else nothing was taken yet
+            sync_taken(self, self._session)
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
@@ -289,54 +276,9 @@ class SendScreen(FormScreen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker's end comes through here: the connection, and queues that broke."""
-        worker, state = event.worker, event.state
-        if worker.name == "connect" and state == WorkerState.SUCCESS:
-            result = worker.result
-            assert isinstance(result, tuple)
-            connection, settings, next_id = result
-            assert isinstance(connection, Connection)
-            self._connected(connection, settings, next_id)
-        elif worker.name == "connect" and state == WorkerState.ERROR:
-            problem = visible(str(worker.error))
-            self.log_panel.add_note(f"Configuration problem: {problem}", self.clock())
-            self.session.cannot_connect(problem)
-            self.show_state()
-        elif worker.name == "queue" and state == WorkerState.ERROR:
-            # A bug, not a server fault (those are outcomes): say so instead of crashing.
-            error = worker.error
-            self.log_panel.add_note(
-                f"Sending stopped on an unexpected error: {type(error).__name__}: {error}",
-                self.clock(),
-            )
+        from plantstore_tui.ui.screens.send_connection import worker_ended
 
-    def _connected(
-        self, connection: Connection, settings: HistorySettings, next_id: int | None
-    ) -> None:
-        target = connection.target
-        self.status.show_target(
-            TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
-        )
-        queue = self.session.connected(target, connection.client, settings)
-        self.run_worker(self._run_queue(queue), name="queue", group="queue", exit_on_error=False)
-        if not gc.get_freeze_count():
-            # What the app, the client and the ledger built up to now lives as long as the
-            # process: left to the collector, each full collection went through all of it again
-            # (10 of them in a burst of 200 plants, 80 ms each on the UI thread).
-            gc.freeze()
-        if next_id is not None:
-            self.form.offer_next_id(next_id)
-        self.show_state()
-
-    async def _run_queue(self, queue: SendQueue) -> None:
-        await self.session.run(queue, self._confirm_queued)
-
-    async def _confirm_queued(self, plant: QueuedPlant) -> bool:
-        # Only for plants queued before the connection told whether the target is protected.
-        target = self.target
-        if target is None or not self.protected.needs_asking(target):
-            return True
-        answer = await self.app.push_screen_wait(self.protected.question(target, plant.plant))
-        return self.protected.record(target, answer)
+        worker_ended(self, event)
 
     async def on_unmount(self) -> None:
         """Let the send in flight say its fate, close the connections, end the session."""

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.sending.session import EntrySession
     from plantstore_tui.ui.screens.confirm import Answer
     from plantstore_tui.ui.screens.send import SendScreen
 
@@ -105,3 +106,18 @@ def queue_plant(
             # would cost the UI thread the frame, and the answer's frame would wait a tick for it.
             hold_frames(screen.app, ANSWER_AWAITED_SECONDS)
     screen.session.enqueue(queued)
+
+
+def sync_taken(screen: SendScreen, session: EntrySession) -> None:
+    """Sync the takes written with `EntrySession.sync_later` to the disk; if it refuses, say so."""
+    from plantstore_tui.core.store import StoreError
+
+    try:
+        session.sync_taken()
+    except StoreError as exc:
+        screen.notify(
+            f"The plants just taken are in the ledger, but it could not be synced to the disk: "
+            f"{visible(str(exc))}. A power cut could lose them.",
+            title="Ledger not synced",
+            severity="error",
+        )
