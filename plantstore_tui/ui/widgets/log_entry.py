@@ -111,6 +111,9 @@ class Entry(NamedTuple):
 
     header: Text
     rows: tuple[Row, ...] = ()
+    # Where the header's state begins ("200  412.7 ms", "queued"): a header too long for the
+    # log is broken there, not in the middle of the state or its time (0: never broken there).
+    state_at: int = 0
 
     def text(self) -> Text:
         """The entry as one Text: what is saved, with the values indented under their labels."""
@@ -150,15 +153,16 @@ class Entry(NamedTuple):
         return Group(self.header, Padding(grid, (0, 0, 0, _INDENT)))
 
     def lines(self, console: Console, width: int) -> list[list[Segment]]:
-        """The lines `renderable()` draws at `width`, cell for cell and style for style, each
-        `width` wide, made without a table (which measured and laid out every cell: a third of
+        """The lines `renderable()` draws at `width`, cell for cell and style for style (but for
+        a header too long for `width`, broken before its state: `state_at`), each `width` wide,
+        made without a table (which measured and laid out every cell: a third of
         the cost of an answer's entry)."""
         options = console.options.update_width(width)
         # The label's column, then one column between it and the value's.
         value_width = width - _INDENT - _LABEL_WIDTH
         if value_width < 1 or not self.rows:
             return _cropped(console, self.renderable(), width)
-        lines = _cropped(console, self.header, width)
+        lines = self._header_lines(console, width)
         plain = Style()
         indent, gap = Segment(" " * _INDENT, plain), Segment(" ", plain)
         labels = options.update(width=_LABEL_WIDTH - 1, no_wrap=True, height=None, justify="left")
@@ -175,6 +179,15 @@ class Entry(NamedTuple):
                 line += value_lines[row] if row < len(value_lines) else no_value
                 lines.append(list(Segment.adjust_line_length(line, width, pad=True)))
         return lines
+
+    def _header_lines(self, console: Console, width: int) -> list[list[Segment]]:
+        header, at = self.header, self.state_at
+        if not at or header.cell_len <= width or width <= _INDENT:
+            return _cropped(console, header, width)
+        head, state = header[:at], Text(" " * _INDENT)
+        head.rstrip()
+        state.append_text(header[at:])
+        return _cropped(console, head, width) + _cropped(console, state, width)
 
 
 def _cropped(console: Console, renderable: RenderableType, width: int) -> list[list[Segment]]:
@@ -255,9 +268,11 @@ def render_plant(
     styles = styles or {}
     if plant.outcome is not None:
         header = _header(at, plant.number, plant.outcome.url, styles)
+        state_at = len(header)
         rows = _outcome_rows(plant.outcome, header, styles)
     else:
         header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
+        state_at = len(header)
         words = (
             "held"
             if plant.held
@@ -282,7 +297,7 @@ def render_plant(
         if plant.fate_unknown and not any("may exist" in row[1].plain for row in rows):
             flag.append(" (it may exist already)", _style(styles, "label"))
         rows.append((Text("⚑", _style(styles, "attention")), flag))
-    return Entry(header, tuple(rows))
+    return Entry(header, tuple(rows), state_at)
 
 
 def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Entry:

@@ -61,3 +61,30 @@ def test_an_entry_wide_enough_for_its_columns_is_drawn_without_a_table(
 
     monkeypatch.setattr(log_entry.Table, "grid", no_table)
     assert _cells(entry.lines(console, 64)) == expected
+
+
+@pytest.mark.parametrize("width", [50, 61, 62])
+def test_a_header_too_long_for_the_log_breaks_before_its_state_not_inside_its_time(
+    width: int,
+) -> None:
+    # At 110 columns the log is 62 wide: the header's time went to the next line alone, or
+    # broke between "412.7" and "ms".
+    console = Console(width=200, color_system="truecolor", force_terminal=True)
+    head = "09:30:15  #1  POST http://127.0.0.1:18777/plants  "
+    entry = Entry(Text(head + "200  412.7 ms"), tuple(ROWS[:1]), state_at=len(head))
+    lines = [
+        "".join(char for char, _ in line).rstrip() for line in _cells(entry.lines(console, width))
+    ]
+    assert lines[:2] == [head.rstrip(), "  200  412.7 ms"]
+    assert all(
+        sum(segment.cell_length for segment in line) == width
+        for line in entry.lines(console, width)
+    )
+
+
+def test_a_header_that_fits_stays_one_line() -> None:
+    console = Console(width=200, color_system="truecolor", force_terminal=True)
+    head = "09:30:15  #1  POST http://127.0.0.1:18777/plants  "
+    entry = Entry(Text(head + "200  412.7 ms"), tuple(ROWS[:1]), state_at=len(head))
+    first = "".join(char for char, _ in _cells(entry.lines(console, 80))[0]).rstrip()
+    assert first == head + "200  412.7 ms"
