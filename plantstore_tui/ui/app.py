@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -104,6 +104,7 @@ class PlantStoreApp(CompatApp[None]):
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._slice_started = time.monotonic()
+        self._early_keys: list[events.Key | events.Paste] = []
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
@@ -124,6 +125,13 @@ class PlantStoreApp(CompatApp[None]):
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
         screen = self.screen
+        if screen is self._send_screen and not self._send_screen.taking_keys:
+            # Typed while the app starts, before the form is there: kept, and applied in the
+            # order read as soon as it is (`_take_early_keys`).
+            self._early_keys.append(event)
+            return True
+        if self._early_keys:
+            await self._take_early_keys()
         if not _applies_in_order(screen):
             # Textual delivers it (a question over the send screen): what the keys before it
             # took is made durable first, as at the end of a slice.
@@ -134,6 +142,7 @@ class PlantStoreApp(CompatApp[None]):
         # read alone (one Ctrl+S) takes its plant durably, as `sending` when the queue is idle.
         session = self._send_screen.session
         session.sync_later = self.message_queue_size > 0
+        taken = False
         try:
             taken = await cast("OrderedInput", screen).take_in_order(event)
         finally:
@@ -144,6 +153,13 @@ class PlantStoreApp(CompatApp[None]):
         if taken and slice_over:
             await self._let_others_run()
         return taken
+
+    @on(SendScreen.TakingKeys)
+    async def _take_early_keys(self) -> None:
+        early, self._early_keys = self._early_keys, []
+        for event in early:
+            if not await self.take_key_first(event):
+                await self.deliver(event)
 
     async def _let_others_run(self) -> None:
         # A burst is read whole and each key is applied without waiting, so a long burst would

@@ -249,6 +249,11 @@ class CompatApp(App[ReturnType]):
         """Apply a key or paste as the app reads it; False leaves it to Textual's delivery."""
         return False
 
+    async def deliver(self, event: events.Event) -> None:
+        """Textual's own handling of an event, as `on_event` gives it when `take_key_first`
+        declines (for a key kept and applied later)."""
+        await super().on_event(event)
+
     async def on_event(self, event: events.Event) -> None:
         """Keys and pastes go to `take_key_first` before Textual's own handling."""
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -155,12 +156,21 @@ class SendScreen(FormScreen):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
+        # Keys typed while the app started (read before the form was there) go in now.
+        self.taking_keys = True
+        self.post_message(self.TakingKeys())
         # One thread opens the ledger, then connects: a second one would not connect sooner
         # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
         else:
             self.call_after_refresh(self._open_ledger)
+
+    taking_keys = False
+    """True once the form is there to take keys (they are kept until then: `TakingKeys`)."""
+
+    class TakingKeys(Message):
+        """The form is there: the keys read before it can be applied, in order."""
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
