@@ -143,27 +143,27 @@ def test_twenty_plants_typed_in_one_burst_arrive_whole_and_in_order(
     assert stored_plants(slow_server.db_path) == expected
 
 
-def test_keys_typed_before_the_first_frame_go_into_the_form_in_order(
+def test_plants_typed_before_the_first_frame_arrive_in_order(
     reference_server: BackgroundServer, tmp_path: Path
 ) -> None:
     # Keys typed while the TUI starts are read before its form is there: they used to crash it
-    # (the key went to a form not yet composed). They are kept and applied once it is. (An
-    # Enter typed before the TUI owns the terminal reaches it as a line feed, so the send is
-    # typed once it is ready.)
+    # (the key went to a form not yet composed). They are kept and applied once it is; an Enter
+    # typed before the TUI owns the terminal reaches it as a line feed, and sends all the same.
+    early = BURST[:3]
     env = isolated_env(tmp_path, PLANTSTORE_TOKEN=reference_server.token.get_secret_value())
     command = [sys.executable, "-m", "plantstore_tui", "--base-url", reference_server.base_url]
     with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
-        terminal.write("Aloë vera\t604\tsucculent".encode())
-        terminal.wait_for("ready", STARTUP_SECONDS)
-        terminal.write(b"\r")
-        stored = wait_until(
-            lambda: stored_plants(reference_server.db_path),
-            KEY_SECONDS,
-            what="a plant stored",
-            process=terminal,
-        )
-        assert stored == [(604, "Aloë vera", "succulent")]
-        assert quit_once_answered(terminal, "604", 0) == 0
+        terminal.write(keys_for(early))
+        with contextlib.suppress(TimeoutError):
+            wait_until(
+                lambda: len(stored_plants(reference_server.db_path)) >= len(early),
+                ARRIVAL_SECONDS,
+                what=f"{len(early)} plants stored",
+                process=terminal,
+            )
+        stored = stored_plants(reference_server.db_path)
+        assert stored == expected_rows(early), describe_arrival(expected_rows(early), stored)
+        assert quit_once_answered(terminal, early[-1][1], 0) == 0
         assert b"Traceback" not in terminal.raw_output()
 
 

@@ -56,7 +56,9 @@ class SendScreen(FormScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "send", "Send"),
-        Binding("enter", "enter", "Next field / send", show=False),
+        # Ctrl+J too: an Enter typed before the TUI owns the terminal reaches it as a line feed
+        # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
+        Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
         Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
