@@ -9,7 +9,12 @@ from typing import NamedTuple
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import PROFILES_FILE, config_dir, read_toml
-from plantstore_tui.core.config.targets import BASE_URL_ENV, PROFILE_ENV, TOKEN_ENV, TargetOptions
+from plantstore_tui.core.config.targets import (
+    PROFILE_ENV,
+    TOKEN_ENV,
+    TargetOptions,
+    chosen_ad_hoc_url,
+)
 
 
 class ProfileGlance(NamedTuple):
@@ -27,11 +32,9 @@ def named_profile(options: TargetOptions, environ: Mapping[str, str]) -> Profile
     need be asked or said before the TUI opens; None for anything else: an ad hoc target, no
     profiles.toml or one that cannot be read, a profile it does not hold, no default, a
     `token_env` variable that is unset. Those go through the command line as before."""
-    if options.base_url:
+    if chosen_ad_hoc_url(options, environ) is not None:
         return None
     name = options.profile or environ.get(PROFILE_ENV)
-    if not name and environ.get(BASE_URL_ENV):
-        return None
     try:
         data = read_toml(config_dir() / PROFILES_FILE)
     except ConfigError:

@@ -106,31 +106,36 @@ def _named_target(
     prompt: Callable[[], str] | None,
     store: ProfileStore | None,
 ) -> Target:
-    if options.base_url:
+    ad_hoc = chosen_ad_hoc_url(options, environ)
+    if ad_hoc is not None:
+        base_url, on_command_line = ad_hoc
         return ad_hoc_target(
-            options.base_url,
+            base_url,
             environ,
             prompt=prompt,
             allow_insecure_http=options.allow_insecure_http,
-            on_command_line=True,
+            on_command_line=on_command_line,
             proxy=options.proxy,
         )
     profile = options.profile or environ.get(PROFILE_ENV)
-    if not profile and environ.get(BASE_URL_ENV):
-        return ad_hoc_target(
-            environ[BASE_URL_ENV],
-            environ,
-            prompt=prompt,
-            allow_insecure_http=options.allow_insecure_http,
-            on_command_line=False,
-            proxy=options.proxy,
-        )
     if store is None:
         from plantstore_tui.core.config.store import ProfileStore
 
         store = ProfileStore()
     chosen = store.get(profile) if profile else default_profile(store)
     return profile_target(chosen, store.tokens, environ)
+
+
+def chosen_ad_hoc_url(
+    options: TargetOptions, environ: Mapping[str, str]
+) -> tuple[str, bool] | None:
+    """The ad hoc base URL the options choose, and whether the command line gave it:
+    `--base-url`, else `PLANTSTORE_BASE_URL` when no profile is named; None: a profile."""
+    if options.base_url:
+        return options.base_url, True
+    if not (options.profile or environ.get(PROFILE_ENV)) and environ.get(BASE_URL_ENV):
+        return environ[BASE_URL_ENV], False
+    return None
 
 
 def unprompted_ad_hoc_url(options: TargetOptions, environ: Mapping[str, str]) -> str | None:
