@@ -86,8 +86,9 @@ def unprompted_plan(
     """How the app connects to the target the options name when nothing need be asked or said
     before the TUI opens (an ad hoc target whose token is in the environment, or a profile
     profiles.toml holds), and its label until then; None: the command line's to resolve."""
-    if unprompted_ad_hoc_url(options, environ) is not None:
-        return ad_hoc_plan(options, environ)
+    ad_hoc = ad_hoc_plan(options, environ)
+    if ad_hoc is not None:
+        return ad_hoc
     from plantstore_tui.core.config.glance import named_profile
 
     profile = named_profile(options, environ)
@@ -104,13 +105,17 @@ def unprompted_plan(
     return _resolved_in_app(options), label
 
 
-def ad_hoc_plan(options: TargetOptions, environ: Mapping[str, str]) -> tuple[Connect, TargetLabel]:
+def ad_hoc_plan(
+    options: TargetOptions, environ: Mapping[str, str]
+) -> tuple[Connect, TargetLabel] | None:
     """How the app connects to the ad hoc target the options name, resolved in the app after the
-    first frame (its token is in the environment), and its label until then."""
+    first frame, and its label until then; None unless they name one whose token is in the
+    environment."""
+    base_url = unprompted_ad_hoc_url(options, environ)
+    if base_url is None:
+        return None
     from plantstore_tui.ui.connection import TargetLabel
 
-    base_url = unprompted_ad_hoc_url(options, environ)
-    assert base_url is not None, "an ad hoc target whose token is in the environment"
     return _resolved_in_app(options), TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
 
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.core.config.targets import unprompted_ad_hoc_url
 from plantstore_tui.start import ad_hoc_plan, run_tui
 
 if TYPE_CHECKING:
@@ -27,8 +26,9 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     """
     from plantstore_tui.ui.connection import TargetLabel, connect_to
 
-    if unprompted_ad_hoc_url(options, os.environ) is not None:
-        return ad_hoc_plan(options, os.environ)
+    ad_hoc = ad_hoc_plan(options, os.environ)
+    if ad_hoc is not None:
+        return ad_hoc
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)
