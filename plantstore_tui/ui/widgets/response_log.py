@@ -71,10 +71,8 @@ class ResponseLog(ScrollView, can_focus=True):
     @property
     def entries(self) -> list[Entry]:
         """Every entry, oldest first, as it stands now."""
-        if self._pending:
-            pending, self._pending = self._pending, {}
-            for index, make in pending.items():
-                self._entries[index] = make()
+        for index in list(self._pending):
+            self._entry(index)
         return self._entries
 
     def _entry(self, index: int) -> Entry:
