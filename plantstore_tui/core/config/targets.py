@@ -78,7 +78,7 @@ def resolve_target(
     prompt: Callable[[], str] | None = None,
     store: ProfileStore | None = None,
 ) -> Target:
-    """The target that wins, its token resolved and its CA file loaded once.
+    """The target that wins, its token resolved and its CA file checked (the client loads it again).
 
     First to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`, `PLANTSTORE_BASE_URL`
     (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`, `--proxy`
