@@ -121,13 +121,15 @@ def ad_hoc_plan(
 
 def _resolved_in_app(options: TargetOptions) -> Connect:
     """The target the options name, resolved in the app's connect thread (nobody is asked
-    anything): what cannot be used is said in the command line's words, in the TUI."""
+    anything): what cannot be used is said in the core's words, in the TUI. Not through the
+    command line's `resolve_target`: its errors carry the same words, but click would be
+    imported for them (0.9 MiB)."""
 
     def connect() -> Connection:
-        from plantstore_tui.cli.targets import resolve_target
+        from plantstore_tui.core.config.targets import resolve_target
         from plantstore_tui.ui.connection import connect_to
 
-        return connect_to(resolve_target(options, interactive=False))
+        return connect_to(resolve_target(options, os.environ))
 
     return connect
 

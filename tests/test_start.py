@@ -76,9 +76,17 @@ _FRONT_DOOR = """
         print("click loaded:", "click" in sys.modules)
         heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
         print("loaded:", [name for name in heavy if name in sys.modules])
+        if self._connect is not None and CONNECT:
+            # What the connect thread does after the first frame.
+            try:
+                print("connected:", self._connect().target.base_url)
+            except Exception as exc:
+                print("connect failed:", type(exc).__name__, exc)
+            print("click loaded after connecting:", "click" in sys.modules)
 
     PlantStoreApp.run = run
-    sys.argv = ["plantstore-tui", *sys.argv[1:]]
+    CONNECT = "--connect" in sys.argv
+    sys.argv = ["plantstore-tui", *[arg for arg in sys.argv[1:] if arg != "--connect"]]
     from plantstore_tui.start import main
     main()
 """
@@ -106,6 +114,31 @@ def test_an_ad_hoc_target_opens_the_tui_without_click(tmp_path: Path) -> None:
     assert "label: http://127.0.0.1:9 · token from $PLANTSTORE_TOKEN" in result.stdout
     assert "click loaded: False" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
+
+
+def test_connecting_in_the_tui_loads_no_click(tmp_path: Path) -> None:
+    # click costs 0.9 MiB; the connect thread resolves the target with the core's words.
+    result = _front_door(
+        ["--base-url", "http://127.0.0.1:9", "--connect"],
+        PLANTSTORE_TOKEN=TOKEN,
+        PLANTSTORE_CONFIG_DIR=str(tmp_path),
+    )
+    assert "connected: http://127.0.0.1:9" in result.stdout, result.stdout + result.stderr
+    assert "click loaded after connecting: False" in result.stdout
+
+
+def test_a_target_unusable_in_the_tui_is_said_in_the_same_words(tmp_path: Path) -> None:
+    # Found in the connect thread (a bad proxy from the environment): the message the TUI's
+    # log shows is the core's, as the command line's exit 4 says it.
+    result = _front_door(
+        ["--base-url", "http://example.test", "--connect"],
+        PLANTSTORE_TOKEN=TOKEN,
+        PLANTSTORE_CONFIG_DIR=str(tmp_path),
+        HTTP_PROXY="ftp://proxy.example.test:21",
+    )
+    assert "connect failed:" in result.stdout, result.stdout + result.stderr
+    assert "proxy" in result.stdout.split("connect failed:", 1)[1].lower()
+    assert "click loaded after connecting: False" in result.stdout
 
 
 def test_without_the_token_the_command_line_is_clicks(tmp_path: Path) -> None:

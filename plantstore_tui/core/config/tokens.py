@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
@@ -102,6 +101,8 @@ def env_token(variable: str, environ: Mapping[str, str]) -> SecretStr | None:
 
 def command_token(command: str, *, timeout: float = COMMAND_TIMEOUT) -> SecretStr:
     """The trimmed stdout of `command`, run without a shell; its output is never shown."""
+    import shlex  # only a profile with a token command needs it
+
     try:
         argv = shlex.split(command)
     except ValueError as exc:

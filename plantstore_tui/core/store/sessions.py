@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +44,8 @@ class Session:
 
 def start_session(db: Database, program: str) -> Session:
     """Register this instance; its lock is held until `end_session` or the process ends."""
-    lock_name = f"{os.getpid()}-{secrets.token_hex(8)}"
+    # os.urandom is what secrets.token_hex reads; the secrets module would bring hmac along.
+    lock_name = f"{os.getpid()}-{os.urandom(8).hex()}"
     lock_path: Path | None = None
     fd: int | None = None
     if not db.in_memory:
