@@ -19,10 +19,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.config.targets import TOKEN_ENV, TargetOptions, unprompted_ad_hoc_url
 from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.ui import collector
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.config.targets import TargetOptions
     from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 
@@ -34,11 +35,14 @@ _FLAG = "--allow-insecure-http"
 
 def main() -> None:
     """Open the TUI for an ad hoc target, or hand the command line to click."""
+    # Before Textual loads: the collector is paused while the TUI starts (ui/collector.py).
+    collector.pause_for_start()
     options = plain_tui_options(sys.argv[1:])
     plan = None if options is None else unprompted_plan(options, os.environ)
     if plan is None:
         from plantstore_tui.cli import main as command_line
 
+        collector.resume()
         command_line()
         return
     try:
@@ -55,6 +59,8 @@ def main() -> None:
 def plain_tui_options(arguments: Sequence[str]) -> TargetOptions | None:
     """The target options, if the arguments are nothing else: each once at most, a value never
     starting with "-" (click would read those otherwise); else None."""
+    from plantstore_tui.core.config.targets import TargetOptions
+
     values: dict[str, str] = {}
     insecure = False
     rest = list(arguments)
@@ -111,6 +117,8 @@ def ad_hoc_plan(
     """How the app connects to the ad hoc target the options name, resolved in the app after the
     first frame, and its label until then; None unless they name one whose token is in the
     environment."""
+    from plantstore_tui.core.config.targets import TOKEN_ENV, unprompted_ad_hoc_url
+
     base_url = unprompted_ad_hoc_url(options, environ)
     if base_url is None:
         return None

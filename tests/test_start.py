@@ -74,6 +74,8 @@ _FRONT_DOOR = """
     def run(self):
         print("label:", self._label.describe())
         print("click loaded:", "click" in sys.modules)
+        import gc
+        print("collector running:", gc.isenabled())
         heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
         print("loaded:", [name for name in heavy if name in sys.modules])
         if self._connect is not None and CONNECT:
@@ -113,6 +115,8 @@ def test_an_ad_hoc_target_opens_the_tui_without_click(tmp_path: Path) -> None:
     )
     assert "label: http://127.0.0.1:9 · token from $PLANTSTORE_TOKEN" in result.stdout
     assert "click loaded: False" in result.stdout
+    # Paused while the TUI starts; the app resumes it after the first frame (test_collector.py).
+    assert "collector running: False" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
 
 

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.ui import collector
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
@@ -173,6 +174,7 @@ class PlantStoreApp(CompatApp[None]):
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
+        self.call_after_refresh(collector.after_first_frame)
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 

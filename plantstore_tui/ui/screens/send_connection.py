@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import gc
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui import collector
 from plantstore_tui.ui.connection import Connection, TargetLabel
 
 if TYPE_CHECKING:
@@ -62,11 +62,7 @@ def _connected(
     screen.run_worker(
         session.run(queue, confirm_queued), name="queue", group="queue", exit_on_error=False
     )
-    if not gc.get_freeze_count():
-        # What the app, the client and the ledger built up to now lives as long as the process:
-        # left to the collector, each full collection went through all of it again (10 of them
-        # in a burst of 200 plants, 80 ms each on the UI thread).
-        gc.freeze()
+    collector.after_connecting()
     if next_id is not None:
         screen.form.offer_next_id(next_id)
     screen.show_state()

@@ -1,0 +1,73 @@
+"""The cyclic collector while the TUI starts: paused by the front door, resumed after the first
+frame with what the start built frozen, and frozen once more after the first connection."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from plantstore_tui import start
+from plantstore_tui.ui import collector
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel
+
+
+@pytest.fixture
+def collector_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts with the collector running and nothing frozen, and leaves it so."""
+    monkeypatch.setattr(collector, "_paused_for_start", False)
+    monkeypatch.setattr(collector, "_connected", False)
+    gc.unfreeze()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+@pytest.mark.usefixtures("collector_state")
+async def test_the_collector_paused_for_the_start_resumes_after_the_first_frame() -> None:
+    collector.pause_for_start()
+    assert not gc.isenabled()
+    app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        assert gc.isenabled()
+        # What the start built is out of the collector's reach from now on.
+        assert gc.get_freeze_count() > 0
+
+
+@pytest.mark.usefixtures("collector_state")
+async def test_an_app_started_with_the_collector_running_leaves_it_alone() -> None:
+    # Tests and `plantstore-tui demo` (click's): nothing is frozen at the first frame.
+    app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.usefixtures("collector_state")
+def test_the_first_connection_is_frozen_once() -> None:
+    collector.after_connecting()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    gc.unfreeze()
+    collector.after_connecting()
+    assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.usefixtures("collector_state")
+def test_the_command_line_runs_with_the_collector_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not the TUI (here --help): click gets the collector as Python leaves it, for an import
+    # of a million rows as for anything else.
+    seen: list[bool] = []
+    monkeypatch.setattr("plantstore_tui.cli.main", lambda: seen.append(gc.isenabled()))
+    monkeypatch.setattr("sys.argv", ["plantstore-tui", "--help"])
+    start.main()
+    assert seen == [True]
+    assert gc.isenabled()
