@@ -4,10 +4,10 @@ what the start and the first connection built, which lives as long as the proces
 The start builds some 200,000 objects and nearly all of them live until the process ends: left
 running, the collector went through them 117 times before the first frame to find about a
 thousand that did not (37M instructions, 3% of the start). Paused instead, it goes through them
-once, just after the first frame (about 20 ms; it finds 3,200 garbage objects), and what survives is frozen
-out of its reach. That one collection is made then on purpose: resumed without it, the collector
-would make it by itself at the first young collection (everything is young after the pause),
-at a moment nobody chose, perhaps on a key.
+once, just after the first frame (about 20 ms; it finds 3,200 garbage objects), and what
+survives is frozen out of its reach. That one collection is made then on purpose: resumed
+without it, the collector would make it by itself at the first young collection (everything is
+young after the pause), at a moment nobody chose, perhaps on a key.
 """
 
 from __future__ import annotations
