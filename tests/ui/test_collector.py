@@ -3,6 +3,7 @@ frame with what the start built frozen, and frozen once more after the first con
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Iterator
 
@@ -27,24 +28,43 @@ def collector_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         gc.unfreeze()
 
 
+def _first_frame_seen(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set once the app has told the collector its first frame is painted."""
+    seen = asyncio.Event()
+    told = collector.after_first_frame
+
+    def after_first_frame() -> None:
+        told()
+        seen.set()
+
+    monkeypatch.setattr(collector, "after_first_frame", after_first_frame)
+    return seen
+
+
 @pytest.mark.usefixtures("collector_state")
-async def test_the_collector_paused_for_the_start_resumes_after_the_first_frame() -> None:
+async def test_the_collector_paused_for_the_start_resumes_after_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first_frame = _first_frame_seen(monkeypatch)
     collector.pause_for_start()
     assert not gc.isenabled()
     app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
-    async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(110, 32)):
+        await asyncio.wait_for(first_frame.wait(), timeout=30)
         assert gc.isenabled()
         # What the start built is out of the collector's reach from now on.
         assert gc.get_freeze_count() > 0
 
 
 @pytest.mark.usefixtures("collector_state")
-async def test_an_app_started_with_the_collector_running_leaves_it_alone() -> None:
+async def test_an_app_started_with_the_collector_running_leaves_it_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Tests and `plantstore-tui demo` (click's): nothing is frozen at the first frame.
+    first_frame = _first_frame_seen(monkeypatch)
     app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
-    async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(110, 32)):
+        await asyncio.wait_for(first_frame.wait(), timeout=30)
         assert gc.isenabled()
         assert gc.get_freeze_count() == 0
 
