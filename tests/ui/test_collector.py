@@ -17,15 +17,14 @@ from plantstore_tui.ui.connection import TargetLabel
 
 @pytest.fixture
 def collector_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts with the collector running and nothing frozen, and leaves it so."""
+    """Each test starts as a test process does (the collector running, no connection yet) and
+    leaves the collector running. Nothing is unfrozen: other tests count on what is frozen."""
     monkeypatch.setattr(collector, "_paused_for_start", False)
     monkeypatch.setattr(collector, "_connected", False)
-    gc.unfreeze()
     try:
         yield
     finally:
         gc.enable()
-        gc.unfreeze()
 
 
 def _first_frame_seen(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
@@ -46,6 +45,7 @@ async def test_the_collector_paused_for_the_start_resumes_after_the_first_frame(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first_frame = _first_frame_seen(monkeypatch)
+    frozen = gc.get_freeze_count()
     collector.pause_for_start()
     assert not gc.isenabled()
     app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
@@ -53,7 +53,7 @@ async def test_the_collector_paused_for_the_start_resumes_after_the_first_frame(
         await asyncio.wait_for(first_frame.wait(), timeout=30)
         assert gc.isenabled()
         # What the start built is out of the collector's reach from now on.
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > frozen
 
 
 @pytest.mark.usefixtures("collector_state")
@@ -62,21 +62,25 @@ async def test_an_app_started_with_the_collector_running_leaves_it_alone(
 ) -> None:
     # Tests and `plantstore-tui demo` (click's): nothing is frozen at the first frame.
     first_frame = _first_frame_seen(monkeypatch)
+    frozen = gc.get_freeze_count()
     app = PlantStoreApp(None, TargetLabel(base_url="http://127.0.0.1:9", token_source="test"))
     async with app.run_test(size=(110, 32)):
         await asyncio.wait_for(first_frame.wait(), timeout=30)
         assert gc.isenabled()
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() == frozen
 
 
 @pytest.mark.usefixtures("collector_state")
 def test_the_first_connection_is_frozen_once() -> None:
-    collector.after_connecting()
     frozen = gc.get_freeze_count()
-    assert frozen > 0
-    gc.unfreeze()
     collector.after_connecting()
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() > frozen
+    # Objects made since are left to the collector by a later connection.
+    made = [[index] for index in range(100)]
+    frozen = gc.get_freeze_count()
+    collector.after_connecting()
+    assert gc.get_freeze_count() == frozen
+    assert made
 
 
 @pytest.mark.usefixtures("collector_state")
