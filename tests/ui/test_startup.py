@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from textual import events
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 
@@ -415,3 +416,35 @@ def test_textual_default_crash_report_would_print_it() -> None:
     # so the test above proves the override, not luck.
     result = _crash("textual-default")
     assert CANARY in result.stdout + result.stderr
+
+
+async def test_the_send_screen_is_not_styled_again_at_its_first_resume(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its first resume comes right after it was mounted and styled: Textual would style all
+    # its nodes again (34M instructions before the first frame). Later resumes are Textual's.
+    resumes: list[tuple[bool, bool]] = []
+    handler = SendScreen.on_screen_resume
+
+    def recording(self: SendScreen, event: events.ScreenResume) -> None:
+        asked = event.refresh_styles
+        handler(self, event)
+        resumes.append((asked, event.refresh_styles))
+
+    monkeypatch.setattr(SendScreen, "on_screen_resume", recording)
+
+    def connect() -> Connection:
+        raise RuntimeError("no deployment in this test")
+
+    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
+    app = PlantStoreApp(connect, label)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        assert resumes == [(True, False)]
+        await app.push_screen(HelpScreen())
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        assert isinstance(app.screen, SendScreen)
+        assert len(resumes) == 2
+        assert resumes[1][0] == resumes[1][1]

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -173,6 +173,16 @@ class SendScreen(FormScreen):
 
     class TakingKeys(Message):
         """The form is there: the keys read before it can be applied, in order."""
+
+    _resumed = False
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first resume comes right after the screen was mounted and styled: Textual would
+        style every node again (9M instructions before the first frame); later resumes (back
+        from another screen, perhaps after a theme change) restyle as usual."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
