@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from burst_support import Record, describe_arrival, expected_rows, keys_for, stored_plants
+from burst_support import Record, Row, describe_arrival, expected_rows, keys_for, stored_plants
 from pty_support import PtyProcess, isolated_env, wait_until
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -104,6 +104,20 @@ def quit_once_answered(terminal: PtyProcess, last_plant_id: str, since: int) -> 
     return terminal.wait_exit(EXIT_SECONDS)
 
 
+def assert_arrived(server: BackgroundServer, expected: list[Row], terminal: PtyProcess) -> None:
+    """Wait until the server holds as many plants as expected (at the deadline, the comparison
+    says what did arrive), then check they are exactly the expected ones, in order."""
+    with contextlib.suppress(TimeoutError):
+        wait_until(
+            lambda: len(stored_plants(server.db_path)) >= len(expected),
+            ARRIVAL_SECONDS,
+            what=f"{len(expected)} plants stored",
+            process=terminal,
+        )
+    stored = stored_plants(server.db_path)
+    assert stored == expected, describe_arrival(expected, stored)
+
+
 def test_one_plant_typed_key_by_key_arrives(
     reference_server: BackgroundServer, tmp_path: Path
 ) -> None:
@@ -128,16 +142,7 @@ def test_twenty_plants_typed_in_one_burst_arrive_whole_and_in_order(
     with tui_on(slow_server, tmp_path) as terminal:
         mark = terminal.mark()
         terminal.write(keys_for(BURST))
-        # At the deadline, the comparison below says what did arrive.
-        with contextlib.suppress(TimeoutError):
-            wait_until(
-                lambda: len(stored_plants(slow_server.db_path)) >= len(expected),
-                ARRIVAL_SECONDS,
-                what=f"{len(expected)} plants stored",
-                process=terminal,
-            )
-        stored = stored_plants(slow_server.db_path)
-        assert stored == expected, describe_arrival(expected, stored)
+        assert_arrived(slow_server, expected, terminal)
         assert quit_once_answered(terminal, BURST[-1][1], mark) == 0
     # Nothing more went out on the way out.
     assert stored_plants(slow_server.db_path) == expected
@@ -154,15 +159,7 @@ def test_plants_typed_before_the_first_frame_arrive_in_order(
     command = [sys.executable, "-m", "plantstore_tui", "--base-url", reference_server.base_url]
     with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
         terminal.write(keys_for(early))
-        with contextlib.suppress(TimeoutError):
-            wait_until(
-                lambda: len(stored_plants(reference_server.db_path)) >= len(early),
-                ARRIVAL_SECONDS,
-                what=f"{len(early)} plants stored",
-                process=terminal,
-            )
-        stored = stored_plants(reference_server.db_path)
-        assert stored == expected_rows(early), describe_arrival(expected_rows(early), stored)
+        assert_arrived(reference_server, expected_rows(early), terminal)
         assert quit_once_answered(terminal, early[-1][1], 0) == 0
         assert b"Traceback" not in terminal.raw_output()
 

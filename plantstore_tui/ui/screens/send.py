@@ -178,7 +178,7 @@ class SendScreen(FormScreen):
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """The first resume comes right after the screen was mounted and styled: Textual would
-        style every node again (9M instructions before the first frame); later resumes (back
+        style every node again (34M instructions before the first frame); later resumes (back
         from another screen, perhaps after a theme change) restyle as usual."""
         if not self._resumed:
             self._resumed = True
