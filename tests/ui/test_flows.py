@@ -33,9 +33,10 @@ from snapshot_apps.support import (
     workers_done,
 )
 from textual.command import CommandPalette
+from textual.widgets import Static
 
 from plantstore_tui.cli.exits import ConfigProblem
-from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.form import FORM_FIELDS, FormTexts
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
@@ -55,11 +56,10 @@ async def test_fields_say_what_is_wrong_as_you_type(reference_server: Any) -> No
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        message = screen.form.query_one("#id-message")
-        assert str(message.render()) == ""
         await pilot.press(*"Fern", "tab", *"12")
-        assert str(message.render()) == ""
+        assert list(screen.form.query(".field-message")) == []  # nothing to say yet
         await pilot.press("a")
+        message = screen.form.query_one("#id-message")
         assert "ID must be a whole number" in str(message.render())
         await pilot.press("backspace")
         await pilot.pause()
@@ -74,6 +74,36 @@ async def test_fields_say_what_is_wrong_as_you_type(reference_server: Any) -> No
         await pilot.pause()
         tag_message = str(screen.form.query_one("#tag-message").render())
         assert tag_message == "Tag has a control character (U+001B) at position 3"
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)], ids=["roomy", "80x24"])
+async def test_a_message_line_is_made_in_the_blank_line_its_field_kept(
+    reference_server: Any, size: tuple[int, int]
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=size) as pilot:
+        screen = await ready(app, pilot)
+        form = screen.form
+
+        def rows() -> list[int]:
+            return [form.field_input(field).region.y for field in FORM_FIELDS] + [
+                form.query_one("#switches").region.y
+            ]
+
+        before = rows()
+        assert list(form.query(".field-message")) == []
+        await pilot.press(*"Fern", "ctrl+u")  # held text, now empty: a one-line message
+        await pilot.pause()
+        line = form.query_one("#name-message", Static)
+        assert str(line.render()) == "Name is required"
+        name = form.field_input("name").region
+        assert line.region.y == name.bottom  # right under its field, in the line it kept
+        assert rows() == before
+        await pilot.press("F")
+        await pilot.pause()
+        assert str(line.render()) == ""
+        assert rows() == before  # the emptied line stays, holding the same place
+        assert [widget.id for widget in form.query(".field-message")] == ["name-message"]
 
 
 async def test_an_invalid_form_is_never_sent_and_focus_goes_to_the_first_bad_field(

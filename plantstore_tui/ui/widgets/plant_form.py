@@ -186,6 +186,8 @@ class PlantForm(Vertical):
         self._touched: set[FormField] = set()
         # What each message line shows now: an unchanged message costs no layout of the screen.
         self._messages: dict[FormField, str | None] = dict.fromkeys(FORM_FIELDS)
+        # Each field's message line, made the first time the field has something to say.
+        self._message_lines: dict[FormField, Static] = {}
         # What the form held once it was last readied for a new plant: nothing typed since.
         self._fresh = FormTexts(name="", id="", tag="")
         # The last plant handed over: what "same as last" (Ctrl+D) copies from.
@@ -201,10 +203,13 @@ class PlantForm(Vertical):
         event.stop()
 
     def compose(self) -> ComposeResult:
-        """Three labelled fields, each with a message line, the two switches and Send."""
+        """Three labelled fields, the two switches, Send and the hint.
+
+        Each field keeps a blank line under it for its message (app.tcss); the line itself is
+        made when the field first has something to say (`_message_line`). Most forms show none
+        for long, and three empty lines cost the idle TUI 0.3 MiB."""
         for field in FORM_FIELDS:
             yield FieldInput(field)
-            yield Static("", id=f"{field}-message", classes="field-message")
         with Horizontal(id="switches"):
             yield Switch("Next id ^N", value=True, id="next-id")
             yield Switch("Keep tag ^T", value=False, id="keep-tag")
@@ -262,22 +267,40 @@ class PlantForm(Vertical):
         """Put the cursor in a field at once, its text selected."""
         self.screen.set_focus(self.field_input(field))
 
+    def _message_line(self, field: FormField) -> Static:
+        """The line under `field` that shows its message, made and mounted the first time.
+
+        It takes the place of the blank line the field kept for it (the field's -with-message
+        class drops that margin), so the form moves only as the message's own lines need, as it
+        did when every line was there from the start. It stays once made."""
+        line = self._message_lines.get(field)
+        if line is None:
+            line = self._message_lines[field] = Static(
+                id=f"{field}-message", classes="field-message"
+            )
+            field_input = self.field_input(field)
+            field_input.add_class("-with-message")
+            self.mount(line, after=field_input)
+        return line
+
     def _show(self, field: FormField, message: str | None) -> None:
         if self._messages[field] == message:
             return
         self._messages[field] = message
-        widget = self.query_one(f"#{field}-message", Static)
+        self.field_input(field).set_class(message is not None, "-invalid")
+        if message is None and field not in self._message_lines:
+            return
+        widget = self._message_line(field)
         widget.update(message or "")
         widget.set_class(message is not None, "-error")
         widget.remove_class("-warning")
-        self.field_input(field).set_class(message is not None, "-invalid")
 
     def show_warning(self, field: FormField, text: str, warning: str) -> None:
         """A warning under a field that still holds `text` and shows no error: it stops no send."""
         if self.field_input(field).value != text or self._messages[field] is not None:
             return
         self._messages[field] = warning
-        widget = self.query_one(f"#{field}-message", Static)
+        widget = self._message_line(field)
         widget.update(Text(warning))
         widget.add_class("-warning")
 
