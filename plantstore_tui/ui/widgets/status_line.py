@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Literal, NamedTuple
 
+from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widget import Widget
-
-from plantstore_tui.core.plant.text import clipped
 
 StatusKind = Literal["busy", "ready", "problem"]
 Squeeze = Literal["middle", "end", "drop", "keep"]
@@ -36,7 +35,7 @@ class StatusPart(NamedTuple):
 
     `rank`: parts of lower rank give way first. `squeeze`: "middle" keeps both ends (a URL's
     scheme and its port), "end" keeps the start, "drop" leaves the part out whole, "keep" never
-    gives way. `least`: the fewest characters a shortened part keeps. `drop_rank`: the rank at
+    gives way. `least`: the fewest cells a shortened part keeps. `drop_rank`: the rank at
     which a shortened part is left out after all, if it comes to that. `glue`: what joins it to
     the part before.
     """
@@ -49,15 +48,41 @@ class StatusPart(NamedTuple):
     glue: str = _JOIN
 
 
+def _fitting(text: str, width: int, *, from_end: bool = False) -> str:
+    """The longest start (or end) of `text` that takes at most `width` cells on the screen: a
+    wide character (most of CJK, many emoji) takes two."""
+    if width <= 0:
+        return ""
+    if text.isascii():
+        return text[-width:] if from_end else text[:width]
+    taken = 0
+    count = 0
+    for character in reversed(text) if from_end else text:
+        taken += get_character_cell_size(character)
+        if taken > width:
+            break
+        count += 1
+    if not count:
+        return ""
+    return text[-count:] if from_end else text[:count]
+
+
+def clipped_cells(text: str, width: int) -> str:
+    """`text` in at most `width` cells, "…" marking the cut; "" for no width at all."""
+    if cell_len(text) <= width:
+        return text
+    return _fitting(text, width - 1) + _ELLIPSIS if width > 0 else ""
+
+
 def shorten_middle(text: str, width: int) -> str:
-    """`text` in at most `width` characters, its middle replaced by an ellipsis."""
-    if len(text) <= width:
+    """`text` in at most `width` cells, its middle replaced by an ellipsis."""
+    if cell_len(text) <= width:
         return text
     if width <= 1:
         return _ELLIPSIS[:width]
     head = (width - 1) // 2
     tail = width - 1 - head
-    return text[:head] + _ELLIPSIS + text[-tail:]
+    return _fitting(text, head) + _ELLIPSIS + _fitting(text, tail, from_end=True)
 
 
 def joined(parts: Sequence[StatusPart | None]) -> str:
@@ -84,7 +109,7 @@ def fit_sides(sides: Sequence[Sequence[StatusPart]], width: int) -> list[str]:
         ]
     )
     for _rank, side, index, squeeze in steps:
-        over = sum(len(joined(parts)) for parts in kept) - width
+        over = sum(cell_len(joined(parts)) for parts in kept) - width
         if over <= 0:
             break
         part = kept[side][index]
@@ -93,21 +118,21 @@ def fit_sides(sides: Sequence[Sequence[StatusPart]], width: int) -> list[str]:
         if squeeze == "drop":
             kept[side][index] = None
             continue
-        shorten = shorten_middle if squeeze == "middle" else clipped
-        room = max(part.least, len(part.text) - over)
+        shorten = shorten_middle if squeeze == "middle" else clipped_cells
+        room = max(part.least, cell_len(part.text) - over)
         kept[side][index] = part._replace(text=shorten(part.text, room))
     return [joined(parts) for parts in kept]
 
 
 def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
     """The parts joined, fitted to `width`: the lowest ranks give way first, as they allow."""
-    return clipped(fit_sides([parts], width)[0], width)
+    return clipped_cells(fit_sides([parts], width)[0], width)
 
 
 def state_parts(words: str) -> list[StatusPart]:
     """The state's words as parts: the first give way first (needs attention comes last)."""
     return [
-        StatusPart(piece, rank=STATE_RANK, squeeze="end", least=min(len(piece), 10))
+        StatusPart(piece, rank=STATE_RANK, squeeze="end", least=min(cell_len(piece), 10))
         for piece in words.split(_JOIN)
     ]
 
@@ -142,7 +167,10 @@ class StatusLine(Widget, can_focus=False):
         self._state = tuple(state_parts(words))
         # Where the target ends on the line as last drawn: what a click on it hits.
         self._target_end = 0
-        self.tooltip = self._target_tooltip()
+        # Whether the pointer was last over the target: the tooltip (the whole target, and how
+        # to switch profiles) is the target's, not the state's.
+        self._over_target = True
+        self._show_tooltip()
 
     @property
     def protected(self) -> bool:
@@ -154,8 +182,12 @@ class StatusLine(Widget, can_focus=False):
         """What the state is: busy, ready or a problem (its colour)."""
         return self._kind
 
-    def _target_tooltip(self) -> str:
-        return f"{joined(self._target)}\nClick (or F2) to see and switch profiles"
+    def _show_tooltip(self) -> None:
+        self.tooltip = (
+            f"{joined(self._target)}\nClick (or F2) to see and switch profiles"
+            if self._over_target
+            else None
+        )
 
     def show_target(self, target: Sequence[StatusPart], *, protected: bool = False) -> None:
         """Replace the target description; a protected profile stands out."""
@@ -163,7 +195,7 @@ class StatusLine(Widget, can_focus=False):
         if (shown, protected) == (self._target, self._protected):
             return
         self._target, self._protected = shown, protected
-        self.tooltip = self._target_tooltip()
+        self._show_tooltip()
         self.refresh()
 
     def show_state(self, words: str, kind: StatusKind) -> None:
@@ -181,8 +213,8 @@ class StatusLine(Widget, can_focus=False):
         # A protected target has a space of its colour on either side.
         padding = 2 if self._protected else 0
         target, state = fit_sides((self._target, self._state), width - padding - _GAP)
-        state = clipped(state, width)
-        return clipped(target, max(0, width - len(state) - padding - _GAP)), state
+        state = clipped_cells(state, width)
+        return clipped_cells(target, max(0, width - cell_len(state) - padding - _GAP)), state
 
     def render(self) -> Text:
         """The target fitted on the left, in its style up to the state, the state on the right."""
@@ -190,15 +222,23 @@ class StatusLine(Widget, can_focus=False):
         target, state = self.sides()
         if self._protected:
             target = f" {target} "
-        room = max(0, width - len(state) - _GAP)
-        self._target_end = len(target)
+        room = max(0, width - cell_len(state) - _GAP)
+        self._target_end = cell_len(target)
         style = self.get_component_rich_style
         line = Text(no_wrap=True, end="")
         target_style = "status-line--protected" if self._protected else "status-line--target"
-        line.append(target.ljust(room)[:room], style(target_style))
-        line.append(" " * (width - room - len(state)))
+        line.append(set_cell_size(target, room), style(target_style))
+        line.append(" " * (width - room - cell_len(state)))
         line.append(state, style(f"status-line--{self._kind}"))
         return line
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The target's tooltip over the target only: over the state it would name the target."""
+        offset = event.get_content_offset(self)
+        over = offset is not None and offset.x < self._target_end
+        if over != self._over_target:
+            self._over_target = over
+            self._show_tooltip()
 
     def on_click(self, event: events.Click) -> None:
         """A click on the target asks for the profiles."""

@@ -4,6 +4,7 @@ given the room they need before the target's URL and profile name (issue 16)."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from snapshot_apps.canned import canned_app
 from snapshot_apps.support import settled
 
@@ -105,3 +106,56 @@ async def test_at_110_columns_a_long_target_leaves_the_state_uncut() -> None:
         # The URL gave way (the profile names the target), the token source stays whole.
         assert line.startswith(" greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN ")
         assert screen.status.kind == "problem"
+
+
+# Two cells each on the screen: a profile's name or a host may be written in any script.
+WIDE = TargetLabel(
+    base_url="http://127.0.0.1:9/",
+    token_source="$PLANTSTORE_TOKEN",
+    profile="温室東棟温室東棟温室東棟温室東棟",
+)
+
+
+def test_wide_characters_are_fitted_by_the_cells_they_take() -> None:
+    assert shorten_middle("温室東棟温室東棟", 9) == "温室…東棟"
+    assert cell_len(shorten_middle("温室東棟温室東棟", 8)) <= 8
+    for width in range(1, 80):
+        fitted = fit_parts(WIDE.parts("…a1b2"), width)
+        assert cell_len(fitted) <= width, (width, fitted)
+    # The profile's name gives way, by cells, before the token's source.
+    fitted = fit_parts(WIDE.parts("…a1b2"), 60)
+    assert fitted.endswith(" · token from $PLANTSTORE_TOKEN")
+    assert cell_len(fitted) <= 60
+
+
+async def test_a_wide_profile_name_leaves_the_state_at_the_end_of_the_line() -> None:
+    app = canned_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SendScreen)
+        screen.status.show_target(WIDE.parts("…a1b2"))
+        screen.status.show_state("ready", "ready")
+        await pilot.pause()
+        line = screen.status.render()
+        # Counted in characters, the name took twice its room and pushed "ready" off the line.
+        assert line.cell_len == screen.status.content_region.width
+        assert line.plain.endswith(" ready")
+        assert "token from $PLANTSTORE_TOKEN" in line.plain
+
+
+async def test_the_targets_tooltip_shows_over_the_target_only() -> None:
+    app = canned_app()
+    async with app.run_test(size=(110, 24)) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SendScreen)
+        status = screen.status
+        screen.status.show_state("ready", "ready")
+        await pilot.pause()
+        width = status.content_region.width
+        await pilot.hover(status, offset=(width - 2, 0))  # over "ready"
+        assert status.tooltip is None
+        await pilot.hover(status, offset=(3, 0))  # over the target
+        assert isinstance(status.tooltip, str)
+        assert "Click (or F2) to see and switch profiles" in status.tooltip
