@@ -154,6 +154,15 @@ def list_profiles(as_json: bool) -> None:
         }
         click.echo(json.dumps(listing, ensure_ascii=True))
         return
+    if not saved.profiles and saved.broken:
+        # Not "none yet": the file has profiles, and the warnings (stderr) say what is wrong.
+        count = len(saved.broken)
+        click.echo(
+            f"No usable profiles in {visible(str(saved.path))}: "
+            f"{count} cannot be used (the warnings say why)."
+        )
+        click.echo("Fix the file, or add one: plantstore-tui profile add NAME --base-url URL")
+        return
     if not saved.profiles:
         click.echo(f"No profiles in {visible(str(saved.path))} yet.")
         click.echo("Add one: plantstore-tui profile add NAME --base-url URL")

@@ -124,6 +124,23 @@ def test_list_reports_a_corrupt_file_with_its_position_and_exits_4(config: Path)
     assert (config / "profiles.toml").read_text() == "[profiles.a]\nbase_url = \n"
 
 
+def test_list_with_only_broken_profiles_does_not_say_there_are_none_yet(config: Path) -> None:
+    config.mkdir()
+    (config / "profiles.toml").write_text(
+        'default = "prod"\n[profiles.prod]\nbase_url = "ftp://prod.example"\n'
+    )
+    result = run("profile", "list")
+    assert result.exit_code == 0, result.output
+    assert "yet" not in result.stdout
+    assert f"No usable profiles in {config / 'profiles.toml'}: 1 cannot be used" in result.stdout
+    assert "Warning: Profile 'prod': The base URL must start with http" in result.stderr
+    # A send on the default profile says why it cannot go, not that there is no profile.
+    sent = run("add", "--name", "Fern", "--id", "1")
+    assert sent.exit_code == ConfigProblem.exit_code, sent.output
+    assert "Error: The default profile cannot be used. Profile 'prod':" in sent.stderr
+    assert "No target" not in sent.output
+
+
 def test_list_warns_about_what_it_cannot_use_and_lists_the_rest(config: Path) -> None:
     config.mkdir()
     (config / "profiles.toml").write_text(

@@ -60,6 +60,8 @@ class SavedProfiles:
     error: ConfigFileError | None = None
     # The most sends the history keeps (top-level `history_limit`); the oldest go first.
     history_limit: int = _DEFAULT_HISTORY_LIMIT
+    # The default's name when it names a profile that cannot be used (`default` is then None).
+    broken_default: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -160,8 +162,11 @@ class ProfileStore:
             )
             history_limit = _DEFAULT_HISTORY_LIMIT
         default = data.get("default")
+        broken_default = None
         if default is not None and not any(profile.name == default for profile in profiles):
-            if default not in broken:
+            if default in broken:
+                broken_default = default
+            else:
                 warnings.append(f"{self.path}: the default profile {default!r} does not exist")
             default = None
         return SavedProfiles(
@@ -172,6 +177,7 @@ class ProfileStore:
             tuple(warnings),
             error=None,
             history_limit=history_limit,
+            broken_default=broken_default,
         )
 
     def get(self, name: str) -> Profile:

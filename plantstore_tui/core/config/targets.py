@@ -157,6 +157,13 @@ def default_profile(store: ProfileStore) -> Profile:
         profile = saved.get(saved.default)
         assert profile is not None  # load() drops a default that names no usable profile
         return profile
+    if saved.broken_default is not None:
+        from plantstore_tui.core.config.profiles import InvalidProfile
+
+        # Said as it is: "No target" would send the operator to make a profile they have.
+        raise InvalidProfile(
+            f"The default profile cannot be used. {saved.broken[saved.broken_default]}"
+        )
     if saved.profiles:
         raise NoTarget(
             f"No target: choose a profile with --profile NAME (saved: {', '.join(saved.names)}), "

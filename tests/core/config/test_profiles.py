@@ -418,6 +418,21 @@ def test_a_hand_written_file_with_bad_profiles_still_loads_the_good_ones(
     assert "token_evn" in store.path.read_text()
 
 
+def test_a_default_naming_a_broken_profile_is_kept_as_the_broken_default(
+    store: ProfileStore,
+) -> None:
+    write_profiles(
+        store,
+        'default = "a"\n[profiles.a]\nbase_url = "https://a.example"\nx = 1\n'
+        '[profiles."a b"]\nbase_url = "https://ab.example"\n',
+    )
+    assert store.load().broken_default is None  # an unknown setting is a warning only
+    write_profiles(store, 'default = "a b"\n[profiles."a b"]\nbase_url = "https://ab.example"\n')
+    saved = store.load()
+    assert (saved.default, saved.broken_default) == (None, "a b")
+    assert "the name 'a b' must be" in saved.broken["a b"]
+
+
 def test_a_default_naming_no_profile_is_reported_and_ignored(store: ProfileStore) -> None:
     write_profiles(store, 'default = "gone"\n[profiles.a]\nbase_url = "https://a.example"\n')
     saved = store.load()

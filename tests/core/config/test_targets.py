@@ -84,6 +84,22 @@ def test_without_a_default_profile_nothing_is_named(store: ProfileStore) -> None
         resolve_target(TargetOptions(), TOKENS, store=store)
 
 
+def test_a_default_profile_that_cannot_be_used_is_said_as_it_is(store: ProfileStore) -> None:
+    # Not "No target: give --base-url or save a profile": the operator has one, and it is broken.
+    store.path.write_text(
+        'default = "prod"\n[profiles.prod]\nbase_url = "ftp://prod.example"\n'
+        '[profiles.b]\nbase_url = "https://b.example"\ntoken_env = "B_TOKEN"\n'
+    )
+    with pytest.raises(profiles.InvalidProfile) as raised:
+        resolve_target(TargetOptions(), TOKENS, store=store)
+    assert str(raised.value) == (
+        "The default profile cannot be used. "
+        "Profile 'prod': The base URL must start with http:// or https://"
+    )
+    # Named, the others are still there to use.
+    assert winner(store, TargetOptions(profile="b")) == "b"
+
+
 def test_a_bad_ad_hoc_url_says_whether_the_command_line_or_the_environment_gave_it(
     store: ProfileStore,
 ) -> None:
