@@ -98,3 +98,39 @@ async def test_a_burst_draws_only_the_entries_the_log_shows_and_scrolls_back_to_
             f"Created plant {plant_id}" in "\n".join(s.text for s in log.lines)
             for _, plant_id, _ in RECORDS
         )
+
+
+# Entries of several heights: a long name wraps, so the heights guessed for entries not drawn yet
+# (the entry before's) are wrong both ways.
+VARIED: list[Record] = [
+    (f"Moss {n} " + ("with a long name that wraps " * 4 if n % 3 == 0 else ""), str(800 + n), "")
+    for n in range(24)
+]
+
+
+async def test_a_drag_of_the_scrollbar_to_the_bottom_reaches_the_end(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await pilot.press("ctrl+n")
+        burst(app, keys_of(VARIED))
+        await drained(app, pilot, len(VARIED))
+        await pilot.pause()
+        log = screen.log_panel
+        for width in (SIZE[0] - 30, SIZE[0]):
+            # From the top, at a new width: every entry is to be drawn again, and those not shown
+            # keep their heights at the old width as guesses.
+            log.scroll_home(animate=False, immediate=True)
+            await pilot.pause()
+            await pilot.resize_terminal(width, SIZE[1])
+            await pilot.pause()
+            # What the scrollbar does when dragged to its bottom: a scroll to the end as the
+            # guessed heights put it. The entries it brings in are drawn at their real heights.
+            log.scroll_to(y=log.max_scroll_y, animate=False, immediate=True)
+            await pilot.pause()
+            assert log.scroll_offset.y == log.max_scroll_y
+            assert "Created plant 823" in "\n".join(shown(log))

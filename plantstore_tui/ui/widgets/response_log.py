@@ -161,9 +161,13 @@ class ResponseLog(ScrollView, can_focus=True):
         changed, self._changed, self._unseen = self._changed, set(), False
         if not self._width:
             return
+        # A log shown down to its end (the scrollbar dragged to its bottom, the wheel) keeps its
+        # end in view as the entries it brings in are drawn: their heights were guesses, and
+        # drawn taller they would leave it short of the end.
+        at_end = self.scroll_offset.y >= self.max_scroll_y
         if changed:
             self._lay_out_from(min(changed))
-        follow, self._follow = self._follow, False
+        follow, self._follow = self._follow or at_end, False
         follow = follow and self.auto_scroll
         view = self.scrollable_content_region.height
         count = len(self._entries)
