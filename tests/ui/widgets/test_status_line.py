@@ -4,13 +4,18 @@ given the room they need before the target's URL and profile name (issue 16)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from rich.cells import cell_len
 from snapshot_apps.canned import canned_app
 from snapshot_apps.support import settled
+from textual.pilot import Pilot
 
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import (
+    StatusLine,
     StatusPart,
     fit_parts,
     fit_sides,
@@ -18,6 +23,18 @@ from plantstore_tui.ui.widgets.status_line import (
     state_parts,
     state_words,
 )
+
+
+@asynccontextmanager
+async def canned_status(size: tuple[int, int]) -> AsyncIterator[tuple[StatusLine, Pilot[int]]]:
+    """The status line of the canned TUI at `size`, once it has settled."""
+    app = canned_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SendScreen)
+        yield screen.status, pilot
+
 
 LONG = TargetLabel(
     base_url="https://plants.greenhouse-operations.example.com:8443/api/v2/",
@@ -67,12 +84,9 @@ def test_a_part_of_lower_rank_gives_way_first() -> None:
 
 
 async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() -> None:
-    app = canned_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settled(app, pilot)
+    async with canned_status((80, 24)) as (status, pilot):
         await pilot.pause()
-        assert isinstance(app.screen, SendScreen)
-        shown, _state = app.screen.status.sides()
+        shown, _state = status.sides()
         assert "127.0.0.1" in shown
         assert "token from $PLANTSTORE_TOKEN" in shown
 
@@ -92,20 +106,16 @@ def test_the_states_words_get_their_room_before_the_urls_middle() -> None:
 
 
 async def test_at_110_columns_a_long_target_leaves_the_state_uncut() -> None:
-    app = canned_app()
-    async with app.run_test(size=(110, 24)) as pilot:
-        await settled(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, SendScreen)
-        screen.status.show_target(LONG.parts("…a1b2"), protected=True)
-        screen.status.show_state(*state_words(1, 1, 1, problem=False, connected=True))
+    async with canned_status((110, 24)) as (status, pilot):
+        status.show_target(LONG.parts("…a1b2"), protected=True)
+        status.show_state(*state_words(1, 1, 1, problem=False, connected=True))
         await pilot.pause()
-        line = screen.status.render().plain
+        line = status.render().plain
         # Before, the state had a fixed 30% of the line: "sending… · 1 queued · 1 needs a…".
         assert line.endswith(" " + BUSY)
         # The URL gave way (the profile names the target), the token source stays whole.
         assert line.startswith(" greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN ")
-        assert screen.status.kind == "problem"
+        assert status.kind == "problem"
 
 
 # Two cells each on the screen: a profile's name or a host may be written in any script.
@@ -129,29 +139,20 @@ def test_wide_characters_are_fitted_by_the_cells_they_take() -> None:
 
 
 async def test_a_wide_profile_name_leaves_the_state_at_the_end_of_the_line() -> None:
-    app = canned_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settled(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, SendScreen)
-        screen.status.show_target(WIDE.parts("…a1b2"))
-        screen.status.show_state("ready", "ready")
+    async with canned_status((80, 24)) as (status, pilot):
+        status.show_target(WIDE.parts("…a1b2"))
+        status.show_state("ready", "ready")
         await pilot.pause()
-        line = screen.status.render()
+        line = status.render()
         # Counted in characters, the name took twice its room and pushed "ready" off the line.
-        assert line.cell_len == screen.status.content_region.width
+        assert line.cell_len == status.content_region.width
         assert line.plain.endswith(" ready")
         assert "token from $PLANTSTORE_TOKEN" in line.plain
 
 
 async def test_the_targets_tooltip_shows_over_the_target_only() -> None:
-    app = canned_app()
-    async with app.run_test(size=(110, 24)) as pilot:
-        await settled(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, SendScreen)
-        status = screen.status
-        screen.status.show_state("ready", "ready")
+    async with canned_status((110, 24)) as (status, pilot):
+        status.show_state("ready", "ready")
         await pilot.pause()
         width = status.content_region.width
         await pilot.hover(status, offset=(width - 2, 0))  # over "ready"
