@@ -100,6 +100,8 @@ def probe(probe: Path, program: dict[str, Any], runs: int, settle: float) -> lis
         ]
         # The TUI's history and config go to the throwaway directory, not the operator's.
         write_config(program, Path(directory) / "config")
+        if "prepare" in program:
+            program["prepare"](Path(directory) / "data")
         isolated = [
             f"PLANTSTORE_DATA_DIR={Path(directory) / 'data'}",
             f"PLANTSTORE_CONFIG_DIR={Path(directory) / 'config'}",
