@@ -36,6 +36,11 @@ class FormScreen(CompatScreen[None]):
         """Check the form and send what it holds."""
         raise NotImplementedError
 
+    _typing = False
+
+    def typing_started(self) -> None:
+        """Called once, when a field first takes a key or a paste: a plant is on its way."""
+
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste completely before the app reads the next (ui/ordered_input.py)."""
         focused = self.focused
@@ -50,6 +55,7 @@ class FormScreen(CompatScreen[None]):
             problem = focused.paste_now(event.text)
             if problem is not None:
                 self.notify(problem, title="Not pasted", severity="warning")
+            self._typed()
             return True
         if self.maximized is not None:
             self.form.apply_typed()
@@ -60,7 +66,15 @@ class FormScreen(CompatScreen[None]):
         focused = self.focused
         # More keys read already (a burst): this one goes in with the characters typed next.
         with_next = self.app.message_queue_size > 0
-        return isinstance(focused, FieldInput) and focused.type_now(event, with_next=with_next)
+        typed = isinstance(focused, FieldInput) and focused.type_now(event, with_next=with_next)
+        if typed:
+            self._typed()
+        return typed
+
+    def _typed(self) -> None:
+        if not self._typing:
+            self._typing = True
+            self.typing_started()
 
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False

@@ -223,6 +223,18 @@ class SendScreen(FormScreen):
 
     # Submitting -------------------------------------------------------------------------------
 
+    def typing_started(self) -> None:
+        """The first plant is being typed: what its send needs is imported meanwhile, in a
+        thread, not on the UI thread at its Ctrl+S (`prepare_first_send`). Not before the first
+        key: an app left idle, or used only to look at the history, never needs it."""
+        self._prepare_first_send()
+
+    @work(thread=True, name="prepare", group="prepare", exit_on_error=False)
+    def _prepare_first_send(self) -> None:
+        from plantstore_tui.core.http.client import prepare_first_send
+
+        prepare_first_send()
+
     def action_send(self) -> None:
         """Check the form; hand a valid plant to the queue and ready the form for the next."""
         texts = self.form.check()
