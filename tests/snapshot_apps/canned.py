@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Callable
 
 import httpx
@@ -69,14 +70,19 @@ class _FixedTime:
         await self._client.aclose()
 
 
-def canned_app(handler: Handler = plant_echo, *, protected: bool = False) -> PlantStoreApp:
+def canned_app(
+    handler: Handler = plant_echo, *, protected: bool = False, gate: threading.Event | None = None
+) -> PlantStoreApp:
     """The TUI whose every send is answered by `handler`, at a fixed time and speed; `protected`:
-    sending to the protected profile "prod"."""
+    sending to the protected profile "prod"; `gate`: the connection is made once it is set (as
+    a slow keyring or token command would hold it)."""
     target = Target(base_url=BASE_URL, token=TOKEN, token_source="$PLANTSTORE_TOKEN")
     if protected:
         target = dataclasses.replace(target, profile="prod", protected=True)
 
     def connect() -> Connection:
+        if gate is not None and not gate.wait(30):
+            raise TimeoutError("the test never let the connection be made")
         return Connection(target, _FixedTime(handler))
 
     return PlantStoreApp(connect, TargetLabel.of(target), clock=fixed_clock)

@@ -91,3 +91,19 @@ def test_getting_ready_imports_what_a_first_send_needs_and_can_be_done_again() -
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(sorted(NEEDED))
+
+
+async def test_a_key_typed_while_connecting_gets_the_send_ready_after_the_connection(
+    prepared: Prepared,
+) -> None:
+    # Not beside the connect thread: both would import Pydantic at once, and a second thread
+    # would keep a malloc arena of its own.
+    gate = threading.Event()
+    app = canned_app(gate=gate)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"Fern")
+        await pilot.pause()
+        assert prepared.threads == []
+        gate.set()
+        await asyncio.wait_for(prepared.first.wait(), 10)
+        assert len(prepared.threads) == 1

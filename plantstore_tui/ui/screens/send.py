@@ -223,11 +223,21 @@ class SendScreen(FormScreen):
 
     # Submitting -------------------------------------------------------------------------------
 
+    _first_worker_done = False
+    _preparing = False
+
     def typing_started(self) -> None:
         """The first plant is being typed: what its send needs is imported meanwhile, in a
         thread, not on the UI thread at its Ctrl+S (`prepare_first_send`). Not before the first
         key: an app left idle, or used only to look at the history, never needs it."""
-        self._prepare_first_send()
+        self._prepare_when_free()
+
+    def _prepare_when_free(self) -> None:
+        # After the first connect (or ledger) worker, not beside it: the two would import at
+        # once (Pydantic in both), and a second thread would keep a malloc arena of its own.
+        if self._typing and self._first_worker_done and not self._preparing:
+            self._preparing = True
+            self._prepare_first_send()
 
     @work(thread=True, name="prepare", group="prepare", exit_on_error=False)
     def _prepare_first_send(self) -> None:
@@ -313,6 +323,9 @@ class SendScreen(FormScreen):
         from plantstore_tui.ui.screens.send_connection import worker_ended
 
         worker_ended(self, event)
+        if event.worker.group in ("connect", "ledger") and event.worker.is_finished:
+            self._first_worker_done = True
+            self._prepare_when_free()
 
     async def on_unmount(self) -> None:
         """Let the send in flight say its fate, close the connections, end the session."""
