@@ -55,7 +55,8 @@ class FormScreen(CompatScreen[None]):
             problem = focused.paste_now(event.text)
             if problem is not None:
                 self.notify(problem, title="Not pasted", severity="warning")
-            self._typed()
+            else:
+                self._typed()
             return True
         if self.maximized is not None:
             self.form.apply_typed()
