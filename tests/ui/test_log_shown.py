@@ -13,7 +13,6 @@ from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready
 
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 # Far more entries than the log shows at SIZE (a few of them).
@@ -38,9 +37,7 @@ async def test_a_burst_draws_only_the_entries_the_log_shows_and_scrolls_back_to_
     monkeypatch.setattr(ResponseLog, "_render_entry", counted)
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(app, pilot)
-        screen = app.get_default_screen()
-        assert isinstance(screen, SendScreen)
+        screen = await ready(app, pilot)
         await pilot.press("ctrl+n")  # every record types its own id
         burst(app, keys_of(RECORDS))
         await drained(app, pilot, len(RECORDS))
@@ -113,9 +110,7 @@ async def test_a_drag_of_the_scrollbar_to_the_bottom_reaches_the_end(
 ) -> None:
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(app, pilot)
-        screen = app.get_default_screen()
-        assert isinstance(screen, SendScreen)
+        screen = await ready(app, pilot)
         await pilot.press("ctrl+n")
         burst(app, keys_of(VARIED))
         await drained(app, pilot, len(VARIED))

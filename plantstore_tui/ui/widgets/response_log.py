@@ -140,8 +140,8 @@ class ResponseLog(ScrollView, can_focus=True):
         last = index == len(self._entries) - 1
         if not last and index not in self._changed and self._hidden(index):
             return  # it keeps its height, and is drawn when shown: nothing to lay out or paint
-        if self.scroll_offset.y >= self.max_scroll_y or last:
-            self._follow = True
+        if last:
+            self._follow = True  # (a log shown to its end follows it anyway: `_lay_out_changed`)
         self._changed.add(index)
         once_before_frame(self, self._lay_out_changed)
 
@@ -161,9 +161,9 @@ class ResponseLog(ScrollView, can_focus=True):
         changed, self._changed, self._unseen = self._changed, set(), False
         if not self._width:
             return
-        # A log shown down to its end (the scrollbar dragged to its bottom, the wheel) keeps its
-        # end in view as the entries it brings in are drawn: their heights were guesses, and
-        # drawn taller they would leave it short of the end.
+        # A log shown down to its end keeps its end in view, whatever changed: an entry put, a
+        # new width or style, the scrollbar dragged to its bottom (the heights of the entries it
+        # brings in were guesses, and drawn taller they would leave it short of the end).
         at_end = self.scroll_offset.y >= self.max_scroll_y
         if changed:
             self._lay_out_from(min(changed))
@@ -295,7 +295,7 @@ class ResponseLog(ScrollView, can_focus=True):
         if width != self._width:
             first = not self._width
             self._width = width
-            self._redraw_all(follow=first or self.scroll_offset.y >= self.max_scroll_y)
+            self._redraw_all(follow=first)
         else:
             self._shown_moved()
 
@@ -327,7 +327,7 @@ class ResponseLog(ScrollView, can_focus=True):
             self._old_style_map = self._style_map
         self._style_map, self._blank = None, None
         if self._width and self._entries:
-            self._redraw_all(follow=self.scroll_offset.y >= self.max_scroll_y)
+            self._redraw_all(follow=False)
 
     def render_line(self, y: int) -> Strip:
         """One line of the log at the current scroll position."""
