@@ -31,7 +31,6 @@ from plantstore_tui.core.importing.results import (
     StopReason,
     left_out,
     result_of,
-    retry_after_seconds,
 )
 from plantstore_tui.core.importing.runner import ImportRunner
 
@@ -59,7 +58,6 @@ __all__ = [
     "plan_import",
     "result_of",
     "resume_batch",
-    "retry_after_seconds",
     "rows_to_send",
     "validate",
 ]

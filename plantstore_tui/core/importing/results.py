@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import email.utils
 import math
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -219,19 +217,3 @@ class ImportProgress:
             case _:
                 self.unknown += 1
         self.retries += result.retries
-
-
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds a Retry-After header asks to wait (a number or an HTTP date); None if unusable."""
-    if value is None:
-        return None
-    text = value.strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())

@@ -34,9 +34,8 @@ from plantstore_tui.core.importing.results import (
     RowResult,
     StopReason,
     result_of,
-    retry_after_seconds,
 )
-from plantstore_tui.core.plant.outcome import Failed, Rejected, cancelled
+from plantstore_tui.core.plant.outcome import Failed, asked_wait, cancelled
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
     from plantstore_tui.core.store.ledger import TargetLedger
 
 _TRANSPORT_KINDS = frozenset({"cannot_connect", "tls", "timeout", "connection_dropped"})
-_RETRY_STATUSES = frozenset({429, 503})
 Answered = list[tuple[int, "Outcome"]]
 
 
@@ -309,11 +307,7 @@ class ImportRunner:
         retries = 0
         while True:
             outcome = await self._sender.create_plant(plant)
-            wait = (
-                retry_after_seconds(outcome.retry_after)
-                if isinstance(outcome, Rejected) and outcome.status in _RETRY_STATUSES
-                else None
-            )
+            wait = asked_wait(outcome)
             if (
                 wait is not None
                 and wait <= self._settings.max_retry_wait

@@ -6,7 +6,9 @@ A send ends in exactly one of `Created`, `Rejected` (the server answered and sai
 
 from __future__ import annotations
 
+import email.utils
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -82,7 +84,14 @@ _STATUS_ADVICE = {
     415: "The server does not accept JSON here: check the base URL.",
     422: "Correct the plant and send it again.",
     429: "The server is rate limiting: wait a moment, then send again.",
+    503: "The deployment is unavailable for now and did not store the plant: send it later.",
 }
+# Answers by which a deployment says it did not process the request: the plant may go again later.
+NOT_PROCESSED_STATUSES = frozenset({429, 503})
+# Failures before the request was written: the plant certainly never left.
+_NEVER_LEFT = frozenset(
+    {FailureKind.CANNOT_CONNECT, FailureKind.TLS, FailureKind.PROXY, FailureKind.TIMEOUT}
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,8 +111,11 @@ class Rejected:
 
     @property
     def fate(self) -> PlantFate:
-        """A 4xx means the server refused the plant; after a 5xx nobody can say."""
-        return PlantFate.NOT_CREATED if self.status < 500 else PlantFate.UNKNOWN
+        """A 4xx or a 503 means the server did not store the plant; after another 5xx nobody
+        can say."""
+        if self.status < 500 or self.status in NOT_PROCESSED_STATUSES:
+            return PlantFate.NOT_CREATED
+        return PlantFate.UNKNOWN
 
     @property
     def headline(self) -> str:
@@ -116,12 +128,12 @@ class Rejected:
     @property
     def advice(self) -> str:
         """What to try next."""
-        if self.status >= 500:
+        if self.status >= 500 and self.status not in NOT_PROCESSED_STATUSES:
             return (
                 "The server failed while handling the plant: check the store before sending again."
             )
         advice = _STATUS_ADVICE.get(self.status, "The server refused the plant.")
-        if self.status == 429 and self.retry_after:
+        if self.status in NOT_PROCESSED_STATUSES and self.retry_after:
             advice += f" (Retry-After: {self.retry_after})"
         return advice
 
@@ -150,6 +162,41 @@ class Failed:
 
 
 Outcome: TypeAlias = Created | Rejected | Failed
+
+
+def not_processed(outcome: Outcome) -> bool:
+    """True when the deployment certainly did not take the plant and may take it later: it could
+    not be reached before the request was written, or it answered 429 or 503."""
+    match outcome:
+        case Failed():
+            return outcome.fate is PlantFate.NOT_CREATED and outcome.kind in _NEVER_LEFT
+        case Rejected():
+            return outcome.status in NOT_PROCESSED_STATUSES
+        case Created():
+            return False
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a Retry-After header asks to wait (a number or an HTTP date); None if unusable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def asked_wait(outcome: Outcome) -> float | None:
+    """Seconds the deployment asked to wait before the next try (a 429's or 503's Retry-After)."""
+    if isinstance(outcome, Rejected) and outcome.status in NOT_PROCESSED_STATUSES:
+        return retry_after_seconds(outcome.retry_after)
+    return None
 
 
 def outcome_name(outcome: Outcome) -> str:

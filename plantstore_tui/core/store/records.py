@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 # Fixed width in UTC, so times compare as text in SQL (--since, clear --before).
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 OUTCOMES = ("created", "rejected", "failed")
-_RETRY_STATUSES = frozenset({429, 503})
 
 
 class PlantState(StrEnum):
@@ -56,13 +55,12 @@ class Source(StrEnum):
 
 def state_of(outcome: Outcome) -> PlantState:
     """The state an outcome leaves a plant in (one rule for every front end)."""
-    from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected
+    from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected, not_processed
 
     if isinstance(outcome, Created):
         return PlantState.CREATED
     if isinstance(outcome, Rejected):
-        if outcome.status in _RETRY_STATUSES and outcome.retry_after is not None:
-            # With a Retry-After the server says it did not process the request.
+        if not_processed(outcome):
             return PlantState.FAILED
         return PlantState.REJECTED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
     return PlantState.FAILED if outcome.fate is PlantFate.NOT_CREATED else PlantState.UNKNOWN
