@@ -28,7 +28,7 @@ class Backoff:
     def next_wait(self, asked: float | None = None) -> float:
         """Seconds to wait before the next try; never less than `asked`, the deployment's own
         Retry-After."""
-        step = min(self.most, self.first * 2**self.tries)
+        step = min(self.most, self.first * 2.0**self.tries)
         self.tries += 1
         wait = step * (0.5 + self.draw() / 2)
         return wait if asked is None else max(wait, asked)
