@@ -247,7 +247,7 @@ class PlantStoreApp(CompatApp[None]):
             title, subject, explanation, choices, cancel="stay", answered=answered
         )
         question.id = "quit-question"
-        self.push_screen(question)
+        self._send_screen.ask(question)
 
     def _start_demo(self) -> Connection:
         # Runs in the connect thread; the server stops when the app is done (stop_demo).

@@ -203,18 +203,23 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         assert "ready" in screen.status.sides()[1]
 
 
-async def test_a_wrong_token_is_a_401_in_words(reference_server: Any) -> None:
+async def test_a_wrong_token_is_a_401_in_words_and_stops_the_queue(reference_server: Any) -> None:
     app = app_for(reference_server.base_url, SecretStr("not-the-token-at-all"))
     async with app.run_test(size=SIZE) as pilot:
         screen = await send_fern(app, pilot, "ctrl+s")
         text = log_text(screen)
         assert "  401" in text
         assert "The bearer token is not valid" in text
-        assert "The token was refused" in text
-        assert "not-the-token-at-all" not in text
+        await until(pilot, lambda: "refused the token (401)" in log_text(screen), "the note")
+        assert "not-the-token-at-all" not in log_text(screen)
+        # Not in needs attention: first in line, waiting for the operator.
+        assert screen.session.ledger().attention() == []
+        assert screen.session.counts().queued == 1
+        assert screen.status.kind == "problem"
+        assert "token refused (401)" in screen.status.sides()[1]
 
 
-async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> None:
+async def test_a_stopped_server_keeps_the_plant_waiting_in_words(reference_server: Any) -> None:
     base_url = reference_server.base_url
     reference_server.stop()
     app = app_for(base_url, reference_server.token)
@@ -223,11 +228,14 @@ async def test_a_stopped_server_is_a_failure_in_words(reference_server: Any) -> 
         text = log_text(screen)
         assert "no answer" in text
         assert "Cannot connect to 127.0.0.1: the connection was refused" in text
-        assert "The plant was not created." in text
-        # Not lost: it waits in needs attention, and the status line counts it.
+        assert "goes again by itself as soon as the deployment answers" in text
+        await until(pilot, lambda: "cannot be reached" in log_text(screen), "the note")
+        # Not lost, not in needs attention: it waits in line, and the status line says so.
         assert screen.status.kind == "problem"
-        assert "1 needs attention (F4)" in screen.status.sides()[1]
-        assert [plant.typed.name for plant in screen.session.ledger().attention()] == ["Fern"]
+        assert "deployment unreachable since" in screen.status.sides()[1]
+        assert "1 waiting" in screen.status.sides()[1]
+        assert screen.session.ledger().attention() == []
+        assert [plant.typed.name for plant in screen.session.ledger().open_rows()] == ["Fern"]
 
 
 def _state_words(screen: SendScreen) -> str:

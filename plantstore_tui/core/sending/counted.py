@@ -62,3 +62,7 @@ class CountingLedger:
             self._ledger.hold(entries, note)
         finally:
             self._counted(None)
+
+    def requeue(self, entry: int) -> None:
+        """`TargetLedger.requeue` (no plant needs attention more or less)."""
+        self._ledger.requeue(entry)

@@ -3,13 +3,18 @@
 An operator submits a plant and types the next one at once; the plant is in the ledger as
 queued before the form clears, and waits here until the client has sent the ones before it.
 The queue writes `sending` to the ledger before each request goes out and settles the row
-after. A POST is not idempotent, so nothing is sent twice and nothing is retried: a plant that
-was not created waits in needs attention (a view of the ledger) until the operator deals with it.
+after. A POST is not idempotent: a plant that may have reached the deployment is never sent
+again by itself, it waits in needs attention (a view of the ledger) until the operator deals
+with it. A plant that certainly never left (the deployment could not be reached, or said with a
+429 or 503 that it did not take it) goes back to the head of the line, and the queue tries again
+by itself with backoff. A refused token (401, 403) stops the queue, the refused plant at its
+head, until the operator resumes; so does an open question about the queue, until its answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -18,6 +23,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.outcome import Rejected, asked_wait, cancelled, not_processed
+from plantstore_tui.core.sending.backoff import Backoff
+from plantstore_tui.core.sending.state import (
+    Asking,
+    QueueState,
+    Running,
+    TokenRefused,
+    Unreachable,
+)
 from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, PlantState, state_of
 
 if TYPE_CHECKING:
@@ -57,6 +71,10 @@ class QueueLedger(Protocol):
     def hold(self, entries: list[int], note: str) -> None:
         """Put plants that did not go out aside (queued, or recorded as sending with their take
         but not sent)."""
+        ...
+
+    def requeue(self, entry: int) -> None:
+        """A plant recorded as sending that certainly never left waits in line again."""
         ...
 
 
@@ -113,6 +131,9 @@ Changed = Callable[[QueuedPlant], None]
 # Asked before sending a plant queued unconfirmed; False holds it instead of sending it.
 Confirm = Callable[[QueuedPlant], Awaitable[bool]]
 NOT_CONFIRMED = "Not sent: the send was not confirmed."
+LEFT_BEHIND = "Not sent: the target was switched while it could not take plants."
+# Answers that say the token, not the plant, is at fault: every plant behind would get the same.
+TOKEN_REFUSED_STATUSES = frozenset({401, 403})
 
 
 class SendQueue:
@@ -122,16 +143,28 @@ class SendQueue:
     ledger first, then reported to `on_change`, so a front end shows only what is on disk.
     """
 
-    def __init__(self, sender: PlantSender, on_change: Changed, ledger: QueueLedger) -> None:
+    def __init__(
+        self,
+        sender: PlantSender,
+        on_change: Changed,
+        ledger: QueueLedger,
+        *,
+        clock: Callable[[], datetime] = datetime.now,
+        backoff: Backoff | None = None,
+    ) -> None:
         self.sender = sender
         self._on_change = on_change
         self._ledger = ledger
+        self._clock = clock
+        self._backoff = backoff or Backoff()
         self._waiting: deque[QueuedPlant] = deque()
         self._wake = asyncio.Event()
         self._current: QueuedPlant | None = None
         self._send_task: asyncio.Task[Outcome] | None = None
         self._closing = False
-        self._paused = False
+        self._asking = False
+        self._refused: int | None = None
+        self._unreachable: Unreachable | None = None
 
     @property
     def current(self) -> QueuedPlant | None:
@@ -149,10 +182,26 @@ class SendQueue:
         return self._current is None and not self._waiting
 
     @property
+    def state(self) -> QueueState:
+        """Running, or why nothing leaves now."""
+        if self._refused is not None:
+            return TokenRefused(self._refused)
+        if self._asking:
+            return Asking()
+        if self._unreachable is not None:
+            return self._unreachable
+        return Running()
+
+    @property
+    def _held_back(self) -> bool:
+        # Nothing leaves until the operator answers or resumes.
+        return self._asking or self._refused is not None
+
+    @property
     def sends_at_once(self) -> bool:
         """True when a plant put now is the next to go out, with nothing to wait for: its take
         may record it as `sending` already (`QueuedPlant.sending_recorded`)."""
-        return self.idle and not self._paused and not self._closing
+        return self.idle and not self._held_back and self._unreachable is None and not self._closing
 
     def put(self, plant: QueuedPlant) -> None:
         """Queue a plant (already in the ledger as queued) behind the others; refused once the
@@ -163,6 +212,12 @@ class SendQueue:
         self._waiting.append(plant)
         self._on_change(plant)
         self._wake.set()
+
+    def take_waiting(self) -> list[QueuedPlant]:
+        """Take every plant not yet sent off this queue, in order, to go on another."""
+        taken = list(self._waiting)
+        self._waiting.clear()
+        return taken
 
     def hold_waiting(self, note: str) -> None:
         """Take every plant not yet sent off the queue; they are held, never sent."""
@@ -182,13 +237,27 @@ class SendQueue:
             plant.held, plant.note, plant.sending_recorded = True, note, False
             self._on_change(plant)
 
-    def pause(self) -> None:
-        """Send nothing more until `resume` (a send in flight goes on)."""
-        self._paused = True
+    def set_asking(self, asking: bool) -> None:
+        """While a question about the queue is open nothing more leaves (a send in flight goes
+        on and settles)."""
+        self._asking = asking
+        self._wake.set()
+
+    def refuse(self, status: int) -> None:
+        """Hold the plants as after a refused token, until `resume`."""
+        self._refused = status
 
     def resume(self) -> None:
-        """Go on sending the plants that wait."""
-        self._paused = False
+        """After a refused token, send the refused plant again and then the rest; while the
+        deployment cannot be reached, try it now."""
+        self._refused = None
+        self.try_now()
+
+    def try_now(self) -> None:
+        """While the deployment cannot be reached, try it now instead of at the next try."""
+        if self._unreachable is not None:
+            unreachable = self._unreachable
+            self._unreachable = Unreachable(unreachable.since, time.monotonic(), unreachable.reason)
         self._wake.set()
 
     def cancel_current(self) -> None:
@@ -204,12 +273,22 @@ class SendQueue:
     async def run(self, confirm: Confirm | None = None) -> None:
         """Send queued plants until cancelled (or, after `close_when_empty`, until empty)."""
         while True:
-            if not self._waiting or (self._paused and not self._closing):
-                if self._closing and not self._waiting:
-                    return
+            stuck = self._refused is not None or self._unreachable is not None
+            if self._closing and not self._asking and (stuck or not self._waiting):
+                # Left behind by a switch of target: what cannot go now never will from here.
+                self.hold_waiting(LEFT_BEHIND)
+                return
+            if not self._waiting or self._held_back:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
+            if self._unreachable is not None:
+                delay = self._unreachable.next_try - time.monotonic()
+                if delay > 0:
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), delay)
+                    continue
             plant = self._waiting.popleft()
             if not plant.confirmed and confirm is not None and not await confirm(plant):
                 self._hold([plant], NOT_CONFIRMED)
@@ -217,8 +296,6 @@ class SendQueue:
             await self._send(plant)
 
     async def _send(self, plant: QueuedPlant) -> None:
-        from plantstore_tui.core.plant.outcome import cancelled
-
         self._current = plant
         try:
             # In a thread: a ledger another program holds locked must not hold the screen.
@@ -232,6 +309,7 @@ class SendQueue:
             self._hold([plant], f"Not sent: the ledger could not record the send ({exc}).")
             return
         plant.state, plant.started = PlantState.SENDING, time.perf_counter()
+        plant.note, plant.outcome = "", None
         self._on_change(plant)
         self._send_task = asyncio.ensure_future(self.sender.create_plant(plant.plant))
         try:
@@ -253,6 +331,10 @@ class SendQueue:
             self._current = self._send_task = None
             self._on_change(plant)
             return
+        if await self._stopped_by(plant, outcome):
+            return
+        self._unreachable = None
+        self._backoff.reset()
         following = self._next_in_line()
         marked = False
         try:
@@ -264,9 +346,36 @@ class SendQueue:
                 following.sending_recorded = True
             self._settle(plant, outcome)
 
+    async def _stopped_by(self, plant: QueuedPlant, outcome: Outcome) -> bool:
+        """Whether the outcome stops the queue, the plant back at its head: a refused token, or
+        a deployment that did not take it (it certainly never left) and may later."""
+        refused = isinstance(outcome, Rejected) and outcome.status in TOKEN_REFUSED_STATUSES
+        if not (refused or not_processed(outcome)):
+            return False
+        try:
+            await asyncio.to_thread(self._ledger.requeue, plant.number)
+        except Exception:  # a StoreError: settled as usual, it waits in needs attention
+            return False
+        if refused:
+            self._refused = outcome.status
+            plant.note = "Waiting in line, first, until the token is fixed and the queue resumed."
+        else:
+            since = self._clock() if self._unreachable is None else self._unreachable.since
+            wait = self._backoff.next_wait(asked_wait(outcome))
+            self._unreachable = Unreachable(since, time.monotonic() + wait, outcome.headline)
+            plant.note = (
+                "Waiting in line: it goes again by itself as soon as the deployment answers."
+            )
+        plant.outcome = outcome
+        plant.state, plant.started, plant.sending_recorded = PlantState.QUEUED, None, False
+        self._waiting.appendleft(plant)
+        self._current = self._send_task = None
+        self._on_change(plant)
+        return True
+
     def _next_in_line(self) -> QueuedPlant | None:
         """The plant first in line, if it goes out as soon as the current send ends."""
-        if not self._waiting or self._paused or self._closing:
+        if not self._waiting or self._held_back or self._closing:
             return None
         following = self._waiting[0]
         return following if following.confirmed else None

@@ -19,6 +19,13 @@ from typing import TYPE_CHECKING
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews, store_error
+from plantstore_tui.core.sending.state import (
+    Asking,
+    QueueState,
+    Running,
+    TokenRefused,
+    Unreachable,
+)
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
@@ -71,6 +78,9 @@ class EntrySession:
         self._quiet = asyncio.Event()
         # Plants needing attention, as last counted (None: count when next asked).
         self._attention: int | None = None
+        # Questions about the queue open on screen; a refusal carried to the next connection.
+        self._questions = 0
+        self._refused: int | None = None
 
     # The ledger -------------------------------------------------------------------------------
 
@@ -146,11 +156,18 @@ class EntrySession:
         """True while the chosen target is being resolved and its client built."""
         return self._chosen and self._target is None and self._problem is None
 
-    def choose(self, base_url: str, profile: str | None) -> None:
+    def choose(self, base_url: str, profile: str | None, *, carry: bool = False) -> None:
         """Send to another target from now on: the old queue sends what it still holds, then
-        closes its client; plants taken meanwhile wait for the new connection."""
+        closes its client; plants taken meanwhile wait for the new connection. `carry` (the
+        same target, connected again, for a token read anew): the plants in line move to the
+        new connection, in order, and a refusal stays until `resume`."""
         old, self._queue, self._target = self._queue, None, None
         if old is not None:
+            if carry:
+                state = old.state
+                if isinstance(state, TokenRefused):
+                    self._refused = state.status
+                self._early[:0] = old.take_waiting()
             old.close_when_empty()
         self._base_url, self._profile, self._chosen = base_url, profile, True
         self._problem = None
@@ -167,8 +184,15 @@ class EntrySession:
             self._settings = settings
             ledger.limit = settings.limit
         queue = SendQueue(
-            sender, self._changed, CountingLedger(ledger.for_target(target.token), self._counted)
+            sender,
+            self._changed,
+            CountingLedger(ledger.for_target(target.token), self._counted),
+            clock=self._clock,
         )
+        queue.set_asking(self._questions > 0)
+        if self._refused is not None:
+            queue.refuse(self._refused)
+            self._refused = None
         self._queue = queue
         early, self._early = self._early, []
         if early:
@@ -299,25 +323,48 @@ class EntrySession:
 
     def cancel_send(self) -> int | None:
         """Cancel the send in flight (its fate becomes unknown); how many plants wait behind
-        it, and while any do nothing more goes out until `go_on`. None when nothing is in line."""
+        it. None when nothing is in line. Ask about those behind it first (`question_opened`):
+        the queue sends nothing more while the question is open."""
         queue = self._queue
         if queue is None or queue.idle:
             return None
-        waiting = len(queue.waiting)
-        if waiting:
-            queue.pause()
-            self._stopped = queue
         queue.cancel_current()
-        return waiting
+        return len(queue.waiting)
 
-    def go_on(self, hold: str | None = None) -> None:
-        """After `cancel_send`: send the plants that wait, or hold them with the note `hold`."""
-        queue, self._stopped = self._stopped, None
-        if queue is None:
-            return
-        if hold is not None:
-            queue.hold_waiting(hold)
-        queue.resume()
+    # The queue's state ------------------------------------------------------------------------
+
+    def question_opened(self) -> None:
+        """A question about the queue is on screen: nothing more leaves until it is answered
+        (a send in flight settles)."""
+        self._questions += 1
+        if self._queue is not None:
+            self._queue.set_asking(True)
+
+    def question_closed(self) -> None:
+        """A question about the queue was answered."""
+        self._questions = max(0, self._questions - 1)
+        if self._queue is not None and not self._questions:
+            self._queue.set_asking(False)
+
+    @property
+    def queue_state(self) -> QueueState:
+        """Running, or why nothing leaves now (a question, a refused token, a deployment that
+        cannot be reached)."""
+        if self._queue is not None:
+            return self._queue.state
+        if self._refused is not None:
+            return TokenRefused(self._refused)
+        return Asking() if self._questions else Running()
+
+    def resume(self) -> bool:
+        """Go on after a refused token (the refused plant first), or try an unreachable
+        deployment now; False when the queue was running already."""
+        state = self.queue_state
+        self._refused = None
+        if self._queue is not None:
+            self._queue.resume()
+        self._update_quiet()
+        return isinstance(state, TokenRefused | Unreachable)
 
     def release(self, number: int, note: str) -> bool:
         """The operator dealt with a plant that needed attention (loaded it into the form or
@@ -350,15 +397,23 @@ class EntrySession:
 
     def _update_quiet(self) -> None:
         queue = self._queue
-        busy = bool(self._early) or (queue is not None and not queue.idle)
+        # A queue stopped by a refused token or a deployment out of reach, nothing in flight,
+        # waits for the operator or the deployment: quiet.
+        stopped = (
+            queue is not None
+            and queue.current is None
+            and not isinstance(queue.state, Running | Asking)
+        )
+        busy = bool(self._early) or (queue is not None and not queue.idle and not stopped)
         if self.connecting or busy or not self._store.told:
             self._quiet.clear()
         else:
             self._quiet.set()
 
     async def wait_until_quiet(self) -> None:
-        """Wait until the ledger's news is told, the connection made (or failed), and no plant
-        is queued or in flight."""
+        """Wait until the ledger's news is told, the connection made (or failed), no plant is
+        in flight, and none is queued unless the queue is stopped (a refused token, a
+        deployment that cannot be reached)."""
         await self._quiet.wait()
 
     def unsettled(self) -> list[int]:

@@ -161,6 +161,16 @@ class Ledger:
                 [(note, entry) for entry in entries],
             )
 
+    def requeue(self, entry: int) -> None:
+        """A plant marked sending that certainly never left (the deployment could not be reached,
+        or said it did not process it): queued again, to go when its queue sends it."""
+        with self.db.write() as connection:
+            connection.execute(
+                "UPDATE plants SET state = 'queued', sent_at = NULL "
+                "WHERE entry = ? AND state = 'sending'",
+                (entry,),
+            )
+
     def retarget(self, entries: Iterable[int], base_url: str, profile: str | None) -> None:
         """Plants taken before their target was resolved: where they go, once it is."""
         with self.db.write() as connection:
@@ -354,3 +364,7 @@ class TargetLedger:
     def hold(self, entries: list[int], note: str) -> None:
         """Put plants that did not go out aside."""
         self.ledger.hold(entries, note)
+
+    def requeue(self, entry: int) -> None:
+        """A plant that certainly never left waits in line again."""
+        self.ledger.requeue(entry)

@@ -84,6 +84,7 @@ class ChoiceScreen(ModalScreen[T]):
         self._choices = tuple(choices)
         self._cancel = cancel
         self._answered = answered
+        self._before: list[Callable[[], None]] = []
         self._done = False
 
     def compose(self) -> ComposeResult:
@@ -125,11 +126,17 @@ class ChoiceScreen(ModalScreen[T]):
         for button in self.query("#confirm-buttons Button").results(Button):
             button.compact = stacked
 
+    def before_answer(self, callback: Callable[[], None]) -> None:
+        """Call `callback` as the answer is read, before the answer's own `answered`."""
+        self._before.append(callback)
+
     def answer(self, value: T) -> None:
         """Close with this answer, at once (a second answer, already on its way, is ignored)."""
         if self._done:
             return
         self._done = True
+        for callback in self._before:
+            callback()
         if self._answered is not None:
             self._answered(value)
         self.dismiss(value)

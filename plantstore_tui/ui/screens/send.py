@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -21,11 +21,13 @@ from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker
 
+from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable, state_words
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
-    stop_sending,
-    switch_target,
+    stop_question,
+    switch_question,
     tell_ledger_news,
 )
 from plantstore_tui.ui.screens.send_submit import submit, sync_taken
@@ -33,16 +35,20 @@ from plantstore_tui.ui.screens.send_views import open_attention, open_history
 from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
-from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine, state_words
+from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
-    from plantstore_tui.ui.screens.confirm import ProtectedSends
+    from plantstore_tui.ui.screens.confirm import ChoiceScreen, ProtectedSends
 
+
+T = TypeVar("T")
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
@@ -60,6 +66,10 @@ class SendScreen(FormScreen):
         # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
         Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
+        # Shown only when they apply (check_action): after a refused token, while the
+        # deployment cannot be reached.
+        Binding("ctrl+r", "resume", "Resume"),
+        Binding("ctrl+r", "try_now", "Try now"),
         Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
         Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
@@ -294,15 +304,73 @@ class SendScreen(FormScreen):
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
         """Send to another target from now on (True: at once); plants in line for the old one
-        are asked about first."""
-        return switch_target(self.session, self.app, lambda: self._switch(connect, label))
+        are asked about first. The profile in use chosen again is connected again (its token
+        read anew) with the plants in line kept, in order."""
+        session = self.session
+        target = session.target
+        if target is not None and label.profile is not None and label.profile == target.profile:
+            self._switch(connect, label, carry=True)
+            return True
+        waiting = session.in_line()
+        if not waiting:
+            self._switch(connect, label)
+            return True
+        self.ask(switch_question(session, waiting, lambda: self._switch(connect, label)))
+        return False
 
-    def _switch(self, connect: Connect, label: TargetLabel) -> None:
-        self.session.choose(label.base_url, label.profile)
+    def _switch(self, connect: Connect, label: TargetLabel, *, carry: bool = False) -> None:
+        self.session.choose(label.base_url, label.profile, carry=carry)
         self._connect, self._label = connect, label
         self.status.show_target(label.parts(), protected=label.protected)
         self.show_state("connecting…", "busy")
         self._start_connecting()
+
+    # Questions and the queue's state ----------------------------------------------------------
+
+    def ask(self, question: ChoiceScreen[Any]) -> None:
+        """Put a question about the queue on screen: nothing leaves the queue while it is open
+        (a send in flight settles). Every question about the queue comes through here."""
+        self._opened(question)
+        self.app.push_screen(question)
+
+    async def ask_and_wait(self, question: ChoiceScreen[T]) -> T:
+        """`ask`, from a worker, for its answer."""
+        self._opened(question)
+        return await self.app.push_screen_wait(question)
+
+    def _opened(self, question: ChoiceScreen[Any]) -> None:
+        self.session.question_opened()
+        question.before_answer(self._question_answered)
+        self.show_state()
+
+    def _question_answered(self) -> None:
+        self.session.question_closed()
+        self.show_state()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Ctrl+R resumes after a refused token, or tries an unreachable deployment now."""
+        if action in ("resume", "try_now"):
+            state = self.session.queue_state if self._session is not None else None
+            wanted = TokenRefused if action == "resume" else Unreachable
+            return isinstance(state, wanted)
+        return super().check_action(action, parameters)
+
+    def action_resume(self) -> None:
+        """After a refused token: read the profile's token again (it may have been fixed in F2)
+        and send the refused plant again, then the rest."""
+        session, target = self.session, self.session.target
+        if target is not None and target.profile is not None:
+            from plantstore_tui.ui.connection import connect_to_profile
+
+            name = target.profile
+            self._switch(lambda: connect_to_profile(name), TargetLabel.of(target), carry=True)
+        session.resume()
+        self.show_state()
+
+    def action_try_now(self) -> None:
+        """Try the deployment now instead of at the next try."""
+        self.session.resume()
+        self.show_state()
 
     # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
     @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
@@ -342,8 +410,8 @@ class SendScreen(FormScreen):
         await self.session.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's counts say (once, before
-        the next frame, however many plants moved on meanwhile)."""
+        """Show `words` in the status line, or else what the session's state and counts say
+        (once, before the next frame, however many plants moved on meanwhile)."""
         if words is not None and kind is not None:
             self._counts_due = False
             self.status.show_state(words, kind)
@@ -352,19 +420,50 @@ class SendScreen(FormScreen):
         once_before_frame(self.status, self._show_counts)
 
     _counts_due = False
+    _shown_state: type | None = None
+    _ticking: Timer | None = None
 
     def _show_counts(self) -> None:
         if not self._counts_due:
             return  # words shown since replace them
         self._counts_due = False
         session = self.session
+        state = session.queue_state
         self.status.show_state(
             *state_words(
-                *session.counts(),
+                state,
+                session.counts(),
+                now=time.monotonic(),
                 problem=session.problem is not None,
                 connected=session.target is not None,
             )
         )
+        if type(state) is not self._shown_state:
+            self._shown_state = type(state)
+            self.refresh_bindings()
+            self._tell_state(state)
+        # The countdown to the next try, once a second while the deployment cannot be reached.
+        if isinstance(state, Unreachable) and self._ticking is None:
+            self._ticking = self.set_interval(1.0, self.show_state)
+        elif not isinstance(state, Unreachable) and self._ticking is not None:
+            self._ticking.stop()
+            self._ticking = None
+
+    def _tell_state(self, state: QueueState) -> None:
+        # Said once as the queue stops, in the log where the plants' entries are.
+        if isinstance(state, TokenRefused):
+            self.log_panel.add_note(
+                f"The deployment refused the token ({state.status}): the queue is paused, the "
+                "refused plant first in line. Fix the token (F2), then Ctrl+R sends it again "
+                "and then the rest.",
+                self.clock(),
+            )
+        elif isinstance(state, Unreachable):
+            self.log_panel.add_note(
+                f"The deployment cannot be reached ({visible(state.reason)}). Plants wait in "
+                "line and go by themselves, in order, as soon as it answers; Ctrl+R tries now.",
+                self.clock(),
+            )
 
     @on(StatusLine.TargetClicked)
     async def _target_clicked(self) -> None:
@@ -377,7 +476,8 @@ class SendScreen(FormScreen):
         nothing in line, say so: Esc never does nothing silently."""
         # Always in the footer: hiding it as the queue starts and empties rebuilt the footer
         # twice a send, and the rebuilt footers' memory was not all given back.
-        counts = self.session.counts()
+        session = self.session
+        counts = session.counts()
         if not (counts.queued or counts.sending):
             self.notify(
                 "Nothing is being sent: Esc cancels a send in flight (and asks about the rest "
@@ -385,7 +485,10 @@ class SendScreen(FormScreen):
                 title="Nothing to cancel",
             )
             return
-        stop_sending(self.session, self.app)
+        if counts.queued:
+            # Asked first: the queue stops before the cancelled send lets the next one go.
+            self.ask(stop_question(session, counts.queued))
+        session.cancel_send()
 
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it."""

@@ -55,8 +55,7 @@ def _connected(
         target = screen.target
         if target is None or not screen.protected.needs_asking(target):
             return True
-        question = screen.protected.question(target, plant.plant)
-        answer = await screen.app.push_screen_wait(question)
+        answer = await screen.ask_and_wait(screen.protected.question(target, plant.plant))
         return screen.protected.record(target, answer)
 
     screen.run_worker(

@@ -1,6 +1,7 @@
 """What the send screen tells and asks the operator about plants: the ledger's news once it is
 open, whether to hold the queue after a cancel, where plants in line go when the target
-switches."""
+switches. The questions are built here and asked through `SendScreen.ask`, which stops the
+queue while they are open."""
 
 from __future__ import annotations
 
@@ -10,13 +11,12 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.state import TokenRefused, Unreachable
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from plantstore_tui.core.sending.session import EntrySession
     from plantstore_tui.core.sending.session_ledger import LedgerNews
-    from plantstore_tui.ui.screens.confirm import Answer
+    from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
     from plantstore_tui.ui.screens.send import SendScreen
 
 
@@ -44,46 +44,40 @@ def tell_ledger_news(screen: SendScreen, news: LedgerNews) -> None:
         )
 
 
-def stop_sending(session: EntrySession, app: App[object]) -> None:
-    """Cancel the send in flight; with plants behind it, ask whether they are held too
-    (nothing more goes out until the answer)."""
+def stop_question(session: EntrySession, waiting: int) -> ChoiceScreen[Answer]:
+    """Esc cancelled a send with plants behind it: are they held too? (Asked through the send
+    screen's one path: nothing goes out until the answer.)"""
     from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
-    waiting = session.cancel_send()
-    if not waiting:
-        return
-
     def answered(answer: Answer) -> None:
-        held = "Not sent: held when the queue was stopped (Esc)."
-        session.go_on(held if answer.confirmed else None)
+        if answer.confirmed:
+            session.hold_queued("Not sent: held when the queue was stopped (Esc).")
 
-    app.push_screen(
-        ChoiceScreen(
-            "Stop the queue too?",
-            Text(f"{waiting} more plant(s) are queued."),
-            "Held plants are never sent: they wait in needs attention (F4), where each can "
-            "be loaded into the form or dismissed.",
-            [
-                Choice("Hold them", "h", Answer.YES, "queue-hold", "warning"),
-                Choice("Keep sending", "Esc", Answer.NO, "queue-keep"),
-            ],
-            cancel=Answer.NO,
-            answered=answered,
-        )
+    return ChoiceScreen(
+        "Stop the queue too?",
+        Text(f"{plural(waiting, 'more plant is', 'more plants are')} queued."),
+        "Held plants are never sent: they wait in needs attention (F4), where each can "
+        "be loaded into the form or dismissed.",
+        [
+            Choice("Hold them", "h", Answer.YES, "queue-hold", "warning"),
+            Choice("Keep sending", "Esc", Answer.NO, "queue-keep"),
+        ],
+        cancel=Answer.NO,
+        answered=answered,
     )
 
 
-def switch_target(session: EntrySession, app: App[object], switch: Callable[[], None]) -> bool:
-    """Switch at once when no plant is in line (True); else ask whether they go to the old
-    target as planned or are held, and switch after the answer unless it is "don't switch"."""
+def switch_question(
+    session: EntrySession, waiting: int, switch: Callable[[], None]
+) -> ChoiceScreen[str]:
+    """Plants are in line for the old target: do they go there as planned, or are they held?
+    The switch comes after the answer, unless it is "don't switch". A queue that cannot send
+    now (a refused token, a deployment that cannot be reached) offers only to hold them."""
     from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 
-    waiting = session.in_line()
-    if not waiting:
-        switch()
-        return True
     target = session.target
     old = "the old target" if target is None else visible(target.profile or target.base_url)
+    stuck = isinstance(session.queue_state, TokenRefused | Unreachable)
 
     def answered(choice: str) -> None:
         if choice == "cancel":
@@ -92,19 +86,31 @@ def switch_target(session: EntrySession, app: App[object], switch: Callable[[], 
             session.hold_queued("Not sent: held when the profile was switched.")
         switch()
 
-    app.push_screen(
-        ChoiceScreen(
-            "Plants are still queued",
-            Text(f"{waiting} plant(s) queued for {old}"),
-            "They can go to that target as planned, or wait in needs attention (F4), "
-            "where each can be loaded into the form for the new target or dismissed.",
-            [
-                Choice(f"Send them to {old}", "s", "send", "switch-send", "primary"),
-                Choice("Hold them", "h", "hold", "switch-hold"),
-                Choice("Don't switch", "Esc", "cancel", "switch-cancel"),
-            ],
-            cancel="cancel",
-            answered=answered,
+    choices = [
+        Choice("Hold them", "h", "hold", "switch-hold", "primary" if stuck else "default"),
+        Choice("Don't switch", "Esc", "cancel", "switch-cancel"),
+    ]
+    if stuck:
+        detail = (
+            f"{old} cannot take them now. Held, they wait in needs attention (F4), where each "
+            "can be loaded into the form for the new target or dismissed."
         )
+    else:
+        choices.insert(0, Choice(f"Send them to {old}", "s", "send", "switch-send", "primary"))
+        detail = (
+            "They can go to that target as planned, or wait in needs attention (F4), "
+            "where each can be loaded into the form for the new target or dismissed."
+        )
+    return ChoiceScreen(
+        "Plants are still queued",
+        Text(f"{plural(waiting, 'plant', 'plants')} queued for {old}"),
+        detail,
+        choices,
+        cancel="cancel",
+        answered=answered,
     )
-    return False
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """`1 plant`, `3 plants`."""
+    return f"{count} {one if count == 1 else many}"

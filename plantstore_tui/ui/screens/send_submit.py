@@ -59,7 +59,7 @@ def _ask_then_queue(screen: SendScreen, texts: FormTexts, target: Target) -> Non
         else:
             screen.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
 
-    screen.app.push_screen(screen.protected.question(target, plant, answered))
+    screen.ask(screen.protected.question(target, plant, answered))
 
 
 def parse(screen: SendScreen, texts: FormTexts) -> NewPlant | None:

@@ -24,6 +24,7 @@ from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
 from plantstore_tui.core.sending.session import EntrySession, LedgerNews
+from plantstore_tui.core.sending.state import Asking, Running
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
@@ -155,7 +156,6 @@ async def test_a_plant_taken_behind_another_is_queued_and_marked_sending_in_its_
             assert writes == [True, True]
             await server.wait_for_requests(1)
             session.cancel_send()
-            session.go_on()
             await session.wait_until_quiet()
             assert reports.states(first.number)[-1] is PlantState.UNKNOWN
             assert reports.states(second.number)[-1] is PlantState.CREATED
@@ -345,13 +345,18 @@ async def test_a_cancelled_send_is_of_unknown_fate_and_the_plants_behind_it_can_
             await server.wait_for_requests(1)
             await reports.until(lambda: session.sending)
             assert session.in_line() == 2
+            # The screen asks about the plants behind before it cancels.
+            session.question_opened()
+            assert session.queue_state == Asking()
             assert session.cancel_send() == 1
             await reports.until(lambda: PlantState.UNKNOWN in reports.states(slow.number))
             # Paused until the operator answers: the plant behind has not gone out.
             assert len(server.requests) == 1
             assert session.counts() == Counts(queued=1, sending=0, attention=1)
 
-            session.go_on("Not sent: held when the queue was stopped.")
+            session.hold_queued("Not sent: held when the queue was stopped.")
+            session.question_closed()
+            assert session.queue_state == Running()
             await session.wait_until_quiet()
             assert len(server.requests) == 1
             attention = session.ledger().attention()
