@@ -6,6 +6,7 @@ behind when it ends.
 from __future__ import annotations
 
 import hashlib
+import signal
 import stat
 import sys
 from pathlib import Path
@@ -111,4 +112,27 @@ def test_the_demo_leaves_the_operators_files_byte_for_byte_as_they_were(
         _try_the_demo(terminal, temporary)
 
     assert _fingerprint(operator) == before
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_sandbox_left_by_a_demo_killed_with_sigkill_is_removed_by_the_next(
+    tmp_path: Path,
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = isolated_env(tmp_path / "operator", TMPDIR=str(temporary))
+    command = [sys.executable, "-m", "plantstore_tui", "demo"]
+    with PtyProcess(command, env=env, cwd=tmp_path) as killed:
+        killed.wait_for("ready", STARTUP_SECONDS)
+        [left] = temporary.glob("plantstore-demo-*")
+        killed.send_signal(signal.SIGKILL)
+        assert killed.wait_exit(EXIT_SECONDS) == -signal.SIGKILL
+    assert left.exists()
+
+    with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        [own] = temporary.glob("plantstore-demo-*")
+        assert own != left
+        terminal.write(CTRL_Q)
+        assert terminal.wait_exit(EXIT_SECONDS) == 0
     assert list(temporary.iterdir()) == []
