@@ -24,7 +24,6 @@ from plantstore_tui.ui import collector
 
 if TYPE_CHECKING:
     from plantstore_tui.core.config.targets import TargetOptions
-    from plantstore_tui.server.demo import ThrowawayServer
     from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 
 # The group's target options that can open the TUI without click: those taking a value, by the
@@ -142,23 +141,33 @@ def _resolved_in_app(options: TargetOptions) -> Connect:
     return connect
 
 
-def _throwaway_server() -> ThrowawayServer:
-    """The demo the first-run screen offers, imported only when chosen (the first frame waits for
-    no server code)."""
-    from plantstore_tui.server.demo import ThrowawayServer
-
-    return ThrowawayServer()
-
-
-def run_tui(connect: Connect | None, label: TargetLabel) -> None:
-    """Run the TUI (None: no target yet, the first-run screen); exit with its return code."""
+def run_tui(connect: Connect | None, label: TargetLabel, *, note: str | None = None) -> None:
+    """Run the TUI (None: no target yet, the first-run screen); exit with its return code. The
+    demo chosen on the first-run screen starts once that TUI has ended (`run_demo`)."""
     from plantstore_tui.ui.app import PlantStoreApp
 
-    app = PlantStoreApp(connect, label, demo=_throwaway_server)
-    try:
-        app.run()
-    finally:
-        # A demo started from the first-run screen stops however the app ends.
-        app.stop_demo()
-    if app.return_code:
+    app = PlantStoreApp(connect, label, note=note)
+    app.run()
+    if app.demo_chosen:
+        run_demo()
+    elif app.return_code:
         raise SystemExit(app.return_code)
+
+
+def run_demo() -> None:
+    """The TUI on a throwaway reference server, in a sandbox: its profiles, tokens and ledger
+    live in a temporary directory of its own, removed with the server's database however the
+    demo ends; the operator's are neither read nor written."""
+    from plantstore_tui.core.config.sandbox import sandboxed
+    from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
+    from plantstore_tui.ui.connection import TargetLabel, connect_to
+
+    # Through the environment (PLANTSTORE_CONFIG_DIR, PLANTSTORE_DATA_DIR): every room finds
+    # its files there, at each use, and a token command run from the demo inherits the same.
+    with sandboxed() as sandbox:
+        server = ThrowawayServer(sandbox.server_dir)
+        try:
+            target = server.start()
+            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=DEMO_NOTE)
+        finally:
+            server.stop()

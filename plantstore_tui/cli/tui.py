@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.start import ad_hoc_plan, run_tui
+from plantstore_tui.start import ad_hoc_plan, run_demo, run_tui
 
 if TYPE_CHECKING:
     from plantstore_tui.ui.connection import Connect, TargetLabel
@@ -55,15 +55,8 @@ def open_tui(options: TargetOptions) -> None:
 def demo() -> None:
     """Start a throwaway reference server on a free loopback port and open the TUI on it.
 
-    The token is fresh and the database temporary: both are gone when the TUI exits.
+    A sandbox: the token is fresh, and the server's database and the demo's own profiles and
+    ledger are temporary, all gone when the TUI exits. Your profiles, tokens and ledger are
+    neither read nor changed.
     """
-    from plantstore_tui.server.demo import ThrowawayServer
-    from plantstore_tui.ui.connection import TargetLabel, connect_to
-
-    server = ThrowawayServer()
-    # The server stops however the TUI ends: quit, Ctrl+C, or a crash.
-    try:
-        target = server.start()
-        run_tui(lambda: connect_to(target), TargetLabel.of(target))
-    finally:
-        server.stop()
+    run_demo()

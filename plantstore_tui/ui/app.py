@@ -6,9 +6,9 @@ import asyncio
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import events, on
@@ -19,7 +19,7 @@ from textual.screen import Screen
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.ui import collector
 from plantstore_tui.ui.commands import ProfileCommands
-from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+from plantstore_tui.ui.connection import Connect, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
@@ -28,7 +28,6 @@ from plantstore_tui.ui.textual_compat import CompatApp
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-    from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -55,19 +54,6 @@ def _applies_in_order(screen: object) -> bool:
     return applies
 
 
-class DemoServer(Protocol):
-    """A throwaway server to try the product on; the front door says which (ui never imports
-    the server)."""
-
-    def start(self) -> Target:
-        """Start it and return the target that sends to it."""
-        ...
-
-    def stop(self) -> None:
-        """Stop it; safe to call twice or before start."""
-        ...
-
-
 class PlantStoreApp(CompatApp[None]):
     """plantstore-tui: a form, a send that never freezes the screen, and a log of the answers."""
 
@@ -91,17 +77,19 @@ class PlantStoreApp(CompatApp[None]):
         label: TargetLabel,
         *,
         clock: Clock = _now,
-        demo: Callable[[], DemoServer] | None = None,
+        note: str | None = None,
     ) -> None:
-        """`connect` None means no target yet: the app opens on the first-run screen, which
-        offers the demo that `demo` makes."""
+        """`connect` None means no target yet: the app opens on the first-run screen. `note`
+        is put in the log at the start (the demo says there that it is a sandbox)."""
         super().__init__()
         self._connect = connect
         self._label = label
         self._clock = clock
+        self._note = note
         self._send_screen = SendScreen(connect, label, clock)
-        self._make_demo = demo
-        self._demo: DemoServer | None = None
+        self.demo_chosen = False
+        """True when the operator chose the demo on the first-run screen: the app ends, and the
+        front door starts the demo in a sandbox of its own (nothing of this run reaches it)."""
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._slice_started = time.monotonic()
@@ -175,6 +163,8 @@ class PlantStoreApp(CompatApp[None]):
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
         self.call_after_refresh(collector.after_first_frame)
+        if self._note is not None:
+            self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 
@@ -183,11 +173,13 @@ class PlantStoreApp(CompatApp[None]):
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
             self.use_profile(choice.profile.name)
-        elif choice is not None and choice.demo and self._make_demo is not None:
-            label = TargetLabel(base_url="starting…", token_source="the demo")
-            self._send_screen.reconnect(self._start_demo, label)
         else:
+            # The demo is not started in this app: its session and ledger are the operator's.
+            self.demo_chosen = choice is not None and choice.demo
             self.exit()
+
+    def _put_note(self, note: str) -> None:
+        self._send_screen.log_panel.add_note(note, self._clock())
 
     # Quitting: signals and the quit question -------------------------------------------------
 
@@ -248,19 +240,6 @@ class PlantStoreApp(CompatApp[None]):
         )
         question.id = "quit-question"
         self._send_screen.ask(question)
-
-    def _start_demo(self) -> Connection:
-        # Runs in the connect thread; the server stops when the app is done (stop_demo).
-        from plantstore_tui.ui.connection import connect_to
-
-        assert self._make_demo is not None, "offered only when the front door handed one in"
-        self._demo = self._make_demo()
-        return connect_to(self._demo.start())
-
-    def stop_demo(self) -> None:
-        """Stop a demo server started from the first-run screen, if any."""
-        if self._demo is not None:
-            self._demo.stop()
 
     def on_unmount(self) -> None:
         """Give the signals back."""

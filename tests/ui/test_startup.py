@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 
 from plantstore_tui.cli import main
+from plantstore_tui.core.config.files import config_dir, data_dir
 from plantstore_tui.core.plant import form
 from plantstore_tui.ui import connection
 from plantstore_tui.ui.app import PlantStoreApp
@@ -51,6 +53,7 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
         """
         import json, sys
         from plantstore_tui.cli import main
+from plantstore_tui.core.config.files import config_dir, data_dir
         from plantstore_tui.cli.targets import TargetOptions
         from plantstore_tui.cli.tui import _plan
         from plantstore_tui.ui.app import PlantStoreApp
@@ -338,11 +341,15 @@ def test_the_tui_resolves_its_target_after_the_first_frame(monkeypatch: pytest.M
 
 
 def test_demo_serves_while_the_tui_runs_and_stops_when_it_crashes(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     seen: dict[str, Any] = {}
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    operator = (config_dir(), data_dir())
 
     def run(self: PlantStoreApp) -> None:
+        # The TUI runs in the demo's sandbox.
+        seen["dirs"] = (config_dir(), data_dir())
         connection: Connection = self._connect()
         seen["target"] = connection.target
         host, port = connection.target.base_url.removeprefix("http://").split(":")
@@ -360,6 +367,10 @@ def test_demo_serves_while_the_tui_runs_and_stops_when_it_crashes(
     host, port = target.base_url.removeprefix("http://").split(":")
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection((host, int(port)), timeout=5).close()
+    [sandbox] = {path.parent for path in seen["dirs"]}
+    assert sandbox.parent == tmp_path
+    assert not sandbox.exists()
+    assert (config_dir(), data_dir()) == operator
 
 
 _CRASH = """

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from snapshot_apps.support import SIZE, app_with, fill, log_text, ready, until
+from ledger_support import ledger_file
+from pydantic import SecretStr
+from snapshot_apps.support import SIZE, app_with, fill, log_text, ready, target_of, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import ListView, OptionList
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.server.demo import ThrowawayServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.profiles import ProfilesScreen
@@ -121,24 +122,18 @@ async def test_f2_switches_the_profile_plants_go_to(
         await send_goes_through(pilot, screen, plant_id)
 
 
-async def test_first_run_can_start_the_demo_and_send_to_it() -> None:
+async def test_the_demo_chosen_on_the_first_run_is_started_by_the_front_door() -> None:
+    # This app's session and ledger are the operator's: the demo runs after it, in a sandbox
+    # (start.run_demo), and the operator's ledger is not even opened meanwhile.
     label = TargetLabel(base_url="no target yet", token_source="no profile")
-    app = PlantStoreApp(None, label, demo=ThrowawayServer)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
-            screen = app.get_default_screen()
-            assert isinstance(screen, SendScreen)
-            await pilot.press("d")
-            await until(pilot, lambda: app.screen is screen and screen.target is not None)
-            assert "token from the demo" in status_text(screen)
-
-            await fill(pilot, screen, name="Fern", id="1")
-            await pilot.press("ctrl+s")
-            await until(pilot, lambda: len(screen.log_panel.entries) == 1)
-            assert "Created plant 1 (Fern)" in log_text(screen)
-    finally:
-        app.stop_demo()
+    app = PlantStoreApp(None, label)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        await pilot.press("d")
+        await until(pilot, lambda: app.return_code is not None)
+    assert app.demo_chosen
+    assert app.return_code == 0
+    assert not ledger_file().exists()
 
 
 async def test_first_run_quits_when_asked() -> None:
@@ -148,6 +143,16 @@ async def test_first_run_quits_when_asked() -> None:
         await pilot.press("q")
         await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 0
+    assert not app.demo_chosen
+
+
+async def test_the_note_handed_in_is_in_the_log_from_the_start() -> None:
+    target = target_of("http://127.0.0.1:9", SecretStr("a-token-for-the-test"))
+    note = "This is the demo, a sandbox: nothing is kept."
+    app = PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target), note=note)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        assert note in " ".join(log_text(screen).split())
 
 
 async def test_the_palette_switches_to_another_saved_profile(

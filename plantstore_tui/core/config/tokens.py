@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
 COMMAND_TIMEOUT = 30.0
+# Set (not empty, not "0"): tokens are kept in credentials.toml, and the OS keyring is never
+# asked (the demo's sandbox sets it: nothing of a demo may reach the operator's keyring).
+NO_KEYRING_ENV = "PLANTSTORE_NO_KEYRING"
 # A token is a line; a command printing more than this is not printing a token.
 _COMMAND_OUTPUT_CAP = 64 * 1024
 _CREDENTIALS_HEADER = (
@@ -148,7 +152,10 @@ def _token_from_output(output: bytes, source: TokenSource) -> SecretStr:
 
 
 def usable_keyring() -> KeyringBackend | None:
-    """The OS keyring backend, or None when keyring found only its fail or null backend."""
+    """The OS keyring backend, or None when it is turned off (`PLANTSTORE_NO_KEYRING`) or keyring
+    found only its fail or null backend."""
+    if os.environ.get(NO_KEYRING_ENV, "").strip() not in ("", "0"):
+        return None
     import keyring
     from keyring.backends import fail, null
 

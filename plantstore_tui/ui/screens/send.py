@@ -173,10 +173,10 @@ class SendScreen(FormScreen):
         self.post_message(self.TakingKeys())
         # One thread opens the ledger, then connects: a second one would not connect sooner
         # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
+        # With no target yet (first run), not before one is chosen: a demo chosen instead runs
+        # in a sandbox, and must find the operator's ledger as it was.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
-        else:
-            self.call_after_refresh(self._open_ledger)
 
     taking_keys = False
     """True once the form is there to take keys (they are kept until then: `TakingKeys`)."""
@@ -202,10 +202,6 @@ class SendScreen(FormScreen):
         self.form.send_button.compact = not roomy
 
     # The ledger -------------------------------------------------------------------------------
-
-    @work(thread=True, name="ledger", group="ledger", exit_on_error=False)
-    def _open_ledger(self) -> None:
-        self._open_ledger_here()
 
     def _open_ledger_here(self) -> None:
         # In a worker thread: the ledger opened (once), and what it holds told.
@@ -243,7 +239,7 @@ class SendScreen(FormScreen):
         self._prepare_when_free()
 
     def _prepare_when_free(self) -> None:
-        # After the first connect (or ledger) worker, not beside it: the two would import at
+        # After the first connect worker, not beside it: the two would import at
         # once (Pydantic in both), and a second thread would keep a malloc arena of its own.
         if self._typing and self._first_worker_done and not self._preparing:
             self._preparing = True
@@ -391,7 +387,7 @@ class SendScreen(FormScreen):
         from plantstore_tui.ui.screens.send_connection import worker_ended
 
         worker_ended(self, event)
-        if event.worker.group in ("connect", "ledger") and event.worker.is_finished:
+        if event.worker.group == "connect" and event.worker.is_finished:
             self._first_worker_done = True
             self._prepare_when_free()
 
