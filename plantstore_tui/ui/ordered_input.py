@@ -9,7 +9,7 @@ field that was focused when it began.
 A screen that implements `OrderedInput` is handed each key and paste instead, in the app's own
 task, and applies it completely (the text edit, the focus move, the submit) before the app reads
 the next one. A screen with fields opts in by being an `OrderedScreen`, its text fields
-`TypedInput`s: the plant form (`FormScreen`), the profile editor.
+`TypedInput`s: the plant form (`FormScreen`), the profile editor, the history.
 
 `apply_key` does what Textual does for a key, in the same order, but to the end: priority
 bindings, then the focused widget's own handling of a typed character, then the bindings from the
@@ -65,9 +65,9 @@ async def apply_key(
 class OrderedScreen(Screen[ReturnType]):
     """A screen whose keys and pastes are applied in order, its text fields `TypedInput`s.
 
-    A screen with fields opts in by subclassing it after its Textual screen class
-    (`class Editor(ModalScreen[R], OrderedScreen[R])`): Textual takes a screen's default CSS
-    along its first base only."""
+    A screen with fields opts in by subclassing it in place of `Screen`, or after another
+    Textual screen class (`class Editor(ModalScreen[R], OrderedScreen[R])`): Textual takes a
+    screen's default CSS along its first base only."""
 
     def __init__(
         self, name: str | None = None, id: str | None = None, classes: str | None = None
