@@ -13,6 +13,7 @@ import pytest
 from burst_support import Record, expected_rows, keys_for, stored_plants
 from pty_support import PtyProcess, isolated_env
 
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.server.runner import BackgroundServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -59,3 +60,88 @@ def test_a_kept_token_that_cannot_be_read_is_said_in_the_tui(tmp_path: Path) -> 
         terminal.wait_for("Configuration problem: Profile 'kept' has no saved", STARTUP_SECONDS)
         terminal.write(CTRL_Q)
         assert terminal.wait_exit(EXIT_SECONDS) == 0
+
+
+# The editor at 80x24, reached from the first-run screen. Its Tab order: Name, Base URL, the
+# token's source (Typed here, chosen), Token.
+EDITOR_SIZE = {"columns": 80, "rows": 24}
+CTRL_S = b"\x13"
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+# The random part of each token: no run of 6 of its characters may reach the screen.
+TOKEN_TAIL = "5f2c9a71d3e84b06"
+TOKEN = f"PTY-CANARY-{TOKEN_TAIL}"
+
+
+def _editor(directory: Path) -> PtyProcess:
+    """The TUI on its first run, its profile editor open on a new profile, Name focused."""
+    command = [sys.executable, "-m", "plantstore_tui"]
+    terminal = PtyProcess(command, env=isolated_env(directory), cwd=directory, **EDITOR_SIZE)
+    try:
+        terminal.wait_for("Create a profile", STARTUP_SECONDS)
+        terminal.write(b"c")
+        terminal.wait_for("New profile", STARTUP_SECONDS)
+    except BaseException:
+        terminal.close()
+        raise
+    return terminal
+
+
+def _assert_token_never_shown(terminal: PtyProcess, tail: str = TOKEN_TAIL) -> None:
+    text = terminal.screen_text()
+    shown = {tail[i : i + 6] for i in range(len(tail) - 5)} & {
+        text[i : i + 6] for i in range(len(text) - 5)
+    }
+    assert not shown, terminal.report(f"token characters {sorted(shown)} were on screen")
+
+
+def test_the_editor_takes_name_url_and_token_typed_in_one_write_in_order(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    url = reference_server.base_url
+    with _editor(tmp_path) as terminal:
+        # A password manager's auto-type: every key in one write, faster than any frame.
+        terminal.write(f"bench\t{url}\t\t{TOKEN}".encode())
+        # Only the token field masks its text: the dots say the token went there, whole.
+        terminal.wait_for("•" * len(TOKEN), STARTUP_SECONDS)
+        mark = terminal.mark()
+        terminal.write(CTRL_S)
+        terminal.wait_for("token from credentials file", STARTUP_SECONDS, since=mark)
+        _assert_token_never_shown(terminal)
+        terminal.write(CTRL_Q)
+        assert terminal.wait_exit(EXIT_SECONDS) == 0
+    store = ProfileStore(tmp_path / "config")
+    saved = store.get("bench")
+    assert saved.base_url == url
+    assert (saved.token_env, saved.token_command) == (None, None)
+    token, _source = store.resolve_token(saved)
+    assert token.get_secret_value() == TOKEN
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        pytest.param(f"PTY-CANARY {TOKEN_TAIL}".encode(), id="typed-with-a-space"),
+        pytest.param(
+            PASTE_START + f"PTY-CANARY\x01{TOKEN_TAIL}".encode() + PASTE_END,
+            id="pasted-with-a-control-character",
+        ),
+    ],
+)
+def test_an_invalid_token_is_refused_in_words_that_never_show_it(
+    tmp_path: Path, typed: bytes
+) -> None:
+    with _editor(tmp_path) as terminal:
+        terminal.write(b"bench\thttps://plants.example.com\t\t" + typed)
+        text = terminal.wait_for("The token has a space, control", STARTUP_SECONDS)
+        assert "position 11" in text  # where the space or control character is
+        mark = terminal.mark()
+        terminal.write(CTRL_S)
+        # Not saved: the editor stays, saying why, and the token field still masks its text.
+        terminal.wait_for("The token has", STARTUP_SECONDS, since=mark)
+        assert "•" * len(TOKEN) in terminal.screen_text()
+        _assert_token_never_shown(terminal)
+        terminal.write(b"\x1b")  # Esc: cancel, back to the first-run screen
+        terminal.wait_for("Create a profile", STARTUP_SECONDS, since=mark)
+        terminal.write(b"q")
+        terminal.wait_exit(EXIT_SECONDS)
+    assert not (tmp_path / "config" / "profiles.toml").exists()

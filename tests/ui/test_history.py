@@ -8,6 +8,7 @@ import json
 import sqlite3
 
 import pytest
+from keys_support import burst
 from ledger_support import all_rows, ledger_file, new_row, opened, take_settled
 from snapshot_apps.support import (
     SIZE,
@@ -113,6 +114,26 @@ async def test_load_resend_and_copy_as_curl(reference_server: BackgroundServer) 
         assert rows() == [(7, "rejected", "not created"), (7, "created", "created")]
         # The resend went from the history, not the form: what was typed is still there.
         assert screen.form.texts().name == "Fern"
+
+
+async def test_a_search_typed_right_after_ctrl_f_goes_in_the_search_not_to_the_table(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Rose", id="8")
+        await send_and_wait(pilot, app, "enter")
+        history = await open_history(app, pilot)
+        search = history.query_one("#history-search", Input)
+        # Read in one go: the r of "rose" would resend the highlighted plant if it reached the
+        # table, focused when Ctrl+F was read.
+        burst(app, ["ctrl+f", *"rose"])
+        await until(pilot, lambda: search.value == "rose", "rose in the search")
+        await done(app, pilot)
+        assert app.screen is history
+        assert history.query_one(DataTable).row_count == 1
+        assert rows() == [(8, "created", "created")]
 
 
 async def test_the_id_field_warns_of_an_id_created_here(

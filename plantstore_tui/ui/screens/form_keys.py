@@ -1,18 +1,17 @@
 """The key routing of a screen built around the plant form: every key and paste applied in
-order, Enter moving on to the next field or sending, a field's text selected as the focus
-arrives."""
+order (`OrderedScreen`), Tab and Enter moving on to the next field, Enter on the last sending."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Button
 
 from plantstore_tui.core.plant.form import FormField
-from plantstore_tui.ui.ordered_input import apply_key
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.textual_compat import CompatScreen
 from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 
@@ -20,7 +19,7 @@ from plantstore_tui.ui.widgets.plant_form import FieldInput, PlantForm
 _NEXT_FIELD: dict[FormField, FormField] = {"name": "id", "id": "tag"}
 
 
-class FormScreen(CompatScreen[None]):
+class FormScreen(CompatScreen[None], OrderedScreen[None]):
     """A screen holding a `PlantForm` whose keys are applied in order; `action_send` sends."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -36,69 +35,16 @@ class FormScreen(CompatScreen[None]):
         """Check the form and send what it holds."""
         raise NotImplementedError
 
-    _typing = False
-
-    def typing_started(self) -> None:
-        """Called once, when a field first takes a key or a paste: a plant is on its way."""
-
-    async def take_in_order(self, event: events.Key | events.Paste) -> bool:
-        """Apply a key or paste completely before the app reads the next (ui/ordered_input.py)."""
-        focused = self.focused
-        if not (
-            isinstance(event, events.Key) and event.is_printable and isinstance(focused, FieldInput)
-        ):
-            # What was typed before this key is in the fields before it acts.
-            self.form.apply_typed()
-        if isinstance(event, events.Paste):
-            if not isinstance(focused, FieldInput):
-                return False
-            problem = focused.paste_now(event.text)
-            if problem is not None:
-                self.notify(problem, title="Not pasted", severity="warning")
-            else:
-                self._typed()
-            return True
-        if self.maximized is not None:
-            self.form.apply_typed()
-            return False
-        return await apply_key(self.app, event, self._type_now)
-
-    def _type_now(self, event: events.Key) -> bool:
-        focused = self.focused
-        # More keys read already (a burst): this one goes in with the characters typed next.
-        with_next = self.app.message_queue_size > 0
-        typed = isinstance(focused, FieldInput) and focused.type_now(event, with_next=with_next)
-        if typed:
-            self._typed()
-        return typed
-
-    def _typed(self) -> None:
-        if not self._typing:
-            self._typing = True
-            self.typing_started()
-
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
     ) -> None:
-        """Focus a widget; a form field gets its text selected at once, as the focus moves."""
-        previous = self.focused
-        # Textual scrolls a focused widget into view in a callback it posts for the purpose (a
-        # message and a closure's signature worked out, three times a plant in a burst): a
-        # field in view entirely already needs none.
-        if scroll_visible and widget is not None and self.can_view_entire(widget):
-            scroll_visible = False
+        """Focus a widget (its text selected, as on any ordered screen); the form is marked
+        while the focus is within it."""
         super().set_focus(widget, scroll_visible, from_app_focus)
         form = self.form
         within = self.focused is not None and form in self.focused.ancestors
         if form.has_class("-focus-within") != within:
             form.set_class(within, "-focus-within")
-        if (
-            isinstance(widget, FieldInput)
-            and widget is self.focused
-            and widget is not previous
-            and not from_app_focus
-        ):
-            widget.select_all()
 
     def action_next_field(self) -> None:
         """Tab: from Name or ID the next field, at once (Textual's focus_next works out the

@@ -16,12 +16,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
 from plantstore_tui.core.store.records import outcome_words
+from plantstore_tui.ui.ordered_input import OrderedScreen
+from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry, HistoryFilter, Ledger
@@ -73,8 +74,11 @@ class HistoryTable(DataTable[Text]):
     ]
 
 
-class HistoryScreen(Screen[None]):
-    """The sends kept in the history, filtered by text, outcome and profile."""
+class HistoryScreen(OrderedScreen[None]):
+    """The sends kept in the history, filtered by text, outcome and profile.
+
+    Its keys are applied in order (`OrderedScreen`): Ctrl+F and a search typed after it go in
+    the search, never to the table's keys (r resends)."""
 
     CSS_PATH = "../history.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -94,7 +98,7 @@ class HistoryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Filters, the page of sends, where the page is, the highlighted send, footer."""
         with Horizontal(id="history-filters"):
-            yield Input(placeholder="Search name, tag, id or message", id="history-search")
+            yield TypedInput(placeholder="Search name, tag, id or message", id="history-search")
             yield Select(OUTCOME_CHOICES, prompt="Any outcome", id="history-outcome")
             yield Select([], prompt="Any profile", id="history-profile")
         table = HistoryTable(id="history-table", cursor_type="row", zebra_stripes=True)
@@ -110,7 +114,7 @@ class HistoryScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Read the first page off the UI thread."""
-        self.query_one(HistoryTable).focus()
+        self.set_focus(self.query_one(HistoryTable))
         self._read()
 
     def on_unmount(self) -> None:
@@ -223,8 +227,8 @@ class HistoryScreen(Screen[None]):
             self._read()
 
     def action_search(self) -> None:
-        """Put the cursor in the search field."""
-        self.query_one("#history-search", Input).focus()
+        """Put the cursor in the search field (at once: the keys after it are the search)."""
+        self.set_focus(self.query_one("#history-search", Input))
 
     def action_load(self) -> None:
         """Load the highlighted send into the form, and go back to it."""

@@ -21,6 +21,7 @@ from plantstore_tui.core.config.store import ProfileStore, SaveReport
 from plantstore_tui.core.http.proxy import shown_proxy
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.profile_checks import (
     CHECKED,
     EditorTexts,
@@ -30,7 +31,7 @@ from plantstore_tui.ui.screens.profile_checks import (
     profile_table,
     typed_token,
 )
-from plantstore_tui.ui.widgets.safe_input import SafeInput
+from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 if TYPE_CHECKING:
     from plantstore_tui.core.config.tokens import TokenSource
@@ -53,8 +54,11 @@ class _TokenPlaces:
     current: TokenSource | None
 
 
-class ProfileEditor(ModalScreen[SaveReport | None]):
-    """Add a profile (`profile=None`) or edit one; dismisses with the `SaveReport`, or None."""
+class ProfileEditor(ModalScreen[SaveReport | None], OrderedScreen[SaveReport | None]):
+    """Add a profile (`profile=None`) or edit one; dismisses with the `SaveReport`, or None.
+
+    Its keys are applied in order (`OrderedScreen`): a password manager's auto-type or a macro
+    (name, Tab, URL, Tab, Tab, token) fills each field with its own text."""
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -102,7 +106,7 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
                         )
             with Horizontal(classes="editor-row", id="editor-token-row"):
                 yield Label("Token", classes="editor-label")
-                yield SafeInput(
+                yield TypedInput(
                     placeholder=self._token_placeholder(),
                     password=True,
                     id="editor-token",
@@ -167,7 +171,7 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
     ) -> ComposeResult:
         with Horizontal(classes="editor-row", id=f"editor-{key}-row"):
             yield Label(label, classes="editor-label")
-            yield SafeInput(value, placeholder=placeholder, id=f"editor-{key}", disabled=disabled)
+            yield TypedInput(value, placeholder=placeholder, id=f"editor-{key}", disabled=disabled)
         yield Static("", id=f"editor-{key}-message", classes="editor-message")
 
     def _token_placeholder(self) -> str:
@@ -186,7 +190,8 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
     def on_mount(self) -> None:
         """Show only the token field the choice needs; find where tokens live, off the UI."""
         self._show_choice()
-        self.query_one("#editor-base_url" if self._profile else "#editor-name").focus()
+        # At once, not after the next messages: a key read meanwhile lands in this field.
+        self.set_focus(self._input("base_url" if self._profile else "name"))
         self._find_token_places()
 
     @work(thread=True, exclusive=True, exit_on_error=False, name="token places")
@@ -292,7 +297,7 @@ class ProfileEditor(ModalScreen[SaveReport | None]):
         if everything:
             first = next((key for key in CHECKED if key in found), None)
             if first is not None:
-                self._input(first).focus()
+                self.set_focus(self._input(first))
         return not found and overall is None
 
     def _show_message(self, key: str, words: str | None) -> None:

@@ -30,8 +30,8 @@ from plantstore_tui.core.plant.form import (
     parse_id,
 )
 from plantstore_tui.ui.textual_compat import once_before_frame
-from plantstore_tui.ui.widgets.safe_input import SafeInput
 from plantstore_tui.ui.widgets.switch import Switch
+from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 # Two short lines (the switches name their own keys): they fit the form at its narrowest (80
 # columns), under three messages of several lines at 24 rows.
@@ -72,12 +72,8 @@ class RecentTags:
         return None
 
 
-class FieldInput(SafeInput):
-    """One field of the form: typed text and pastes apply at once; Enter belongs to the screen.
-
-    Text selected when the field gains focus is selected by the screen as the focus moves, not
-    later in a Focus handler, so keys already read replace it as they would if typed slowly.
-    """
+class FieldInput(TypedInput):
+    """One field of the form: typed text and pastes apply at once; Enter belongs to the screen."""
 
     # Input sets its virtual size to the text's width on every change, and Widget's reactive lays
     # out the whole screen for it: a layout per key. A field's box is fixed (app.tcss), so a
@@ -85,16 +81,8 @@ class FieldInput(SafeInput):
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
 
     def __init__(self, field: FormField) -> None:
-        super().__init__(
-            placeholder=_PLACEHOLDERS[field],
-            id=f"{field}-input",
-            select_on_focus=False,
-            # The form checks each field itself (`_check_as_typed`) and sets -invalid; Input's own
-            # validation would take that class off again at every key (a restyle each time).
-            validate_on=(),
-        )
+        super().__init__(placeholder=_PLACEHOLDERS[field], id=f"{field}-input")
         self.field: FormField = field
-        self._typed: list[str] = []
         # The label sits in the Input's top border: one widget less per field to start.
         self.border_title = _LABELS[field]
 
@@ -114,60 +102,12 @@ class FieldInput(SafeInput):
             return False
         return super().check_action(action, parameters)
 
-    def type_now(self, event: events.Key, *, with_next: bool = False) -> bool:
-        """Apply a typed character, as Input would in its own time; False if not one.
-
-        `with_next` (more keys were read with it: a burst) keeps it with the characters typed
-        next, applied as one change before the next frame, or before anything reads or changes
-        the field (`apply_typed`): one value change, one message, one refresh for a run of keys.
-        """
-        if not event.is_printable or event.character is None:
-            return False
-        if with_next:
-            if not self._typed:
-                once_before_frame(self, self.apply_typed)
-            self._typed.append(event.character)
-        else:
-            self.apply_typed()
-            self._replace_selection(event.character)
-            self.restart_blink()  # the cursor stays on while the operator types, as in any Input
-        return True
-
-    def apply_typed(self) -> None:
-        """Apply the characters `type_now` kept, in the order typed, as one change (the cursor's
-        blink starts over then, once for the run, not at every key of it)."""
-        if self._typed:
-            text = "".join(self._typed)
-            self._typed.clear()
-            self._replace_selection(text)
-            self.restart_blink()
-
-    def paste_now(self, text: str) -> str | None:
-        """Apply a paste at once: one line is taken as it is; several are refused with words."""
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) > 1:
-            return (
-                f"The paste has {len(lines)} lines; a field takes one. Nothing was pasted: "
-                "enter plants one at a time here."
-            )
-        if lines:
-            self._replace_selection(lines[0])
-        return None
-
-    def _replace_selection(self, text: str) -> None:
-        selection = self.selection
-        if selection.is_empty:
-            self.insert_text_at_cursor(text)
-        else:
-            self.replace(text, *selection)
-
-    def pasted(self, event: events.Paste) -> None:
-        """A paste not applied in order (no ordered screen above): applied here, and only here."""
-        event.stop()
-        event.prevent_default()
-        problem = self.paste_now(event.text)
-        if problem is not None:
-            self.notify(problem, title="Not pasted", severity="warning")
+    def several_lines(self, count: int) -> str:
+        """A refused paste of several lines, in the form's words."""
+        return (
+            f"The paste has {count} lines; a field takes one. Nothing was pasted: "
+            "enter plants one at a time here."
+        )
 
 
 class PlantForm(Vertical):
