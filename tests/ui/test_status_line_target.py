@@ -5,14 +5,12 @@ the proxy, and the state with its counts whole, at 80x24 and 110x32."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
-from profiles_support import CANARY
-from pydantic import SecretStr
 from snapshot_apps.canned import canned_app
-from snapshot_apps.support import app_with, fill, ready, send_and_wait, settled
+from snapshot_apps.support import app_with, fill, ready, send_and_wait, settled, until
+from textual.widgets import Static
 
 from plantstore_tui.core.config.files import config_dir
 from plantstore_tui.core.config.profiles import Profile
@@ -21,6 +19,7 @@ from plantstore_tui.core.config.targets import TargetOptions
 from plantstore_tui.start import unprompted_plan
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
 PROFILE = "greenhouse-north"
 
@@ -66,11 +65,21 @@ async def test_a_profile_with_its_token_in_the_credentials_file(
         assert reference_server.token.get_secret_value() not in app.export_screenshot()
 
 
-async def test_the_path_of_the_token_stays_in_the_profile_listing(tmp_path: Path) -> None:
+async def test_f2_names_the_credentials_file_with_its_path(reference_server: Any) -> None:
     store = ProfileStore()
-    store.add(Profile(name=PROFILE, base_url="http://127.0.0.1:9"), token=SecretStr(CANARY))
-    [profile] = store.load().profiles
-    assert store.token_status(profile) == f"credentials file {store.tokens.credentials_path}"
+    store.add(
+        Profile(name=PROFILE, base_url=reference_server.base_url), token=reference_server.token
+    )
+    plan = unprompted_plan(TargetOptions(profile=PROFILE), os.environ)
+    assert plan is not None
+    app = app_with(*plan)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("f2")
+        await until(pilot, lambda: bool(app.screen.query(ProfileRow)))
+        [row] = app.screen.query(ProfileRow)
+        shown = str(row.query_one(".profile-token", Static).render())
+        assert shown == f"credentials file {store.tokens.credentials_path}"
 
 
 LONG_URL = TargetLabel(
