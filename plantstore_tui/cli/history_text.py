@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from plantstore_tui.core.http.address import host_port, target_words
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import HistoryEntry
@@ -27,7 +28,7 @@ def _columns(rows: Sequence[Sequence[str]]) -> str:
 
 def history_table(entries: list[HistoryEntry]) -> str:
     """The sends listed, one a line under a header."""
-    rows = [("#", "time", "source", "profile", "id", "name", "outcome", "status", "ms")]
+    rows = [("#", "time", "source", "profile", "target", "id", "name", "outcome", "status", "ms")]
     for entry in entries:
         rows.append(
             (
@@ -35,6 +36,7 @@ def history_table(entries: list[HistoryEntry]) -> str:
                 local_time(entry.time),
                 entry.source,
                 visible(entry.profile or "-"),
+                visible(host_port(entry.base_url)),
                 str(entry.plant_id),
                 visible(shorten(entry.name, 24)),
                 outcome_words(entry),
@@ -55,7 +57,7 @@ def pending_table(entries: list[HistoryEntry]) -> str:
                 str(entry.entry),
                 local_time(entry.time),
                 pending_words(entry),
-                visible(shorten(entry.profile or entry.base_url, 24)),
+                visible(shorten(target_words(entry.base_url, entry.profile), 48)),
                 visible(shorten(typed.id, 20)),
                 visible(shorten(typed.name, 24)),
                 visible(shorten(typed.tag, 12)),

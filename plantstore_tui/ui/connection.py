@@ -5,8 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from plantstore_tui.core.http.address import url_forms
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.ui.widgets.status_line import StatusPart, joined
+from plantstore_tui.ui.widgets.status_line import (
+    HOST_LEAST,
+    LONG_HOST,
+    PROFILE,
+    PROXY_LEAST,
+    SCHEME,
+    TOKEN_HINT,
+    TOKEN_LEAST,
+    TOKEN_WORDS,
+    URL_PATH,
+    Give,
+    StatusPart,
+    joined,
+)
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -44,28 +58,43 @@ class TargetLabel(NamedTuple):
         )
 
     def parts(self, token_hint: str | None = None) -> list[StatusPart]:
-        """`profile · http://host/ · token from SOURCE …abcd · proxy http://proxy:3128` as
-        status line parts: never the token itself, nor the proxy's password. Narrow, the hint
-        goes first, then the URL's middle (with a profile, the URL itself), the proxy's
-        middle, the end of the profile's name; the token's source is shortened last."""
+        """`profile · https://host:port · token from SOURCE …abcd · proxy http://proxy:3128`
+        as status line parts: never the token itself, nor the proxy's password. Narrow, the
+        hint goes first, then the schemes and the URL's path, "token from", a long host's
+        middle and the profile's end (`status_line`'s ranks); the host and port stay."""
         parts = []
         if self.profile is not None:
-            parts.append(StatusPart(visible(self.profile), 4, "end", 8))
+            parts.append(StatusPart(visible(self.profile), (Give(PROFILE, "end", 8),)))
             if self.protected:
-                parts.append(StatusPart("PROTECTED", 9, "keep", glue=" "))
-        # With a profile, its name says where plants go: the URL may go when room is short.
-        drop_rank = 2 if self.profile is not None else None
-        parts.append(StatusPart(visible(self.base_url), 1, "middle", 20, drop_rank))
-        parts.append(StatusPart(f"token from {visible(self.token_source)}", 5, "end", 14))
+                parts.append(StatusPart("PROTECTED", glue=" "))
+        parts.append(_address(self.base_url, "", 24, HOST_LEAST, 16))
+        parts.append(_token_part(visible(self.token_source)))
         if token_hint:
-            parts.append(StatusPart(token_hint, 0, glue=" "))
+            parts.append(StatusPart(token_hint, (Give(TOKEN_HINT, "drop"),), glue=" "))
         if self.proxy is not None:
-            parts.append(StatusPart(f"proxy {visible(self.proxy)}", 3, "middle", 16))
+            parts.append(_address(self.proxy, "proxy ", 24, PROXY_LEAST, 18))
         return parts
 
     def describe(self, token_hint: str | None = None) -> str:
         """The parts in full: `profile · http://host/ · token from SOURCE …abcd · proxy …`."""
         return joined(self.parts(token_hint))
+
+
+def _address(url: str, label: str, readable: int, last: int, least: int) -> StatusPart:
+    """A URL as a part: in full, then without its scheme and its path, then cut in its middle,
+    first to a `readable` length, then (at rank `last`) to its `least`: its port stays."""
+    forms = [label + visible(form) for form in url_forms(url)]
+    ranks = (SCHEME, URL_PATH)[: len(forms) - 1]
+    gives = [Give(rank, "reword", text=form) for rank, form in zip(ranks, forms[1:], strict=True)]
+    gives += [Give(LONG_HOST, "middle", readable), Give(last, "middle", least)]
+    return StatusPart(forms[0], tuple(gives))
+
+
+def _token_part(source: str) -> StatusPart:
+    """ "token from the credentials file", then its fewest words: "credentials file"."""
+    fewest = source.removeprefix("the ")
+    gives = (Give(TOKEN_WORDS, "reword", text=fewest), Give(TOKEN_LEAST, "end", 10))
+    return StatusPart(f"token from {source}", gives)
 
 
 # Runs in a thread after the first frame: it may import httpx and Pydantic and read files.

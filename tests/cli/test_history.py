@@ -118,9 +118,12 @@ def test_add_records_each_send_and_lists_it_newest_first(
     table = run("history")
     assert table.exit_code == 0
     lines = table.stdout.splitlines()
-    assert lines[0].split()[:3] == ["#", "time", "source"]
+    assert lines[0].split()[:5] == ["#", "time", "source", "profile", "target"]
     assert lines[1].split()[0] == "2"
     assert "rejected" in lines[1]
+    # Where each went: host and port, whatever the profile.
+    host_port = shared_reference_server.base_url.removeprefix("http://")
+    assert lines[1].split()[5] == host_port
 
 
 def test_add_warns_of_an_id_created_here_and_still_sends(
@@ -409,6 +412,14 @@ def test_pending_lists_what_waits_for_an_operator_exactly_as_typed() -> None:
     assert lines[3].split()[3] == "held"
     assert " 007 " in lines[3]
     assert lines[-1].startswith("(3 plant(s): the TUI's needs attention (F4)")
+
+
+def test_pending_names_each_plants_profile_and_host_and_port() -> None:
+    with opened("tui") as ledger:
+        row = new_row("Yew", "3", source="tui", base_url="https://plants.example", profile="prod")
+        take_settled(ledger, row, rejected_of(3))
+    lines = run("history", "--pending").stdout.splitlines()
+    assert " prod · plants.example:443 " in lines[1]
 
 
 def test_pending_words_are_the_ones_every_pending_view_shows() -> None:

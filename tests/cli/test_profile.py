@@ -156,6 +156,16 @@ def test_list_warns_about_what_it_cannot_use_and_lists_the_rest(config: Path) ->
     assert "\x1b" not in result.output
 
 
+def test_show_names_the_credentials_file_with_its_path() -> None:
+    # conftest's keyring is the fail backend: the token goes to credentials.toml.
+    store = ProfileStore()
+    store.add(Profile(name="lab", base_url="http://127.0.0.1:9"), token=SecretStr(CANARY))
+    result = run("profile", "show", "lab")
+    assert result.exit_code == 0
+    assert f"  token:     credentials file {store.tokens.credentials_path}" in result.stdout
+    assert CANARY not in result.stdout
+
+
 def test_show_prints_every_setting_and_the_token_source() -> None:
     ProfileStore().add(
         Profile(

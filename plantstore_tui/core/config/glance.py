@@ -61,7 +61,7 @@ def _token_source(table: Mapping[str, object], environ: Mapping[str, str]) -> st
         if isinstance(variable, str) and environ.get(variable, "").strip():
             return f"${variable}"
     if table.get("token_command") is not None:
-        return "command"
+        return "the token command"
     if token_env is not None:
         return None
     return "the profile"

@@ -206,7 +206,7 @@ def ad_hoc_target(
             on_command_line=on_command_line,
         )
     token, source = ad_hoc_token(environ, prompt)
-    return Target(base_url=normalized, token=token, token_source=str(source), proxy=through)
+    return Target(base_url=normalized, token=token, token_source=source.words, proxy=through)
 
 
 def target_proxy(
@@ -284,7 +284,7 @@ def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str,
     return Target(
         base_url=profile.base_url,
         token=token,
-        token_source=str(source),
+        token_source=source.words,
         profile=profile.name,
         protected=profile.protected,
         limits=profile.limits,

@@ -48,8 +48,23 @@ class TokenSource:
     kind: SourceKind
     detail: str = ""
 
+    @property
+    def words(self) -> str:
+        """Where the token comes from in a few words read after "token from", never a path or
+        a command (a status line's): "$PROD_TOKEN", "the credentials file", "the keyring"."""
+        match self.kind:
+            case SourceKind.ENV:
+                return f"${self.detail}"
+            case SourceKind.COMMAND:
+                return "the token command"
+            case SourceKind.STDIN:
+                return "stdin"
+            case _:
+                return f"the {self.kind}"
+
     def __str__(self) -> str:
-        # Read after "token from" as well as alone: "token from $PROD_TOKEN".
+        # Read after "token from" as well as alone: "token from $PROD_TOKEN". The credentials
+        # file is named with its path: the profiles screen and `profile show` say where it is.
         match self.kind:
             case SourceKind.ENV:
                 return f"${self.detail}"

@@ -31,6 +31,8 @@ class Target:
 
     base_url: str
     token: SecretStr
+    # Where the token came from, read after "token from" ("$PROD_TOKEN", "the keyring"): words
+    # for a status line, never a path (`TokenSource.words`).
     token_source: str
     profile: str | None = None
     protected: bool = False

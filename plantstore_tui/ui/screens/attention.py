@@ -14,20 +14,26 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
+# The base URL and profile the form sends to.
+Aim = tuple[str, str | None]
 
 
-def _option(plant: HistoryEntry) -> Option:
+def _option(plant: HistoryEntry, aim: Aim | None) -> Option:
     line = Text()
     line.append(f"#{plant.entry}  ", style="dim")
     line.append(pending_words(plant), style="bold")
     line.append(f"  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
     if plant.tag:
         line.append(f"  [{visible(shorten(plant.tag, 20))}]", style="dim")
+    line.append(f"\n    to {visible(target_words(plant.base_url, plant.profile))}", style="dim")
+    if aim is not None and not same_target(plant.base_url, plant.profile, *aim):
+        line.append("  not the form's target", style="bold")
     reason = plant.note if plant.held or plant.outcome is None else plant.message
     reason = reason or plant.message
     if plant.state is PlantState.UNKNOWN and "may exist" not in reason:
@@ -50,16 +56,21 @@ class AttentionScreen(ModalScreen[None]):
         Binding("escape,f4", "close", "Close"),
     ]
 
-    def __init__(self, plants: Sequence[HistoryEntry], attend: Attend) -> None:
+    def __init__(
+        self, plants: Sequence[HistoryEntry], attend: Attend, aim: Aim | None = None
+    ) -> None:
         super().__init__()
         self._plants = list(plants)
         self._attend = attend
+        # Where the form sends (None: no target yet): a plant for another target says so.
+        self._aim = aim
 
     def compose(self) -> ComposeResult:
         """The list, oldest first, and what the keys do."""
         with Vertical(id="attention-panel") as panel:
             panel.border_title = f"Needs attention ({len(self._plants)})"
-            yield OptionList(*(_option(plant) for plant in self._plants), id="attention-list")
+            options = (_option(plant, self._aim) for plant in self._plants)
+            yield OptionList(*options, id="attention-list")
             yield Static(
                 Text("Enter: load into the form to fix and send · Delete: dismiss · Esc: close"),
                 id="attention-hint",

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
 from plantstore_tui.core.store.records import outcome_words
@@ -104,7 +105,8 @@ class HistoryScreen(OrderedScreen[None]):
         table = HistoryTable(id="history-table", cursor_type="row", zebra_stripes=True)
         # What an operator scans for first, so it stays in view at 80 columns; where the send
         # came from scrolls off to the right before it.
-        for label in ("#", "time", "id", "name", "outcome", "status", "tag", "profile", "source"):
+        labels = ("#", "time", "id", "name", "outcome", "status", "tag", "profile", "target")
+        for label in (*labels, "source"):
             table.add_column(label, key=label)
         yield table
         yield Static("Reading the history…", id="history-page")
@@ -182,6 +184,7 @@ class HistoryScreen(OrderedScreen[None]):
                 Text("-" if entry.status is None else str(entry.status)),
                 Text(visible(clipped(entry.tag or "", 16))),
                 Text(visible(entry.profile or "-")),
+                Text(visible(host_port(entry.base_url))),
                 Text(entry.source),
                 key=str(entry.entry),
             )

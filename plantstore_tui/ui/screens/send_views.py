@@ -3,6 +3,7 @@ into the form or dismissed, and the history (F3)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
@@ -31,33 +32,43 @@ def open_attention(screen: SendScreen) -> None:
     def attended(number: int, load: bool) -> None:
         attend(screen, number, load)
 
-    screen.app.push_screen(AttentionScreen(attention, attended))
+    screen.app.push_screen(AttentionScreen(attention, attended, screen.session.aim))
 
 
 def attend(screen: SendScreen, number: int, load: bool) -> None:
-    """The operator chose a plant: load it into the form (`load`) or dismiss it."""
+    """The operator chose a plant: load it into the form (`load`; asked first when it was for
+    another target) or dismiss it."""
     from plantstore_tui.core.store import StoreError
-    from plantstore_tui.core.store.records import PlantState
 
-    session, form = screen.session, screen.form
     try:
-        found = session.ledger().get(number)
+        found = screen.session.ledger().get(number)
     except StoreError as exc:
         screen.notify(visible(str(exc)), title="Ledger not read", severity="error")
         return
     if found is None:
         return
-    at = screen.clock().strftime("%H:%M:%S")
-    if load and form.holds_typing():
+    if not load:
+        _release(screen, found, load=False)
+    elif screen.form.holds_typing():
         screen.notify(
             "The form holds a plant being typed: send it or empty the fields first.",
             title="Not loaded",
             severity="warning",
         )
-        return
+    else:
+        ask_if_elsewhere(screen, found, lambda: _release(screen, found, load=True))
+
+
+def _release(screen: SendScreen, found: HistoryEntry, *, load: bool) -> None:
+    """Take the plant out of needs attention, into the form (`load`) or dismissed."""
+    from plantstore_tui.core.store import StoreError
+    from plantstore_tui.core.store.records import PlantState
+
+    session, form = screen.session, screen.form
+    at = screen.clock().strftime("%H:%M:%S")
     after = f"Loaded into the form at {at}." if load else f"Dismissed at {at}."
     try:
-        taken = session.release(number, after)
+        taken = session.release(found.entry, after)
     except StoreError as exc:
         screen.notify(visible(str(exc)), title="Ledger not written", severity="error")
         return
@@ -79,6 +90,41 @@ def attend(screen: SendScreen, number: int, load: bool) -> None:
         )
 
 
+def ask_if_elsewhere(screen: SendScreen, entry: HistoryEntry, load: Callable[[], None]) -> None:
+    """`load` at once when `entry` was for the target the form sends to (or none is chosen
+    yet); else say so and ask first, once the screen that chose it has closed."""
+    from rich.text import Text
+
+    from plantstore_tui.core.http.address import same_target, target_words
+    from plantstore_tui.ui.screens.confirm import ConfirmScreen
+
+    aim = screen.session.aim
+    if aim is None or same_target(entry.base_url, entry.profile, *aim):
+        load()
+        return
+    meant, here = target_words(entry.base_url, entry.profile), target_words(*aim)
+    subject = Text()
+    subject.append(f"{visible(entry.typed.name)} (id {visible(entry.typed.id)})", style="bold")
+    subject.append(f"\nwas for   {visible(meant)}")
+    subject.append(f"\nthe form  {visible(here)}")
+
+    def answered(answer: Answer) -> None:
+        if answer.confirmed:
+            load()
+
+    question = ConfirmScreen(
+        "Load a plant meant for another target?",
+        subject,
+        f"Sent from the form, it goes to {visible(here)}. To send it where it was meant to "
+        "go, switch profiles (F2) first.",
+        yes="Load it",
+        no="Cancel",
+        answered=answered,
+    )
+    # Asked once the screen it was chosen on, which closes on this choice, is gone.
+    screen.call_after_refresh(screen.app.push_screen, question)
+
+
 def open_history(screen: SendScreen) -> None:
     """Open the history: every send kept, to look at, load, resend or copy as curl."""
     from plantstore_tui.ui.screens.history import HistoryScreen
@@ -87,7 +133,7 @@ def open_history(screen: SendScreen) -> None:
         # The ID the form moved on to by itself is not work in progress; a name typed is.
         if screen.form.texts().name.strip():
             return "The form holds a plant being typed: send it or clear its name first."
-        screen.form.load(entry.typed)
+        ask_if_elsewhere(screen, entry, lambda: screen.form.load(entry.typed))
         return None
 
     def resend(entry: HistoryEntry) -> str | None:

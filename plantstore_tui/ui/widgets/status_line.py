@@ -2,14 +2,14 @@
 
 One widget draws the whole line: the target on the left, the state on the right. Both are lists
 of parts (`StatusPart`), joined by " · " and fitted together to the line's width: when they do
-not fit, the parts that matter least give way first, each as its part allows (shortened in the
-middle, like a URL, or left out), on either side. The state's words rank above the target's URL,
-proxy and profile name and below the token's source, so the state has the room its words need
-while the target has room to spare. A new field is one more part.
+not fit, the parts give way step by step (`Give`), lowest rank first on either side: a shorter
+wording, a cut in the middle (a host keeps its port) or at a word, or the part left out. The
+ranks below say who gives way before whom; a new field is one more part.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Literal, NamedTuple
 
@@ -20,31 +20,53 @@ from textual.message import Message
 from textual.widget import Widget
 
 StatusKind = Literal["busy", "ready", "problem"]
-Squeeze = Literal["middle", "end", "drop", "keep"]
+How = Literal["reword", "middle", "end", "words", "drop"]
 _JOIN = " · "
 _ELLIPSIS = "…"
-# The state's words give way after the target's parts up to this rank (its URL, its proxy, its
-# profile's name), before the token's source.
-STATE_RANK = 4
 # Between the target and the state.
 _GAP = 1
 
+# Who gives way first when the line is too narrow, lowest first. The target keeps its host and
+# port, the state its counts: those give way last, and never so far as to lose the number.
+TOKEN_HINT = 0  # the token's last characters, left out
+SCHEME = 1  # the URL and the proxy without their scheme (the port stays named)
+URL_PATH = 2  # the URL without its path: host and port
+ASIDE_CUT = 3  # the state's asides (its parts after the first) cut at a word
+TOKEN_WORDS = 4  # the token's source in its fewest words: "credentials file"
+ASIDES = 5  # the state's asides left out
+LONG_HOST = 6  # a long host and port, or the proxy's, cut in the middle to a readable length
+KEY_HINT = 7  # a count's key: "(F4)"
+HEADLINE = 8  # the state's first words cut at a word, when counts follow them
+COUNT_WORDS = 9  # a count in two words: "3 need attention" to "3 attention"
+PROFILE = 10  # the profile's name cut at its end
+HEADLINE_GONE = 11  # the state's first words left out for its counts; alone, cut at a word
+PROXY_LEAST = 12  # the proxy, the token's source, then the host cut to their least
+TOKEN_LEAST = 13
+HOST_LEAST = 14
+
+# A part of the state that counts plants: "4 queued", "2 need attention (F4)".
+_COUNT = re.compile(r"\d[\d,]*\s+\S")
+# A key named at the end of a part: " (F4)".
+_KEY = re.compile(r"\s*\([^()]*\)$")
+
+
+class Give(NamedTuple):
+    """One step by which a part gives way, at its rank: "reword" to `text` (a shorter
+    wording); "middle" (keeps both ends: a host's port), "end" or "words" (keeps the start, cut
+    at a word) to at least `least` cells; "drop" leaves it out."""
+
+    rank: int
+    how: How
+    least: int = 0
+    text: str = ""
+
 
 class StatusPart(NamedTuple):
-    """One field of the status line and how it gives way when the line is too narrow.
-
-    `rank`: parts of lower rank give way first. `squeeze`: "middle" keeps both ends (a URL's
-    scheme and its port), "end" keeps the start, "drop" leaves the part out whole, "keep" never
-    gives way. `least`: the fewest cells a shortened part keeps. `drop_rank`: the rank at
-    which a shortened part is left out after all, if it comes to that. `glue`: what joins it to
-    the part before.
-    """
+    """One field of the status line, the steps by which it gives way (none: it never does),
+    and what joins it to the part before."""
 
     text: str
-    rank: int
-    squeeze: Squeeze = "drop"
-    least: int = 0
-    drop_rank: int | None = None
+    gives: tuple[Give, ...] = ()
     glue: str = _JOIN
 
 
@@ -74,6 +96,19 @@ def clipped_cells(text: str, width: int) -> str:
     return _fitting(text, width - 1) + _ELLIPSIS if width > 0 else ""
 
 
+def clipped_words(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut after a whole word when that keeps most of the
+    room ("…" marks the cut), else as `clipped_cells` cuts it."""
+    if cell_len(text) <= width:
+        return text
+    start = _fitting(text, width - 1)
+    cut = start.rfind(" ")
+    if text[len(start)] != " " and cut >= len(start) * 2 // 3:
+        start = start[:cut]
+    start = start.rstrip(" ,;:·")
+    return start + _ELLIPSIS if start else clipped_cells(text, width)
+
+
 def shorten_middle(text: str, width: int) -> str:
     """`text` in at most `width` cells, its middle replaced by an ellipsis."""
     if cell_len(text) <= width:
@@ -85,6 +120,9 @@ def shorten_middle(text: str, width: int) -> str:
     return _fitting(text, head) + _ELLIPSIS + _fitting(text, tail, from_end=True)
 
 
+_SQUEEZES = {"middle": shorten_middle, "end": clipped_cells, "words": clipped_words}
+
+
 def joined(parts: Sequence[StatusPart | None]) -> str:
     """The parts in full, each after its glue (None: a part left out)."""
     shown = [part for part in parts if part is not None]
@@ -93,34 +131,63 @@ def joined(parts: Sequence[StatusPart | None]) -> str:
     )
 
 
+def _given(part: StatusPart, give: Give, over: int) -> StatusPart | None:
+    """`part` after one step of giving way, `over` cells too many on the line."""
+    if give.how == "drop":
+        return None
+    if give.how == "reword":
+        shorter = cell_len(give.text) < cell_len(part.text)
+        return part._replace(text=give.text) if shorter else part
+    return _cut(part, give, over)
+
+
+def _cut(part: StatusPart, give: Give, over: int) -> StatusPart:
+    """`part` cut as `give` says, by `over` cells, keeping at least its `least`."""
+    room = max(give.least, cell_len(part.text) - over)
+    return part._replace(text=_SQUEEZES[give.how](part.text, room))
+
+
 def fit_sides(sides: Sequence[Sequence[StatusPart]], width: int) -> list[str]:
     """Each side's parts joined, all fitted together to `width`: the lowest ranks give way
-    first, as they allow, on whichever side they are (at equal rank, the earlier side's)."""
+    first, on whichever side they are (at equal rank, the earlier side's, then the earlier
+    part's). Room a later step freed goes back to the steps before it, the latest first."""
     kept: list[list[StatusPart | None]] = [list(parts) for parts in sides]
     steps = sorted(
-        [
-            (rank, side, index, squeeze)
-            for side, parts in enumerate(sides)
-            for index, part in enumerate(parts)
-            for rank, squeeze in (
-                [(part.rank, part.squeeze)]
-                + ([] if part.drop_rank is None else [(part.drop_rank, "drop")])
-            )
-        ]
+        (give.rank, side, index, order, give)
+        for side, parts in enumerate(sides)
+        for index, part in enumerate(parts)
+        for order, give in enumerate(part.gives)
     )
-    for _rank, side, index, squeeze in steps:
-        over = sum(cell_len(joined(parts)) for parts in kept) - width
-        if over <= 0:
+    taken: list[tuple[int, int, Give, StatusPart]] = []
+
+    def over() -> int:
+        return sum(cell_len(joined(parts)) for parts in kept) - width
+
+    for _rank, side, index, _order, give in steps:
+        if over() <= 0:
             break
         part = kept[side][index]
-        if part is None or squeeze == "keep":
+        if part is not None:
+            kept[side][index] = _given(part, give, over())
+            taken.append((side, index, give, part))
+    # A cut part takes back what room it can; a part reworded or left out comes back whole,
+    # and only while every part that gave way after it came back whole too.
+    whole = True
+    for side, index, give, before in reversed(taken):
+        now = kept[side][index]
+        if now is None or give.how not in _SQUEEZES:
+            if whole:
+                kept[side][index] = before
+                if over() > 0:
+                    kept[side][index], whole = now, False
             continue
-        if squeeze == "drop":
-            kept[side][index] = None
-            continue
-        shorten = shorten_middle if squeeze == "middle" else clipped_cells
-        room = max(part.least, cell_len(part.text) - over)
-        kept[side][index] = part._replace(text=shorten(part.text, room))
+        kept[side][index] = before
+        if over() > 0:
+            cut = _cut(before, give, over())
+            kept[side][index] = cut if cell_len(cut.text) > cell_len(now.text) else now
+            whole = False
+            if over() > 0:
+                kept[side][index] = now
     return [joined(parts) for parts in kept]
 
 
@@ -129,12 +196,40 @@ def fit_parts(parts: Sequence[StatusPart], width: int) -> str:
     return clipped_cells(fit_sides([parts], width)[0], width)
 
 
+def _count_part(piece: str) -> StatusPart:
+    """A count keeps its number and its last word: "2 need attention (F4)" may become
+    "2 need attention", then "2 attention", never "2 need at…"."""
+    gives = []
+    unkeyed = _KEY.sub("", piece)
+    if unkeyed != piece:
+        gives.append(Give(KEY_HINT, "reword", text=unkeyed))
+    words = unkeyed.split()
+    if len(words) > 2:
+        gives.append(Give(COUNT_WORDS, "reword", text=f"{words[0]} {words[-1]}"))
+    return StatusPart(piece, tuple(gives))
+
+
 def state_parts(words: str) -> list[StatusPart]:
-    """The state's words as parts: the first give way first (needs attention comes last)."""
-    return [
-        StatusPart(piece, rank=STATE_RANK, squeeze="end", least=min(cell_len(piece), 10))
-        for piece in words.split(_JOIN)
-    ]
+    """The state's words as parts: its counts (parts that start with a number) keep their
+    number and their last word; its other parts give way before them, its asides (after the
+    first part) before its headline."""
+    pieces = words.split(_JOIN)
+    counted = any(_COUNT.match(piece) for piece in pieces)
+    parts = []
+    gives: tuple[Give, ...]
+    for index, piece in enumerate(pieces):
+        if _COUNT.match(piece):
+            parts.append(_count_part(piece))
+            continue
+        least = min(cell_len(piece), 12)
+        if index:
+            gives = (Give(ASIDE_CUT, "words", least), Give(ASIDES, "drop"))
+        elif counted:
+            gives = (Give(HEADLINE, "words", least), Give(HEADLINE_GONE, "drop"))
+        else:
+            gives = (Give(HEADLINE_GONE, "words", least),)
+        parts.append(StatusPart(piece, gives))
+    return parts
 
 
 class StatusLine(Widget, can_focus=False):

@@ -81,6 +81,23 @@ def test_each_source_has_words_for_a_screen(tmp_path: Path) -> None:
     assert str(TokenSource(SourceKind.STDIN)) == "stdin"
 
 
+def test_a_status_lines_words_for_each_source_name_no_path_nor_command(tmp_path: Path) -> None:
+    path = str(tmp_path / "credentials.toml")
+    words = {
+        SourceKind.ENV: "$PROD_TOKEN",
+        SourceKind.COMMAND: "the token command",
+        SourceKind.KEYRING: "the keyring",
+        SourceKind.CREDENTIALS_FILE: "the credentials file",
+        SourceKind.PROMPT: "the prompt",
+        SourceKind.STDIN: "stdin",
+    }
+    details = {SourceKind.ENV: "PROD_TOKEN", SourceKind.COMMAND: "pass show plants/prod"}
+    for kind, expected in words.items():
+        source = TokenSource(kind, details.get(kind, path))
+        assert source.words == expected
+        assert path not in source.words
+
+
 # --- cleaning -----------------------------------------------------------------------------------
 
 
@@ -233,6 +250,9 @@ def test_without_a_keyring_the_token_goes_to_a_0600_credentials_file_and_says_so
     token, source = store.resolve_token(KEPT)
     assert token.get_secret_value() == CANARY
     assert source == report.token_source
+    # The target says where in words; the profile listing names the file.
+    assert store.target(KEPT).token_source == "the credentials file"
+    assert store.token_status(KEPT) == f"credentials file {credentials}"
 
 
 def test_with_a_keyring_the_token_goes_there_and_nowhere_on_disk(

@@ -1,6 +1,6 @@
-"""The status line: parts fitted to the width, the URL's middle giving way before the token's
-source (issue 17: at 80x24 it was cut to "http://127.0.0.1:9 · token from"), the state's words
-given the room they need before the target's URL and profile name (issue 16)."""
+"""The status line: parts fitted to the width, the URL's scheme and path giving way before the
+token's source, a long host cut in its middle to a readable length, the host and port always
+named, the state's counts kept whole ("3 need attention", never "3 need at…")."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from textual.pilot import Pilot
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import (
+    Give,
     StatusLine,
     StatusPart,
+    clipped_words,
     fit_parts,
     fit_sides,
     shorten_middle,
@@ -52,24 +54,25 @@ def test_everything_is_shown_when_it_fits() -> None:
     )
 
 
-def test_narrow_the_hint_goes_then_the_urls_middle_and_the_token_source_stays_whole() -> None:
+def test_narrow_the_hint_goes_then_the_scheme_and_path_then_a_long_hosts_middle() -> None:
     fitted = fit_parts(LONG.parts("…a1b2"), 90)
     assert fitted == (
-        "greenhouse-east PROTECTED · https://plants.…om:8443/api/v2/ · token from $PLANTSTORE_TOKEN"
+        "greenhouse-east PROTECTED · plants.greenhouse-op…ions.example.com:8443 · $PLANTSTORE_TOKEN"
     )
 
 
-def test_at_80_columns_a_profile_keeps_its_name_protected_and_the_token_source() -> None:
+def test_at_52_columns_the_host_keeps_its_port_and_the_profile_gives_way_last() -> None:
     fitted = fit_parts(LONG.parts("…a1b2"), 52)
-    assert fitted == "greenhouse… PROTECTED · token from $PLANTSTORE_TOKEN"
+    assert fitted == "greenho… PROTECTED · plants.g….com:8443 · $PLANTSTO…"
 
 
-def test_without_a_profile_the_url_keeps_its_ends() -> None:
+def test_without_a_profile_the_url_loses_its_scheme_then_its_middle() -> None:
     label = TargetLabel(base_url="http://127.0.0.1:36325/", token_source="the demo (fresh)")
     assert fit_parts(label.parts("…a1b2"), 53) == (
         "http://127.0.0.1:36325/ · token from the demo (fresh)"
     )
-    assert fit_parts(label.parts("…a1b2"), 45) == "http://12…0.1:36325/ · token from the demo (…"
+    assert fit_parts(label.parts("…a1b2"), 45) == "127.0.0.1:36325 · token from the demo (fresh)"
+    assert fit_parts(label.parts("…a1b2"), 30) == "127.0.0.1:36325 · demo (fresh)"
 
 
 def test_shorten_middle_keeps_both_ends() -> None:
@@ -79,8 +82,27 @@ def test_shorten_middle_keeps_both_ends() -> None:
 
 
 def test_a_part_of_lower_rank_gives_way_first() -> None:
-    parts = [StatusPart("keep me whole", 5), StatusPart("drop me", 0)]
+    parts = [
+        StatusPart("keep me whole", (Give(5, "drop"),)),
+        StatusPart("drop me", (Give(0, "drop"),)),
+    ]
     assert fit_parts(parts, 14) == "keep me whole"
+
+
+def test_room_a_later_step_freed_goes_back_to_a_cut_made_before_it() -> None:
+    parts = [
+        StatusPart("a long name to cut", (Give(0, "end", 4),)),
+        StatusPart("a wording that gets shorter", (Give(1, "reword", text="shorter"),)),
+    ]
+    # The name was cut for the 22 cells the line lacked; the rewording then freed 20.
+    assert fit_parts(parts, 24) == "a long name t… · shorter"
+
+
+def test_a_cut_at_a_word_keeps_whole_words_when_they_keep_most_of_the_room() -> None:
+    assert clipped_words("deployment unreachable since 14:02", 24) == "deployment unreachable…"
+    assert clipped_words("paused: token refused (401)", 16) == "paused: token…"
+    # A cut after "a b c" would leave most of the room empty.
+    assert clipped_words("a b c deployment", 12) == "a b c deplo…"
 
 
 async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() -> None:
@@ -88,33 +110,35 @@ async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() 
         await pilot.pause()
         shown, _state = status.sides()
         assert "127.0.0.1" in shown
-        assert "token from $PLANTSTORE_TOKEN" in shown
+        assert "$PLANTSTORE_TOKEN" in shown
 
 
 BUSY = "sending… · 1 queued · 1 needs attention (F4)"
 
 
-def test_the_states_words_get_their_room_before_the_urls_middle() -> None:
+def test_the_states_words_get_their_room_before_a_long_hosts_middle() -> None:
     target, state = fit_sides([LONG.parts("…a1b2"), state_parts(BUSY)], 125)
     assert state == BUSY
     assert target == (
-        "greenhouse-east PROTECTED · https://pl…443/api/v2/ · token from $PLANTSTORE_TOKEN"
+        "greenhouse-east PROTECTED · plants.greenhous…example.com:8443 · $PLANTSTORE_TOKEN"
     )
-    # Narrower, the URL goes (its profile names the target) before the state is cut.
+    # Narrower, the host and port stay: the count says "attention" without "needs" and "(F4)".
     target, state = fit_sides([LONG.parts("…a1b2"), state_parts(BUSY)], 105)
-    assert (target, state) == ("greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN", BUSY)
+    assert state == "sending… · 1 queued · 1 attention"
+    assert target == "greenhouse-east PROTECTED · plants.gree…ple.com:8443 · $PLANTSTORE_TOKEN"
 
 
-async def test_at_110_columns_a_long_target_leaves_the_state_uncut() -> None:
+async def test_at_110_columns_a_long_target_leaves_the_counts_whole() -> None:
     async with canned_status((110, 24)) as (status, pilot):
         status.show_target(LONG.parts("…a1b2"), protected=True)
         status.show_state(*state_words(1, 1, 1, problem=False, connected=True))
         await pilot.pause()
         line = status.render().plain
-        # Before, the state had a fixed 30% of the line: "sending… · 1 queued · 1 needs a…".
-        assert line.endswith(" " + BUSY)
-        # The URL gave way (the profile names the target), the token source stays whole.
-        assert line.startswith(" greenhouse-east PROTECTED · token from $PLANTSTORE_TOKEN ")
+        # The counts keep their numbers and last words.
+        assert line.endswith(" sending… · 1 queued · 1 attention")
+        # The host and port stay, cut in the middle; the token's source stays whole.
+        assert line.startswith(" greenhouse-east PROTECTED · plants.gree")
+        assert ".com:8443 · $PLANTSTORE_TOKEN " in line
         assert status.kind == "problem"
 
 
@@ -134,7 +158,7 @@ def test_wide_characters_are_fitted_by_the_cells_they_take() -> None:
         assert cell_len(fitted) <= width, (width, fitted)
     # The profile's name gives way, by cells, before the token's source.
     fitted = fit_parts(WIDE.parts("…a1b2"), 60)
-    assert fitted.endswith(" · token from $PLANTSTORE_TOKEN")
+    assert fitted.endswith(" · 127.0.0.1:9 · $PLANTSTORE_TOKEN")
     assert cell_len(fitted) <= 60
 
 
@@ -147,7 +171,7 @@ async def test_a_wide_profile_name_leaves_the_state_at_the_end_of_the_line() -> 
         # Counted in characters, the name took twice its room and pushed "ready" off the line.
         assert line.cell_len == status.content_region.width
         assert line.plain.endswith(" ready")
-        assert "token from $PLANTSTORE_TOKEN" in line.plain
+        assert " · 127.0.0.1:9 · $PLANTSTORE_TOKEN " in line.plain
 
 
 async def test_the_targets_tooltip_shows_over_the_target_only() -> None:
