@@ -340,24 +340,3 @@ class StatusLine(Widget, can_focus=False):
         offset = event.get_content_offset(self)
         if offset is not None and offset.x < self._target_end:
             self.post_message(self.TargetClicked())
-
-
-def state_words(
-    queued: int, sending: int, attention: int, *, problem: bool, connected: bool
-) -> tuple[str, StatusKind]:
-    """What the state half of the line says about plants in line and plants needing attention."""
-    parts = []
-    if sending:
-        parts.append("sending…")
-    if queued:
-        parts.append(f"{queued} queued")
-    if attention:
-        verb = "needs" if attention == 1 else "need"
-        parts.append(f"{attention} {verb} attention (F4)")
-    if problem:
-        return ("cannot send: configuration problem", "problem")
-    if parts:
-        return (_JOIN.join(parts), "problem" if attention else "busy")
-    if not connected:
-        return ("connecting…", "busy")
-    return ("ready", "ready")

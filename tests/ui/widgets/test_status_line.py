@@ -12,6 +12,8 @@ from snapshot_apps.canned import canned_app
 from snapshot_apps.support import settled
 from textual.pilot import Pilot
 
+from plantstore_tui.core.sending.counted import Counts
+from plantstore_tui.core.sending.state import Running, state_words
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import (
@@ -23,7 +25,6 @@ from plantstore_tui.ui.widgets.status_line import (
     fit_sides,
     shorten_middle,
     state_parts,
-    state_words,
 )
 
 
@@ -131,7 +132,7 @@ def test_the_states_words_get_their_room_before_a_long_hosts_middle() -> None:
 async def test_at_110_columns_a_long_target_leaves_the_counts_whole() -> None:
     async with canned_status((110, 24)) as (status, pilot):
         status.show_target(LONG.parts("…a1b2"), protected=True)
-        status.show_state(*state_words(1, 1, 1, problem=False, connected=True))
+        status.show_state(*state_words(Running(), Counts(1, 1, 1), now=0.0))
         await pilot.pause()
         line = status.render().plain
         # The counts keep their numbers and last words.
