@@ -90,10 +90,20 @@ async def server_error(app: PlantStoreApp, screen: SendScreen) -> None:
     screen.action_send()
 
 
-async def network_failure(app: PlantStoreApp, screen: SendScreen) -> None:
-    """Nothing listens at the target."""
-    await _type(app, screen, "Monstera", "7", "indoor")
-    screen.action_send()
+async def unreachable(app: PlantStoreApp, screen: SendScreen) -> None:
+    """Nothing listens at the target: the plants wait in line and go when it answers."""
+    for name, plant_id, tag in (("Monstera", "7", "indoor"), ("Fern", "8", ""), ("Ivy", "9", "")):
+        await _type(app, screen, name, plant_id, tag)
+        screen.action_send()
+    await _settle(app)
+
+
+async def token_refused(app: PlantStoreApp, screen: SendScreen) -> None:
+    """The deployment refuses the token: the queue stops, the refused plant first in line."""
+    for name, plant_id, tag in (("Monstera", "7", "indoor"), ("Fern", "8", "")):
+        await _type(app, screen, name, plant_id, tag)
+        screen.action_send()
+    await _settle(app)
 
 
 async def queue(app: PlantStoreApp, screen: SendScreen) -> None:
@@ -258,13 +268,15 @@ async def import_question(app: PlantStoreApp, screen: SendScreen) -> None:
 
 
 # name -> (scene, target): "server" the reference server, "slow" one that answers after a
-# second, "closed" a port nothing listens on, or the name of a saved profile.
+# second, "closed" a port nothing listens on, "refused" the reference server with a token it
+# refuses, or the name of a saved profile.
 SCENES: dict[str, tuple[Scene, str]] = {
     "empty-form": (empty_form, "server"),
     "invalid-input": (invalid_input, "server"),
     "success": (success, "server"),
     "server-error": (server_error, "server"),
-    "network-failure": (network_failure, "closed"),
+    "unreachable": (unreachable, "closed"),
+    "token-refused": (token_refused, "refused"),
     "queue": (queue, "slow"),
     "needs-attention": (needs_attention, "server"),
     "check": (check, "server"),
@@ -288,8 +300,14 @@ def _closed_port() -> int:
 
 
 def _app(where: str, urls: dict[str, str], token: SecretStr) -> PlantStoreApp:
-    if where in ("server", "slow", "closed"):
-        url = urls[where] if where != "closed" else f"http://127.0.0.1:{_closed_port()}"
+    if where in ("server", "slow", "closed", "refused"):
+        url = (
+            urls["server" if where == "refused" else where]
+            if where != "closed"
+            else (f"http://127.0.0.1:{_closed_port()}")
+        )
+        if where == "refused":
+            token = SecretStr("a-token-it-refuses")
         target = Target(base_url=url, token=token, token_source="$PLANTSTORE_TOKEN")
         return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
     if where == "nowhere":

@@ -49,7 +49,14 @@ class Hang:
     """Keep the connection open and say nothing more, until the server stops."""
 
 
-Action = Send | Drip | Reset | Close | Hang
+@dataclass(frozen=True, slots=True)
+class Await:
+    """Say nothing until the test sets `event` (an answer held for as long as a test needs)."""
+
+    event: asyncio.Event
+
+
+Action = Send | Drip | Reset | Close | Hang | Await
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +112,8 @@ class MisbehavingServer:
             await self._arrived.wait_for(lambda: len(self.requests) >= count)
 
     async def __aenter__(self) -> Self:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        # `port` 0 picks a free one; a test may name one it reserved (a deployment coming back).
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -183,6 +191,8 @@ class MisbehavingServer:
                     return False
                 case Hang():
                     await asyncio.Event().wait()
+                case Await(event):
+                    await event.wait()
         return True
 
 

@@ -232,7 +232,7 @@ async def test_a_stopped_server_keeps_the_plant_waiting_in_words(reference_serve
         await until(pilot, lambda: "cannot be reached" in log_text(screen), "the note")
         # Not lost, not in needs attention: it waits in line, and the status line says so.
         assert screen.status.kind == "problem"
-        assert "deployment unreachable since" in screen.status.sides()[1]
+        assert "unreachable, next try in" in screen.status.sides()[1]
         assert "1 waiting" in screen.status.sides()[1]
         assert screen.session.ledger().attention() == []
         assert [plant.typed.name for plant in screen.session.ledger().open_rows()] == ["Fern"]

@@ -70,19 +70,17 @@ def state_words(
         return ("cannot send: configuration problem", "problem")
     match state:
         case TokenRefused(status=status):
-            head = [f"token refused ({status}): fix it (F2), then {RESUME_KEY}"]
+            # The headline stays when the line is narrow; the aside gives way first.
+            head = [f"token refused ({status})", f"fix it in F2, then {RESUME_KEY}"]
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")
         case Unreachable(since=since, next_try=next_try):
-            head = [f"deployment unreachable since {since:%H:%M}"]
+            seconds = max(0, math.ceil(next_try - now))
+            when = f"next try in {_duration(seconds)}" if seconds and not sending else "trying now…"
+            head = [f"unreachable, {when}", f"since {since:%H:%M}"]
             if queued:
                 head.append(f"{queued} waiting")
-            if sending:
-                head.append("trying now…")
-            else:
-                seconds = max(0, math.ceil(next_try - now))
-                head.append(f"next try in {seconds} s" if seconds else "trying now…")
             return (_JOIN.join(head + tail), "problem")
         case Asking():
             head = ["paused for the question"]
@@ -100,3 +98,8 @@ def state_words(
             if not connected:
                 return ("connecting…", "busy")
             return ("ready", "ready")
+
+
+def _duration(seconds: int) -> str:
+    # A Retry-After may ask for minutes: counted in seconds only under one.
+    return f"{seconds} s" if seconds < 60 else f"{math.ceil(seconds / 60)} min"

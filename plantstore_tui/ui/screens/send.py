@@ -21,7 +21,6 @@ from textual.message import Message
 from textual.widgets import Input
 from textual.worker import Worker
 
-from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable, state_words
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.form_keys import FormScreen
@@ -456,8 +455,8 @@ class SendScreen(FormScreen):
             )
         elif isinstance(state, Unreachable):
             self.log_panel.add_note(
-                f"The deployment cannot be reached ({visible(state.reason)}). Plants wait in "
-                "line and go by themselves, in order, as soon as it answers; Ctrl+R tries now.",
+                "The deployment cannot be reached: plants wait in line and go by themselves, "
+                "in order, as soon as it answers (Ctrl+R tries now).",
                 self.clock(),
             )
 

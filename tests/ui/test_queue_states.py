@@ -1,0 +1,222 @@
+"""The queue's states, driven with Pilot against an independent server (tests/misbehaving.py):
+nothing leaves while a question about the queue is open, a refused token stops the queue until
+the operator resumes, and plants wait for a deployment that went away and go by themselves, in
+order and once each, when it is back."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable
+
+from misbehaving import (
+    Await,
+    MisbehavingServer,
+    ReceivedRequest,
+    Reset,
+    Send,
+    json_response,
+    response,
+    spec_like,
+)
+from pydantic import SecretStr
+from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, settled, target_of, until
+from textual.pilot import Pilot
+
+from plantstore_tui.core.sending.state import Asking, Running, TokenRefused, Unreachable
+from plantstore_tui.core.store import PlantState
+from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
+from plantstore_tui.ui.screens.send import SendScreen
+
+TOKEN = SecretStr("token-of-the-queue-states")
+# Long enough for any wait of these tests on a loaded machine; they end at the event.
+PATIENCE = 60
+
+
+def ids_sent(server: MisbehavingServer) -> list[int]:
+    """The ids of the plants the server received, in the order they arrived."""
+    return [request.json()["id"] for request in server.requests]
+
+
+async def submit(pilot: Pilot[None], screen: SendScreen, *ids: int) -> None:
+    """Type and send one plant per id, one after another."""
+    for plant_id in ids:
+        await fill(pilot, screen, name=f"Plant {plant_id}", id=str(plant_id))
+        await pilot.press("ctrl+s")
+
+
+def shown_keys(screen: SendScreen) -> set[str]:
+    """The descriptions of the bindings the footer shows now."""
+    return {active.binding.description for active in screen.active_bindings.values()}
+
+
+def held_answers(release: asyncio.Event) -> Callable[[ReceivedRequest], list[object]]:
+    """Every answer waits until `release` is set, then is what the spec says."""
+
+    def script(request: ReceivedRequest) -> list[object]:
+        return [Await(release), *spec_like(request)]
+
+    return script
+
+
+async def test_nothing_leaves_while_the_quit_question_is_open() -> None:
+    release = asyncio.Event()
+    async with MisbehavingServer(held_answers(release)) as server:
+        app = app_for(server.base_url, TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2, 3, 4, 5)
+            await server.wait_for_requests(1)
+            await pilot.press("ctrl+q")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            assert screen.session.queue_state == Asking()
+            assert "paused for the question" in screen.status.sides()[1]
+            # The plant in flight settles; none behind it goes out while the question is open.
+            release.set()
+            await until(pilot, lambda: screen.session.counts().sending == 0, "the first settled")
+            assert screen.session.counts().queued == 4
+            assert ids_sent(server) == [1]
+            await pilot.press("escape")  # keep working
+            assert screen.session.queue_state == Running()
+            await asyncio.wait_for(server.wait_for_requests(5), PATIENCE)
+            await settled(app, pilot)
+            assert ids_sent(server) == [1, 2, 3, 4, 5]
+
+
+async def test_hold_on_a_switch_holds_every_plant_in_line() -> None:
+    release = asyncio.Event()
+    async with (
+        MisbehavingServer(held_answers(release)) as old,
+        MisbehavingServer(spec_like) as new,
+    ):
+        app = app_for(old.base_url, TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2, 3, 4)
+            await old.wait_for_requests(1)
+            target = target_of(new.base_url, TOKEN)
+            assert not screen.reconnect(lambda: connect_to(target), TargetLabel.of(target))
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            release.set()
+            await until(pilot, lambda: screen.session.counts().sending == 0, "the first settled")
+            await pilot.press("h")  # hold them
+            await settled(app, pilot)
+            assert ids_sent(old) == [1]
+            assert new.requests == []
+            attention = screen.session.ledger().attention()
+            assert [(row.typed.id, row.held) for row in attention] == [
+                ("2", True),
+                ("3", True),
+                ("4", True),
+            ]
+
+
+async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> None:
+    token_fixed = asyncio.Event()
+
+    def script(request: ReceivedRequest) -> list[object]:
+        if not token_fixed.is_set():
+            error = {"error": 1401, "message": "The bearer token is not valid"}
+            return [Send(json_response(401, error))]
+        return spec_like(request)
+
+    async with MisbehavingServer(script) as server:
+        app = app_for(server.base_url, TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2, 3)
+            await settled(app, pilot)
+            session = screen.session
+            # One refusal: the refused plant and those behind it wait in line, in order.
+            assert ids_sent(server) == [1]
+            assert session.queue_state == TokenRefused(401)
+            assert session.counts().queued == 3
+            assert session.ledger().attention() == []
+            assert "token refused (401) · fix it in F2, then Ctrl+R" in screen.status.sides()[1]
+            assert "Resume" in shown_keys(screen)
+            token_fixed.set()
+            await pilot.press("ctrl+r")
+            await asyncio.wait_for(server.wait_for_requests(4), PATIENCE)
+            await settled(app, pilot)
+            assert ids_sent(server) == [1, 1, 2, 3]
+            assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
+
+
+async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_back() -> None:
+    # The port is held, not listened on: connections to it are refused until the server starts.
+    reserved = socket.socket()
+    reserved.bind(("127.0.0.1", 0))
+    port = reserved.getsockname()[1]
+    app = app_for(f"http://127.0.0.1:{port}", TOKEN)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await submit(pilot, screen, 1, 2, 3)
+        await settled(app, pilot)
+        session = screen.session
+        state = session.queue_state
+        assert isinstance(state, Unreachable)
+        assert "Cannot connect" in state.reason
+        assert session.counts().queued == 3
+        assert session.ledger().attention() == []
+        words = screen.status.sides()[1]
+        assert "unreachable, next try in" in words
+        assert "3 waiting" in words
+        assert "since" in words
+        reserved.close()
+        server = MisbehavingServer(spec_like, port=port)
+        async with server:
+            # No key pressed: the queue finds the deployment back by itself.
+            await asyncio.wait_for(server.wait_for_requests(3), PATIENCE)
+            await settled(app, pilot)
+            assert ids_sent(server) == [1, 2, 3]
+            assert session.queue_state == Running()
+            assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
+            assert "goes again by itself" not in screen.status.sides()[1]
+
+
+async def test_a_503_with_retry_after_is_sent_again_once_and_a_dropped_one_never() -> None:
+    def script(request: ReceivedRequest) -> list[object]:
+        plant_id = request.json()["id"]
+        answered = sum(1 for seen in server.requests if seen.json()["id"] == plant_id)
+        if plant_id == 1 and answered == 1:
+            return [Send(response(503, b"", headers=[("Retry-After", "1")]))]
+        if plant_id == 2:
+            return [Reset()]  # the request was written: its fate is unknown
+        return spec_like(request)
+
+    server = MisbehavingServer(script)
+    async with server:
+        app = app_for(server.base_url, TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2, 3)
+            await asyncio.wait_for(server.wait_for_requests(4), PATIENCE)
+            await settled(app, pilot)
+            assert ids_sent(server) == [1, 1, 2, 3]
+            states = {row.typed.id: row.state for row in screen.session.ledger().query()}
+            assert states == {
+                "1": PlantState.CREATED,
+                "2": PlantState.UNKNOWN,
+                "3": PlantState.CREATED,
+            }
+            assert "may exist" in log_text(screen) or "may or may not" in log_text(screen)
+
+
+async def test_try_now_tries_at_once() -> None:
+    reserved = socket.socket()
+    reserved.bind(("127.0.0.1", 0))
+    port = reserved.getsockname()[1]
+    app = app_for(f"http://127.0.0.1:{port}", TOKEN)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await submit(pilot, screen, 7)
+        await settled(app, pilot)
+        assert isinstance(screen.session.queue_state, Unreachable)
+        assert "Try now" in shown_keys(screen)
+        reserved.close()
+        async with MisbehavingServer(spec_like, port=port) as server:
+            await pilot.press("ctrl+r")
+            await asyncio.wait_for(server.wait_for_requests(1), PATIENCE)
+            await settled(app, pilot)
+            assert ids_sent(server) == [7]
