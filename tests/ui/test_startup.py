@@ -53,7 +53,6 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
         """
         import json, sys
         from plantstore_tui.cli import main
-from plantstore_tui.core.config.files import config_dir, data_dir
         from plantstore_tui.cli.targets import TargetOptions
         from plantstore_tui.cli.tui import _plan
         from plantstore_tui.ui.app import PlantStoreApp

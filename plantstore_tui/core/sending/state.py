@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from plantstore_tui.core.sending.counted import Counts
+if TYPE_CHECKING:
+    from plantstore_tui.core.sending.counted import Counts
 
 StateKind = Literal["busy", "ready", "problem"]
 RESUME_KEY = "Ctrl+R"
