@@ -4,11 +4,14 @@ ledger's rows read from another connection (what is committed, never a transacti
 from __future__ import annotations
 
 import csv
+import os
+import selectors
 import sqlite3
+import time
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import IO, BinaryIO, NamedTuple
 
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.outcome import Created, Failed, FailureKind, PlantFate, Rejected
@@ -132,3 +135,24 @@ def cut_short(
     finally:
         ledger.close()  # the rows still sending are handed over: their fate is unknown
     return plan.batch.id
+
+
+def wait_for_line(stream: IO[bytes], text: str, timeout: float = 60.0) -> list[str]:
+    """The lines read from a process's pipe up to and with the first that holds `text` (read
+    from the file descriptor: what comes after that line may be read too, and dropped)."""
+    lines: list[str] = []
+    pending = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                raise TimeoutError(f"no line with {text!r} after {timeout:g} s: {lines}")
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                raise EOFError(f"the program ended before a line with {text!r}: {lines}")
+            *complete, pending = (pending + chunk).split(b"\n")
+            lines += [line.decode(errors="replace") for line in complete]
+            if any(text in line for line in lines):
+                return lines

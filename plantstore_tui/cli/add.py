@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import click
 
@@ -27,11 +29,15 @@ from plantstore_tui.core.plant.outcome import (
     Outcome,
     Rejected,
     fate_sentence,
+    not_processed,
     outcome_to_json,
 )
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.importing.results import Waiting
 
 
 @click.command()
@@ -43,6 +49,16 @@ from plantstore_tui.core.store.settings import duplicate_warning
 @timeout_option(
     3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
 )
+@click.option(
+    "--wait",
+    type=click.FloatRange(0, 86_400),
+    default=0,
+    show_default=True,
+    metavar="SECONDS",
+    help="While the deployment cannot be reached (or answers 429 or 503), try again for this "
+    "long, saying so on stderr; 0 fails at once. A plant that may have arrived is never sent "
+    "again.",
+)
 @merged_target_options
 def add(
     options: TargetOptions,
@@ -52,6 +68,7 @@ def add(
     as_json: bool,
     yes: bool,
     timeout: float | None,
+    wait: float,
 ) -> None:
     """Add one plant to the store.
 
@@ -77,9 +94,8 @@ def add(
         if warning is not None:
             # Said, not refused: the store may have lost it, or the operator means to see it.
             _warn(f"Warning: {warning}; sending it anyway.")
-        entry = recorder.begin(target, parsed, FormTexts(name=name, id=id_text, tag=tag))
-        outcome = asyncio.run(_send(target, parsed))
-        recorder.settle(entry, outcome, target)
+        texts = FormTexts(name=name, id=id_text, tag=tag)
+        outcome, entry = asyncio.run(_send(target, parsed, texts, recorder, wait))
     finally:
         recorder.close()
     if as_json:
@@ -95,9 +111,29 @@ def _warn(message: str) -> None:
     click.echo(visible(message), err=True)
 
 
-async def _send(target: Target, plant: NewPlant) -> Outcome:
+async def _send(
+    target: Target, plant: NewPlant, texts: FormTexts, recorder: Recorder, wait: float
+) -> tuple[Outcome, int | None]:
+    """Send, and again while the deployment did not take the plant, for `wait` seconds; each
+    try is in the ledger (sending, then settled) before the next goes. The last outcome and
+    its entry."""
+    from plantstore_tui.core.importing.waiting import DeploymentWait
+
+    until = datetime.now().astimezone() + timedelta(seconds=wait)
+
+    def told(waiting: Waiting | None) -> None:
+        if waiting is not None:
+            _warn(f"Waiting: {waiting.words()} (at most until {until:%H:%M:%S}).")
+
+    waits = DeploymentWait(wait, told)
     async with PlantStoreClient.for_target(target) as client:
-        return await client.create_plant(plant)
+        while True:
+            entry = recorder.begin(target, plant, texts)
+            outcome = await client.create_plant(plant)
+            recorder.settle(entry, outcome, target)
+            if not not_processed(outcome) or not waits.not_taken(outcome, tried=True):
+                return outcome, entry
+            await asyncio.sleep(waits.seconds_left())
 
 
 def exit_code_of(outcome: Outcome) -> ExitCode:

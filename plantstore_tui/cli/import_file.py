@@ -130,6 +130,16 @@ def _rate(value: str | None) -> float | None:
     help="Requests in flight at most.",
 )
 @click.option("--rate", "rate_text", metavar="R/s", help="Start at most R requests a second.")
+@click.option(
+    "--give-up-after",
+    type=click.FloatRange(0, 86_400),
+    default=300,
+    show_default=True,
+    metavar="SECONDS",
+    help="While the deployment cannot be reached (or answers 429 or 503), wait and try again "
+    "for this long, then stop; 0 stops at once. Rows it did not take go again, in order; a row "
+    "that may have arrived is never sent again.",
+)
 @yes_option("Send to a protected profile without asking.")
 @click.option(
     "--report",
@@ -155,6 +165,7 @@ def import_file(
     dry_run: bool,
     concurrency: int,
     rate_text: str | None,
+    give_up_after: float,
     yes: bool,
     report: Path | None,
     as_json: bool,
@@ -166,7 +177,8 @@ def import_file(
 
     The whole file is checked first; if any row is bad, every bad row is listed and nothing is
     sent. Each row is in the ledger before it is sent: after a crash or Ctrl+C, --resume sends
-    only the rows not yet sent. Exits 0 all created, 1 some rejected, 2 invalid file or usage
+    only the rows not yet sent. When the deployment cannot be reached, the import waits and
+    goes on (see --give-up-after). Exits 0 all created, 1 some rejected, 2 invalid file or usage
     (nothing sent), 3 stopped, or rows left unsettled (failed, never sent, or of unknown fate,
     left out by --resume included), 4 configuration problem or an unusable ledger.
     """
@@ -212,7 +224,9 @@ def import_file(
             from plantstore_tui.cli.import_send import send_file
             from plantstore_tui.core.importing.results import ImportSettings
 
-            settings = ImportSettings(concurrency=concurrency, rate=rate)
+            settings = ImportSettings(
+                concurrency=concurrency, rate=rate, give_up_after=give_up_after
+            )
             rows = partial(plan.rows, source.open, form, columns)
             outcome = send_file(source.name, rows, target, store, plan, settings, report, as_json)
         finally:

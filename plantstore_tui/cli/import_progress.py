@@ -14,7 +14,12 @@ from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.importing.results import ImportProgress, RowResult, StopReason
+    from plantstore_tui.core.importing.results import (
+        ImportProgress,
+        RowResult,
+        StopReason,
+        Waiting,
+    )
 
 
 class Progress:
@@ -77,6 +82,19 @@ class Progress:
             counts=counts,
             rate=f"{progress.rate:,.0f}/s",
         )
+
+    def show_wait(self, waiting: Waiting | None, *, changed: bool = True) -> None:
+        """The deployment is waited for (or answers again): a line on stderr when it changes,
+        and the bar's words, counting down, until it answers."""
+        if self._bar is not None:
+            words = "import" if waiting is None else f"waiting: {waiting.words()}"
+            self._bar.update(self._task, description=words)
+        if not changed:
+            return
+        if waiting is not None:
+            self.note(f"Waiting: {waiting.words()} (Ctrl+C stops).")
+        else:
+            self.note("The deployment answers again: going on.")
 
     def note(self, text: str) -> None:
         """A line above the bar (or on stderr without one)."""
@@ -167,7 +185,8 @@ def print_summary(
         click.echo(f"Stopped on {visible(problem)}. Once it is dealt with: {resume}")
     elif reason is StopReason.TRANSPORT:
         click.echo(
-            "Stopped: the deployment stopped answering (several transport failures in a row). "
+            "Stopped: the deployment stopped taking plants (unreachable or busy past "
+            "--give-up-after, or failures of unknown fate in a row). "
             f"Once it answers again: {resume}"
         )
     elif interrupted or progress.not_sent:

@@ -98,17 +98,29 @@ async def _send_all(
 
     async with PlantStoreClient.for_target(target) as client:
         ledger = store.ledger.for_target(target.token)
-        runner = ImportRunner(client, ledger, plan, settings, on_result, keep=store.keep)
+        runner = ImportRunner(
+            client, ledger, plan, settings, on_result, keep=store.keep, on_wait=display.show_wait
+        )
         task = asyncio.ensure_future(runner.run(rows()))
         interrupts = _on_ctrl_c(runner, task, display)
+        countdown = asyncio.ensure_future(_count_down(runner, display))
         try:
             reason = await task
         except asyncio.CancelledError:
             reason = StopReason.STOPPED
         finally:
+            countdown.cancel()
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
         return reason, interrupts[0] > 0, runner.problem
+
+
+async def _count_down(runner: ImportRunner, display: Progress) -> None:
+    """The bar's "next try in N s", a second at a time while the deployment is waited for."""
+    while True:
+        await asyncio.sleep(1)
+        if runner.waiting is not None:
+            display.show_wait(runner.waiting, changed=False)
 
 
 def _on_ctrl_c(

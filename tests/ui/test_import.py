@@ -387,3 +387,31 @@ async def test_a_row_stored_as_another_name_is_listed_off_the_spec_and_not_offer
             await pilot.press("enter")
             await pilot.pause()
             assert app.screen is screen, "a created row is not loaded to be sent again"
+
+
+async def test_an_unreachable_deployment_is_waited_for_in_words_and_esc_stops_at_once(
+    tmp_path: Path, closed_port: int
+) -> None:
+    write_csv(tmp_path / "plants.csv", plants(30))
+    app = app_for(f"http://127.0.0.1:{closed_port}", SecretStr("token-never-used"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(
+            pilot,
+            lambda: "Waiting: deployment unreachable since" in text_of(screen, "#import-counts"),
+        )
+        assert "next try in" in text_of(screen, "#import-counts")
+        await pilot.press("escape")
+        await finished(pilot, "import-send")
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.created, progress.unknown) == (0, 0)
+        assert progress.failed + progress.not_sent == 30
+        assert "Waiting" not in text_of(screen, "#import-counts")
+    # The rows that went out never left (failed: a resume sends them); the others were taken
+    # back out of the ledger.
+    assert {row.state for row in ledger_rows()} == {"failed"}

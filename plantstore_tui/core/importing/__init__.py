@@ -29,6 +29,7 @@ from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
+    Waiting,
     left_out,
     result_of,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "SourceRow",
     "StopReason",
     "Validation",
+    "Waiting",
     "check_file",
     "earlier_import",
     "file_stamp",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -17,48 +18,65 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.batches import UnknownRow
 
-# The most rows a window holds: at least 64, and 8 per request in flight. A window's commit (one
-# fsync) then costs little beside its requests, and two windows buffered keep every worker busy.
-MIN_WINDOW = 64
-WINDOW_PER_REQUEST = 8
-# Up to that, a window holds about this long of sending at the rate rows go: a slow deployment
-# (or --rate) does not have rows marked sending long before they go, which a killed process would
-# leave as unknown.
-WINDOW_SECONDS = 0.5
+# With a rate, a group holds about this long of sending: rows are not marked sending long
+# before they go.
+GROUP_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True)
 class ImportSettings:
-    """How politely to send, and how often the ledger is written."""
+    """How politely to send, how long to wait for a deployment, how the ledger is written."""
 
     concurrency: int = 8
     rate: float | None = None
     """Requests started per second at most; None for as fast as the deployment answers."""
+    give_up_after: float = 300.0
+    """Seconds the deployment may go on not taking plants (unreachable, or answering 429 or
+    503) before the import stops; 0 stops at the first such answer."""
     stop_after_failures: int = 5
-    """Transport failures in a row that stop the import (the deployment is down)."""
-    max_retry_wait: float = 60.0
-    """The longest Retry-After honoured, in seconds."""
-    max_retries: int = 5
-    window: int | None = None
-    """Rows marked sending in one commit; None for about `WINDOW_SECONDS` of sending at the rate
-    rows go, at most `max(64, 8 x concurrency)`."""
+    """Failures of unknown fate in a row (timeouts, dropped connections), beyond one per request
+    in flight, that stop the import: a deployment that takes requests and never answers."""
+    group: int | None = None
+    """Rows marked sending in one group; None for one per request in flight (with a rate, about
+    `GROUP_SECONDS` of it)."""
     flush_seconds: float = 1.0
-    """Answers are written at the latest this long after they came back, windows or not."""
+    """Answers are written at the latest this long after they came back, groups or not."""
 
-    def window_size(self, rows_per_second: float | None = None) -> int:
-        """Rows in the next window, rows going at `rows_per_second` (None: not known yet)."""
-        if self.window is not None:
-            return max(1, self.window)
-        largest = max(MIN_WINDOW, WINDOW_PER_REQUEST * max(1, self.concurrency))
-        # Enough to keep every request slot busy; with a rate, that many may go in the time.
-        smallest = max(1, self.concurrency)
+    def group_size(self) -> int:
+        """Rows marked sending one group ahead of the requests."""
+        if self.group is not None:
+            return max(1, self.group)
+        size = max(1, self.concurrency)
         if self.rate is not None:
-            smallest = min(smallest, math.ceil(self.rate * WINDOW_SECONDS))
-        if rows_per_second is None:
-            rows_per_second = self.rate
-        if rows_per_second is None:
-            return min(smallest, largest)
-        return max(smallest, min(largest, math.ceil(rows_per_second * WINDOW_SECONDS)))
+            size = min(size, math.ceil(self.rate * GROUP_SECONDS))
+        return size
+
+    def most_unsettled(self) -> int:
+        """Rows the ledger holds as sending at most, whenever the process dies: a row per
+        request in flight, and one group ahead."""
+        return max(1, self.concurrency) + self.group_size()
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The deployment is not taking plants: since when (local time), in words why, and when
+    the next try is (`time.monotonic()`)."""
+
+    since: datetime
+    why: str
+    next_try: float
+
+    def words(self, now: float | None = None) -> str:
+        """Words such as "deployment unreachable since 14:02 · next try in 8 s"."""
+        left = max(0, math.ceil(self.next_try - (time.monotonic() if now is None else now)))
+        return f"deployment {self.why} since {self.since:%H:%M} · next try in {left} s"
+
+
+def waiting_why(outcome: Outcome) -> str:
+    """Why a deployment is waited for, from the outcome that said it did not take the plant."""
+    if isinstance(outcome, Rejected):
+        return f"busy ({outcome.status})"
+    return "unreachable"
 
 
 class StopReason(StrEnum):

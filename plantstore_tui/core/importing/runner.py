@@ -1,31 +1,37 @@
 """The one import runner, for the CLI and the TUI: a batch's rows sent N at a time, each in the
-ledger as `sending` before its request goes out, the ledger written a window at a time.
+ledger as `sending` before its request goes out, only a group ahead of the requests.
 
-Rows are taken from the file a window at a time. One transaction (`Batches.advance`) settles the
-rows whose answers came back and marks the next window `sending`; it is committed in the
-ledger's writer thread before any request of that window goes out, while the requests of the
-window before go on: two windows are buffered, so the commit of one overlaps the requests of the
-other and the event loop never waits for the disk. Answers are written with the next window, or
-within `flush_seconds` when none comes. At the end, however it ends, the answers not yet written
-are, the rows marked sending that never went out (the import was stopped) are taken back out,
-and a row cancelled in flight is settled as unknown. A process killed at any moment leaves every
-row it sent in the ledger (`sending`: unknown to the next instance, never sent again by a resume).
+A group is a row per request slot. One transaction (`Batches.advance`) settles the rows whose
+answers came back and marks the next group `sending`; it is committed in the ledger's writer
+thread before any request of that group goes out, while the requests before it go on: the
+commit of one group overlaps the requests of the other, and the event loop never waits for the
+disk. No more rows are marked than the requests in flight and one group
+(`ImportSettings.most_unsettled`), so a process killed at any moment leaves at most that many
+rows `sending` (unknown to the next instance, never sent again by a resume). Answers are written
+with the next group, or within `flush_seconds` when none comes. At the end, however it ends, the
+answers not yet written are, the rows marked sending that never went out (the import was
+stopped) are taken back out, and a row cancelled in flight is settled as unknown.
 
-Nothing is retried, except a 429 or 503 answer with a Retry-After (the server says it did not
-process the request), after that wait, a bounded number of times. After K transport failures in
-a row the deployment is taken to be down and the import stops, instead of burning through the
-file. `stop()` (Ctrl+C, Esc) stops taking rows at once; what is in flight settles.
+Store and forward: a row the deployment did not take (`not_processed`: it could not be reached,
+or answered 429 or 503) is held, settled as failed, and sent again, marked sending again first,
+once the deployment answers; the rows marked to go after it are taken back until then, so the
+held rows go first, in the order of the file. While the deployment does not answer, the import
+waits (`waiting`): one try at a time, when `DeploymentWait` says, for `give_up_after` seconds.
+A row of unknown fate is never sent again. Failures of unknown fate in a row (a deployment that
+takes requests and never answers) stop the import. `stop()` (Ctrl+C, Esc) stops taking rows at
+once, waiting or not; what is in flight settles.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.importing.files import FileProblem
@@ -33,9 +39,11 @@ from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
+    Waiting,
     result_of,
 )
-from plantstore_tui.core.plant.outcome import Failed, asked_wait, cancelled
+from plantstore_tui.core.importing.waiting import DeploymentWait
+from plantstore_tui.core.plant.outcome import Failed, PlantFate, cancelled, not_processed
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
@@ -43,12 +51,10 @@ from plantstore_tui.core.store.rows import NewRow
 
 if TYPE_CHECKING:
     from plantstore_tui.core.importing.plan import ImportPlan, ImportRow
-    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.sending.queue import PlantSender
     from plantstore_tui.core.store.ledger import TargetLedger
 
-_TRANSPORT_KINDS = frozenset({"cannot_connect", "tls", "timeout", "connection_dropped"})
 Answered = list[tuple[int, "Outcome"]]
 
 
@@ -69,10 +75,24 @@ class _Pacer:
 
 @dataclass(slots=True)
 class _Taken:
-    """A row the ledger holds as sending: its entry, and the row."""
+    """A row the ledger holds as sending: its entry, the row, the times it went before."""
 
     entry: int
     row: ImportRow
+    retries: int = 0
+
+
+@dataclass(slots=True, order=True)
+class _Held:
+    """A row to send before the file's next rows, in line order: not taken (`outcome`; its
+    entry settled as failed, marked sending again when it goes), or marked sending and taken
+    back while the deployment was waited for (no outcome, no entry: written anew)."""
+
+    line: int
+    row: ImportRow = field(compare=False)
+    entry: int | None = field(compare=False)
+    retries: int = field(compare=False)
+    outcome: Outcome | None = field(compare=False, default=None)
 
 
 @dataclass(slots=True)
@@ -88,7 +108,8 @@ class ImportRunner:
     """Sends the rows of one planned batch, writing them to the ledger; `run` says why it ended.
 
     `problem` holds the words when it ended on one (the file changed, the ledger unwritable);
-    `finished` is True when every line of the batch is done (the batch is then marked so).
+    `finished` is True when every line of the batch is done (the batch is then marked so);
+    `waiting` says when the deployment is waited for (`on_wait` is told each change).
     """
 
     def __init__(
@@ -100,6 +121,7 @@ class ImportRunner:
         on_result: Callable[[RowResult], None],
         *,
         keep: bool = True,
+        on_wait: Callable[[Waiting | None], None] | None = None,
     ) -> None:
         self._sender = sender
         self._batches = ledger.ledger.batches
@@ -108,19 +130,22 @@ class ImportRunner:
         self._settings = settings
         self._on_result = on_result
         self._keep = keep
-        self._window = settings.window_size()
-        self._started: float | None = None
-        self._answers = 0
+        self._most = settings.most_unsettled()
+        self._group = settings.group_size()
         self._pacer = _Pacer(settings.rate)
-        self._failures_in_a_row = 0
+        self._unknown_in_a_row = 0
+        self._wait = DeploymentWait(settings.give_up_after, on_wait)
         self.reason = StopReason.DONE
         self.problem: str | None = None
         self.finished = False
         self._stopping = False
         self._source_done = False
         self._ready: deque[_Taken] = deque()
+        self._held: list[_Held] = []
+        self._withdrawn: list[int] = []
         self._answered: Answered = []
         self._commit: _Commit | None = None
+        self._out = 0
         self._in_flight = 0
         self._workers = 0
         self._rows_ready = asyncio.Event()
@@ -133,12 +158,17 @@ class ImportRunner:
         return self._in_flight
 
     @property
+    def waiting(self) -> Waiting | None:
+        """What the import waits for, if it does."""
+        return self._wait.waiting
+
+    @property
     def stopping(self) -> bool:
         """True once no more rows are taken."""
         return self._stopping
 
     def stop(self) -> None:
-        """Take no more rows (Ctrl+C, Esc); the rows in flight go on."""
+        """Take no more rows (Ctrl+C, Esc), and wait no more; the rows in flight go on."""
         self._stopping = True
         self._rows_ready.set()
         self._wake_writer.set()
@@ -146,7 +176,7 @@ class ImportRunner:
     async def run(self, rows: Iterable[ImportRow]) -> StopReason:
         """Send every row until stopped or cancelled; the ledger is up to date when this ends."""
         self._workers = max(1, self._settings.concurrency)
-        tasks = [asyncio.ensure_future(self._write_windows(iter(rows)))]
+        tasks = [asyncio.ensure_future(self._write_groups(iter(rows)))]
         tasks += [asyncio.ensure_future(self._worker()) for _ in range(self._workers)]
         try:
             await asyncio.gather(*tasks)
@@ -161,43 +191,75 @@ class ImportRunner:
 
     # Writing the ledger -----------------------------------------------------------------------
 
-    async def _write_windows(self, rows: Iterator[ImportRow]) -> None:
+    def _room(self) -> int:
+        """Rows that may be marked sending now."""
+        if self._stopping:
+            return 0
+        if self.waiting is not None:
+            # One try at a time, once its time has come.
+            return 0 if self._out or self._ready or self._wait.seconds_left() else 1
+        return self._most - self._out - len(self._ready)
+
+    async def _write_groups(self, rows: Iterator[ImportRow]) -> None:
         try:
             while True:
-                if not (self._stopping or self._source_done) and len(self._ready) <= self._window:
-                    size = self._settings.window_size(self._rate())
-                    window = list(itertools.islice(rows, size))
-                    if window:
-                        entries = await self._write(window)
-                        self._ready.extend(map(_Taken, entries, window))
-                    # Only now: a worker that finds no row ready and the source done ends.
-                    self._source_done = len(window) < size
-                    self._window = size
-                    self._rows_ready.set()
+                room = self._room()
+                more = bool(self._held) or not self._source_done
+                # A whole group, or what there is room for once the requests run out of rows
+                # (the group before is going out meanwhile: the commit is not waited for).
+                if more and room > 0 and (room >= self._group or not self._ready):
+                    await self._write_group(rows, room)
                     continue
                 if not self._workers:
                     return
+                if self._withdrawn:
+                    await self._write([], [])
+                    continue
+                timeout = self._settings.flush_seconds
+                if left := self._wait.seconds_left():
+                    timeout = min(timeout, left)
                 self._wake_writer.clear()
                 try:
-                    await asyncio.wait_for(self._wake_writer.wait(), self._settings.flush_seconds)
+                    await asyncio.wait_for(self._wake_writer.wait(), timeout)
                 except TimeoutError:
                     if self._answered:
-                        await self._write([])
+                        await self._write([], [])
         except (FileProblem, StoreError, OSError) as exc:
             self._fail(exc)
         finally:
             self._source_done = True
             self._rows_ready.set()
 
-    def _rate(self) -> float | None:
-        """Rows answered per second so far (None before the first answer)."""
-        if self._started is None or not self._answers:
-            return None
-        return self._answers / max(time.monotonic() - self._started, 1e-3)
+    async def _write_group(self, rows: Iterator[ImportRow], room: int) -> None:
+        """Mark the next `room` rows sending: held rows first, then the file's."""
+        trying = self.waiting is not None
+        again, self._held = self._held[:room], self._held[room:]
+        new = [held.row for held in again if held.entry is None]
+        from_file: list[ImportRow] = []
+        wanted = 0 if self._source_done else room - len(again)
+        if wanted > 0:
+            from_file = list(itertools.islice(rows, wanted))
+        marks = [held.entry for held in again if held.entry is not None]
+        entries = iter(await self._write(new + from_file, marks))
+        # Only now: a worker that finds no row ready and the source done ends.
+        self._source_done = self._source_done or len(from_file) < wanted
+        taken = [
+            _Taken(next(entries) if held.entry is None else held.entry, held.row, held.retries)
+            for held in again
+        ]
+        taken += [_Taken(next(entries), row) for row in from_file]
+        if self.waiting is not None and not trying:
+            # The deployment stopped taking plants while this group was written.
+            self._take_back(taken)
+        else:
+            self._ready.extend(taken)
+        self._rows_ready.set()
 
-    async def _write(self, window: list[ImportRow]) -> list[int]:
-        """One commit in the writer thread: the answers so far, and `window` marked sending."""
+    async def _write(self, new: list[ImportRow], again: list[int]) -> list[int]:
+        """One commit in the writer thread: the answers so far, the rows taken back, and `new`
+        and `again` marked sending; the entries of `new`."""
         answered, self._answered = self._answered, []
+        withdrawn, self._withdrawn = self._withdrawn, []
         batch, keep = self._batch, self._keep
         new_rows = [
             NewRow(
@@ -211,9 +273,16 @@ class ImportRunner:
                 batch=batch.id,
                 line=row.line,
             )
-            for row in window
+            for row in new
         ]
-        future = self._executor.submit(self._batches.advance, answered, new_rows, self._redact)
+        future = self._executor.submit(
+            self._batches.advance,
+            answered,
+            new_rows,
+            self._redact,
+            again=again,
+            withdrawn=withdrawn,
+        )
         self._commit = _Commit(future, answered)
         # Cancelled here, the commit still runs and ends in its thread (shielded: a cancelled
         # wait would otherwise cancel a commit the thread had not started yet, and
@@ -224,8 +293,9 @@ class ImportRunner:
 
     def _write_the_rest(self) -> None:
         """Bring the ledger up to date (blocking: once, at the end, whatever ended the run)."""
-        withdrawn = [taken.entry for taken in self._ready]
+        withdrawn = [taken.entry for taken in self._ready] + self._withdrawn
         self._ready.clear()
+        self._withdrawn = []
         commit, self._commit = self._commit, None
         if commit is not None:
             try:
@@ -240,6 +310,14 @@ class ImportRunner:
             self._fail(exc)
         finally:
             self._executor.shutdown(wait=False)
+        # Held after the deployment did not take them: settled as failed, never sent again here.
+        for held in self._held:
+            if held.outcome is not None:
+                self._on_result(
+                    result_of(held.line, held.row.texts, held.outcome, max(0, held.retries - 1))
+                )
+        self._held = []
+        self._wait.end()
 
     def _fail(self, exc: FileProblem | StoreError | OSError) -> None:
         if self.problem is None:
@@ -255,73 +333,95 @@ class ImportRunner:
 
     # Sending ----------------------------------------------------------------------------------
 
+    def _no_more_rows(self) -> bool:
+        """Nothing is left to send, and nothing in flight can come back to be sent again."""
+        return self._source_done and not self._held and not self._out
+
     async def _worker(self) -> None:
         try:
             while not self._stopping:
                 if not self._ready:
-                    if self._source_done:
+                    if self._no_more_rows():
                         return
                     self._rows_ready.clear()
                     await self._rows_ready.wait()
                     continue
                 taken = self._ready.popleft()
-                if len(self._ready) <= self._window:
+                self._out += 1
+                if not self._ready:
+                    # The next group is written while this row and the others in flight go.
                     self._wake_writer.set()
-                if self._pacer.interval:
-                    try:
-                        await self._pacer.wait()
-                    except asyncio.CancelledError:
-                        self._ready.appendleft(taken)
-                        raise
-                    if self._stopping:
-                        self._ready.appendleft(taken)
-                        return
-                await self._send(taken)
+                try:
+                    if self._pacer.interval:
+                        try:
+                            await self._pacer.wait()
+                        except asyncio.CancelledError:
+                            self._ready.appendleft(taken)
+                            raise
+                        if self._stopping:
+                            self._ready.appendleft(taken)
+                            return
+                    await self._send(taken)
+                finally:
+                    self._out -= 1
+                    if self._room() >= self._group or self._stopping or self.waiting:
+                        self._wake_writer.set()
+                    if self._no_more_rows():
+                        self._rows_ready.set()
         finally:
             self._workers -= 1
             self._wake_writer.set()
 
     async def _send(self, taken: _Taken) -> None:
         row = taken.row
+        trying = self.waiting is not None
         self._in_flight += 1
         started = time.perf_counter()
-        if self._started is None:
-            self._started = time.monotonic()
         try:
-            outcome, retries = await self._attempts(row.plant)
+            outcome = await self._sender.create_plant(row.plant)
         except asyncio.CancelledError:
             elapsed = (time.perf_counter() - started) * 1000
-            self._settle(taken, cancelled(self._sender.url, row.plant, elapsed), 0)
+            self._settle(taken, cancelled(self._sender.url, row.plant, elapsed))
             raise
         finally:
             self._in_flight -= 1
-        self._settle(taken, outcome, retries)
+        if not_processed(outcome):
+            self._hold(taken, outcome)
+            if not self._wait.not_taken(outcome, tried=trying):
+                self.reason = StopReason.TRANSPORT
+                self.stop()
+            self._wake_writer.set()
+            return
+        if trying:
+            self._wait.answered()
+            self._wake_writer.set()
+        self._settle(taken, outcome)
 
-    def _settle(self, taken: _Taken, outcome: Outcome, retries: int) -> None:
+    def _settle(self, taken: _Taken, outcome: Outcome) -> None:
         self._answered.append((taken.entry, outcome))
-        self._answers += 1
-        self._on_result(result_of(taken.row.line, taken.row.texts, outcome, retries))
+        self._on_result(result_of(taken.row.line, taken.row.texts, outcome, taken.retries))
+        unknown = isinstance(outcome, Failed) and outcome.fate is PlantFate.UNKNOWN
+        self._unknown_in_a_row = self._unknown_in_a_row + 1 if unknown else 0
+        # The requests in flight may all fail of one cause (the deployment went away).
+        settings = self._settings
+        if self._unknown_in_a_row >= settings.stop_after_failures + settings.concurrency - 1:
+            self.reason = StopReason.TRANSPORT
+            self.stop()
 
-    async def _attempts(self, plant: NewPlant) -> tuple[Outcome, int]:
-        """Send, and again after a Retry-After the server gave; the outcome and the retries."""
-        retries = 0
-        while True:
-            outcome = await self._sender.create_plant(plant)
-            wait = asked_wait(outcome)
-            if (
-                wait is not None
-                and wait <= self._settings.max_retry_wait
-                and retries < self._settings.max_retries
-                and not self._stopping
-            ):
-                retries += 1
-                await asyncio.sleep(wait)
-                continue
-            if isinstance(outcome, Failed) and outcome.kind.value in _TRANSPORT_KINDS:
-                self._failures_in_a_row += 1
-                if self._failures_in_a_row >= self._settings.stop_after_failures:
-                    self.reason = StopReason.TRANSPORT
-                    self.stop()
-            else:
-                self._failures_in_a_row = 0
-            return outcome, retries
+    def _hold(self, taken: _Taken, outcome: Outcome) -> None:
+        """The deployment did not take the row: settled as failed, it goes again once the
+        deployment answers, before the rows marked to go after it (taken back until then)."""
+        self._answered.append((taken.entry, outcome))
+        bisect.insort(
+            self._held, _Held(taken.row.line, taken.row, taken.entry, taken.retries + 1, outcome)
+        )
+        self._take_back(self._ready)
+        self._ready.clear()
+
+    def _take_back(self, taken: Iterable[_Taken]) -> None:
+        """Rows marked sending that will not go before the held ones: out of the ledger until
+        the deployment answers (written anew then)."""
+        for one in taken:
+            self._withdrawn.append(one.entry)
+            bisect.insort(self._held, _Held(one.row.line, one.row, None, one.retries))
+        self._wake_writer.set()

@@ -2,8 +2,10 @@
 
 A row of a file may be sent more than once (a resume sends again the rows that failed): each
 send is a row of the ledger, and the line's latest row says where the line stands. Rows are
-written a window at a time: one transaction settles the rows that came back and marks the next
-window `sending`, and it is committed before any of that window's requests goes out.
+written a group at a time: one transaction settles the rows that came back and marks the next
+group `sending`, and it is committed before any of that group's requests goes out. A row the
+deployment did not take (it could not be reached, or said 429 or 503) is settled as failed while
+the import waits, and marked sending again, in a later group, before it goes again.
 """
 
 from __future__ import annotations
@@ -177,16 +179,18 @@ class Batches:
         to_send: Sequence[rows.NewRow],
         redact: rows.Redact = str,
         *,
+        again: Sequence[int] = (),
         withdrawn: Sequence[int] = (),
     ) -> list[int]:
-        """One commit: the rows that came back settled, the next window marked sending, and the
-        rows marked sending that never went out (`withdrawn`) taken back out of the ledger; the
-        entries of the new rows, in order.
+        """One commit: the rows that came back settled, the next group marked sending (new
+        rows, and the rows of `again` that go again), and the rows marked sending that never
+        went out (`withdrawn`) taken back out of the ledger; the entries of the new rows, in
+        order.
 
-        A few statements whatever the window's size, not one a row: run in a writer thread, each
+        A few statements whatever the group's size, not one a row: run in a writer thread, each
         statement hands the interpreter's lock over to the thread that sends, and back.
         """
-        if not settled and not to_send and not withdrawn:
+        if not settled and not to_send and not withdrawn and not again:
             return []
         session = self._ledger.session_id
         answers = [(entry, *rows.settle_values(outcome, redact)[1]) for entry, outcome in settled]
@@ -194,6 +198,13 @@ class Batches:
         with self._db.write() as connection:
             for chunk in _chunks(answers):
                 connection.execute(_settle_many(len(chunk)), [v for row in chunk for v in row])
+            sent_at = format_time(utc_now())
+            for chunk in _chunks(list(again)):
+                connection.execute(
+                    f"UPDATE plants SET {_SENDING_AGAIN} "  # noqa: S608 (placeholders)
+                    f"WHERE entry IN ({', '.join('?' * len(chunk))})",
+                    [sent_at, *chunk],
+                )
             for chunk in _chunks(list(withdrawn)):
                 # Never sent: the line stands where it stood before (a resume sends it).
                 connection.execute(
@@ -231,6 +242,11 @@ class Batches:
 _ROWS_PER_STATEMENT = 500
 _SETTLE_SET = ", ".join(
     f"{name} = v.column{index}" for index, name in enumerate(rows.SETTLE_COLUMNS, start=2)
+)
+
+# A row going again: sending, as if its last answer had never come.
+_SENDING_AGAIN = "state = 'sending', sent_at = ?, " + ", ".join(
+    f"{name} = NULL" for name in rows.SETTLE_COLUMNS if name != "state"
 )
 
 

@@ -327,7 +327,8 @@ class ImportScreen(Screen[None]):
     def _show_progress(self) -> None:
         if self.progress is not None:
             going = self._run is not None and not self._run.done()
-            self._stage.show_progress(self.progress, going=going)
+            waiting = None if self._runner is None or not going else self._runner.waiting
+            self._stage.show_progress(self.progress, going=going, waiting=waiting)
 
     def action_stop_or_close(self) -> None:
         """While sending: take no more rows (Esc again gives up on those in flight); else close."""

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
+from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason, Waiting
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
 from plantstore_tui.core.store import PlantState
 
@@ -28,7 +28,8 @@ def summary_lines(
         lines.append(f"Stopped on {visible(ended)}.")
     elif ended is StopReason.TRANSPORT:
         lines.append(
-            "Stopped: the deployment stopped answering (transport failures in a row). "
+            "Stopped: the deployment stopped taking plants (unreachable or busy for too long, "
+            "or failures of unknown fate in a row). "
             "Once it answers again, import the file again and choose Resume."
         )
     elif stopped or progress.not_sent:
@@ -70,20 +71,24 @@ class ImportRun(Vertical):
         """Words under the counts: stopping, or how it ended."""
         self.query_one("#import-summary", Static).update(Text("\n".join(lines)))
 
-    def show_progress(self, progress: ImportProgress, *, going: bool) -> None:
-        """The bar and the counts, with the rate and (while `going`) the time left."""
+    def show_progress(
+        self, progress: ImportProgress, *, going: bool, waiting: Waiting | None = None
+    ) -> None:
+        """The bar and the counts, with the rate and (while `going`) the time left, or what the
+        import waits for."""
         self.query_one("#import-bar", ProgressBar).update(
             total=max(1, progress.to_send), progress=progress.settled
         )
         left, rate = progress.to_send - progress.settled, progress.rate
         eta = f" · about {left / rate:,.0f} s left" if rate and left and going else ""
-        self.query_one("#import-counts", Static).update(
-            Text(
-                f"{progress.settled:,} of {progress.to_send:,} · {progress.created:,} created · "
-                f"{progress.rejected:,} rejected · {progress.failed:,} failed · "
-                f"{progress.unknown:,} unknown · {rate:,.0f} rows/s{eta}"
-            )
+        counts = (
+            f"{progress.settled:,} of {progress.to_send:,} · {progress.created:,} created · "
+            f"{progress.rejected:,} rejected · {progress.failed:,} failed · "
+            f"{progress.unknown:,} unknown · {rate:,.0f} rows/s{eta}"
         )
+        if waiting is not None:
+            counts += f"\nWaiting: {waiting.words()} (the rows it did not take go again)"
+        self.query_one("#import-counts", Static).update(Text(counts))
 
     def list_results(self, results: Sequence[RowResult], unlisted: int) -> None:
         """The rows that did not go through, each to select (its id is its index), and those

@@ -2,13 +2,14 @@
 scripted one where a well-behaved server cannot show it).
 
 The ledger is read from another connection: what a test sees there is committed, so "marked
-sending before its request goes out" and "one commit per window" are checked where they matter.
+sending before its request goes out" and "one commit per group" are checked where they matter.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from burst_support import stored_plants
 from import_support import expected, ledger_rows, plants, write_csv
-from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
+from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Reset, Send, json_response
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import PlantStoreClient
@@ -30,6 +31,7 @@ from plantstore_tui.core.importing import (
     ImportSettings,
     RowResult,
     StopReason,
+    Waiting,
     new_batch,
     resume_batch,
     validate,
@@ -86,6 +88,7 @@ def runner_for(
     *,
     keep: bool = True,
     on_result: Callable[[RowResult], None] | None = None,
+    on_wait: Callable[[Waiting | None], None] | None = None,
 ) -> tuple[ImportRunner, PlantStoreClient]:
     client = PlantStoreClient(base_url, token)
 
@@ -95,7 +98,8 @@ def runner_for(
             on_result(result)
 
     ledger = job.ledger.for_target(token)
-    return ImportRunner(client, ledger, job.plan, settings, settled, keep=keep), client
+    runner = ImportRunner(client, ledger, job.plan, settings, settled, keep=keep, on_wait=on_wait)
+    return runner, client
 
 
 async def send(
@@ -120,7 +124,7 @@ async def test_every_row_is_in_the_ledger_with_source_import_its_batch_and_line(
 ) -> None:
     url, token = reference_server.base_url, reference_server.token
     job = make_import(150, url)
-    runner = await send(job, url, token, ImportSettings(concurrency=4, window=32))
+    runner = await send(job, url, token, ImportSettings(concurrency=4, group=32))
     assert runner.reason is StopReason.DONE
     assert runner.finished
     rows = ledger_rows(job.ledger.path)
@@ -131,7 +135,7 @@ async def test_every_row_is_in_the_ledger_with_source_import_its_batch_and_line(
     assert [result.state for result in job.results] == [PlantState.CREATED] * 150
 
 
-async def test_one_commit_marks_a_window_sending_and_settles_what_came_back(
+async def test_one_commit_marks_a_group_sending_and_settles_what_came_back(
     reference_server: BackgroundServer,
     make_import: Callable[[int, str], Import],
     monkeypatch: pytest.MonkeyPatch,
@@ -146,14 +150,19 @@ async def test_one_commit_marks_a_window_sending_and_settles_what_came_back(
     monkeypatch.setattr(Batches, "advance", counted)
     url, token = reference_server.base_url, reference_server.token
     job = make_import(100, url)
-    # No flush on a timer: every commit is a window's, or the last one.
-    settings = ImportSettings(concurrency=4, window=16, flush_seconds=3600)
+    # No flush on a timer: every commit is a group's, or the last one.
+    settings = ImportSettings(concurrency=4, flush_seconds=3600)
     await send(job, url, token, settings)
-    # 100 rows: 7 windows, then the answers still unwritten: 8 transactions, not 4 a row.
-    assert [marked for _, marked, _ in commits] == [16] * 6 + [4, 0]
+    assert sum(marked for _, marked, _ in commits) == 100
     assert sum(answered for answered, _, _ in commits) == 100
-    assert commits[0][0] == 0
     assert all(withdrawn == 0 for _, _, withdrawn in commits)
+    # Half a group at least in each commit but the last ones: not a transaction a row.
+    assert len(commits) <= 100 // 2 + 2
+    # Marked sending and not yet settled, as the ledger stood after each commit: never more
+    # than a row per request and one group.
+    unsettled = list(itertools.accumulate(marked - answered for answered, marked, _ in commits))
+    assert max(unsettled) <= settings.most_unsettled() == 8
+    assert unsettled[-1] == 0
     assert lines_of(job, ["created"]) == set(range(2, 102))
 
 
@@ -179,7 +188,7 @@ async def test_every_request_finds_its_row_committed_as_sending_in_the_ledger(
         job = make_import(120, server.base_url)
         ledger_file.append(job.ledger.path)
         token = SecretStr("token-of-a-scripted-server")
-        await send(job, server.base_url, token, ImportSettings(concurrency=6, window=8))
+        await send(job, server.base_url, token, ImportSettings(concurrency=6, group=8))
     assert found == dict.fromkeys(range(1, 121), "sending")
     assert lines_of(job, ["created"]) == set(range(2, 122))
 
@@ -199,7 +208,7 @@ async def test_a_stopped_import_takes_back_the_rows_never_sent_and_a_resume_send
         job,
         url,
         token,
-        ImportSettings(concurrency=4, window=16),
+        ImportSettings(concurrency=4, group=16),
         keep=False,
         on_result=lambda _: enough.set() if len(job.results) >= 20 else None,
     )
@@ -221,7 +230,7 @@ async def test_a_stopped_import_takes_back_the_rows_never_sent_and_a_resume_send
     plan = job.resume()
     assert plan.skip == sent
     job.results.clear()
-    resumed = await send(job, url, token, ImportSettings(concurrency=4, window=16), keep=False)
+    resumed = await send(job, url, token, ImportSettings(concurrency=4, group=16), keep=False)
     assert {result.line for result in job.results} == set(range(2, 202)) - sent
     assert all(result.state is PlantState.CREATED for result in job.results)
     assert sorted(stored_plants(slow_server.db_path)) == expected(plants(200))
@@ -236,7 +245,7 @@ async def test_rows_cancelled_in_flight_are_unknown_and_the_rest_are_taken_back(
     async with MisbehavingServer([Hang()]) as server:
         job = make_import(50, server.base_url)
         runner, client = runner_for(
-            job, server.base_url, SecretStr("token-x"), ImportSettings(concurrency=3, window=8)
+            job, server.base_url, SecretStr("token-x"), ImportSettings(concurrency=3, group=8)
         )
         async with client:
             task = asyncio.ensure_future(runner.run(job.plan.rows(job.open, ImportFormat.CSV)))
@@ -254,34 +263,113 @@ async def test_rows_cancelled_in_flight_are_unknown_and_the_rest_are_taken_back(
     assert job.resume().skip == {2, 3, 4}
 
 
-async def test_transport_failures_in_a_row_stop_the_import(
+async def test_a_deployment_never_reached_is_given_up_at_once_with_no_wait(
     make_import: Callable[[int, str], Import], closed_port: int
 ) -> None:
     url = f"http://127.0.0.1:{closed_port}"
     job = make_import(300, url)
-    runner = await send(job, url, SecretStr("token-y"), ImportSettings(concurrency=2, window=8))
+    settings = ImportSettings(concurrency=2, give_up_after=0)
+    runner = await send(job, url, SecretStr("token-y"), settings)
     assert runner.reason is StopReason.TRANSPORT
+    # The rows that went out failed (they never left: a resume sends them); the rows marked to
+    # go after them were taken back.
     failed = lines_of(job, ["failed"])
-    assert 5 <= len(failed) < 300
+    assert 1 <= len(failed) <= 2
     assert lines_of(job) == failed
+    assert {result.state for result in job.results} == {PlantState.FAILED}
     assert job.resume().skip == frozenset()
 
 
-def test_a_window_holds_half_a_second_of_rows_from_a_request_each_up_to_eight_each() -> None:
-    settings = ImportSettings(concurrency=8)
-    # Before any answer: one row per request in flight.
-    assert settings.window_size() == 8
-    assert settings.window_size(10_000) == 64
-    assert ImportSettings(concurrency=16).window_size(10_000) == 128
-    assert settings.window_size(40) == 20
-    assert settings.window_size(2) == 8
-    # With a rate: half a second of it, never more rows marked than go in that time.
-    assert ImportSettings(rate=20).window_size() == 10
-    assert ImportSettings(rate=0.5).window_size() == 1
-    assert ImportSettings(window=5).window_size(10_000) == 5
+def _unavailable_first(times: int) -> tuple[list[int], Any]:
+    """A scripted server that answers 503 (Retry-After: 0) to its first `times` requests, then
+    as the spec says; the ids it received, in order."""
+    received: list[int] = []
+
+    def script(request: ReceivedRequest) -> list[Any]:
+        received.append(request.json()["id"])
+        if len(received) <= times:
+            headers = [("Retry-After", "0")]
+            return [Send(json_response(503, {"error": 503, "message": "busy"}, headers=headers))]
+        return [Send(json_response(200, {"name": request.json()["name"]}))]
+
+    return received, script
 
 
-async def test_a_window_the_ledger_cannot_take_is_never_sent_and_the_import_stops_in_words(
+async def test_rows_a_503_did_not_take_wait_and_go_again_in_order_once_each(
+    make_import: Callable[[int, str], Import],
+) -> None:
+    received, script = _unavailable_first(3)
+    waits: list[Waiting | None] = []
+    async with MisbehavingServer(script) as server:
+        job = make_import(12, server.base_url)
+        runner, client = runner_for(
+            job,
+            server.base_url,
+            SecretStr("token-w"),
+            ImportSettings(concurrency=1),
+            on_wait=waits.append,
+        )
+        async with client:
+            reason = await runner.run(job.plan.rows(job.open, ImportFormat.CSV))
+    assert reason is StopReason.DONE
+    # Line 2 (id 1) was refused three times, then went; the rows after it waited their turn.
+    assert received == [1, 1, 1, *range(1, 13)]
+    assert [(result.line, result.state, result.retries) for result in job.results][:2] == [
+        (2, PlantState.CREATED, 3),
+        (3, PlantState.CREATED, 0),
+    ]
+    assert lines_of(job) == lines_of(job, ["created"]) == set(range(2, 14))
+    assert waits[0] is not None
+    assert waits[0].words().startswith("deployment busy (503) since ")
+    assert waits[-1] is None
+
+
+async def test_a_row_of_unknown_fate_is_never_sent_again(
+    make_import: Callable[[int, str], Import],
+) -> None:
+    received: list[int] = []
+
+    def script(request: ReceivedRequest) -> list[Any]:
+        received.append(request.json()["id"])
+        if request.json()["id"] == 3:
+            return [Reset()]  # after reading the request: it may have been stored
+        return [Send(json_response(200, {"name": request.json()["name"]}))]
+
+    async with MisbehavingServer(script) as server:
+        job = make_import(10, server.base_url)
+        runner = await send(
+            job, server.base_url, SecretStr("token-u"), ImportSettings(concurrency=2)
+        )
+    assert runner.reason is StopReason.DONE
+    assert sorted(received) == list(range(1, 11))
+    assert lines_of(job, ["unknown"]) == {4}
+    assert job.resume().skip == set(range(2, 12))
+
+
+async def test_failures_of_unknown_fate_in_a_row_stop_the_import(
+    make_import: Callable[[int, str], Import],
+) -> None:
+    async with MisbehavingServer([Reset()]) as server:
+        job = make_import(300, server.base_url)
+        settings = ImportSettings(concurrency=2, stop_after_failures=5)
+        runner = await send(job, server.base_url, SecretStr("token-r"), settings)
+    assert runner.reason is StopReason.TRANSPORT
+    unknown = lines_of(job, ["unknown"])
+    assert 6 <= len(unknown) <= 6 + settings.most_unsettled()
+    assert lines_of(job) == unknown
+
+
+def test_a_group_holds_a_row_per_request_and_with_a_rate_half_a_second_of_it() -> None:
+    assert ImportSettings(concurrency=8).group_size() == 8
+    assert ImportSettings(concurrency=8).most_unsettled() == 16
+    assert ImportSettings(concurrency=1).most_unsettled() == 2
+    assert ImportSettings(rate=20).group_size() == 8
+    assert ImportSettings(rate=4).group_size() == 2
+    assert ImportSettings(rate=0.5).group_size() == 1
+    assert ImportSettings(concurrency=4, group=5).most_unsettled() == 9
+
+
+async def test_a_group_the_ledger_cannot_take_is_never_sent_and_the_import_stops_in_words(
     make_import: Callable[[int, str], Import], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     advance = Batches.advance
@@ -300,12 +388,12 @@ async def test_a_window_the_ledger_cannot_take_is_never_sent_and_the_import_stop
 
     async with MisbehavingServer(answer) as server:
         job = make_import(100, server.base_url)
-        settings = ImportSettings(concurrency=2, window=8)
+        settings = ImportSettings(concurrency=2, group=8)
         runner = await send(job, server.base_url, SecretStr("token-z"), settings)
     assert runner.reason is StopReason.PROBLEM
     assert runner.problem == f"the ledger: {job.ledger.path}: the disk is full"
-    # Nothing of the window the ledger could not take went out; of the one it took, what went
-    # out before the stop is settled, and the rest was taken back.
+    # Nothing of the group the ledger could not take went out; of the first (a row per request
+    # and a group), what went out before the stop is settled, and the rest was taken back.
     received = {request.json()["id"] for request in server.requests}
-    assert received <= set(range(1, 9))
+    assert received <= set(range(1, settings.most_unsettled() + 1))
     assert lines_of(job) == lines_of(job, ["created"]) == {plant_id + 1 for plant_id in received}
