@@ -83,12 +83,12 @@ def state_words(
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")
-        case Asking():
+        case Asking() if queued or sending:
             head = ["paused for the question"]
             if queued:
                 head.append(f"{queued} queued")
             return (_JOIN.join(head + tail), "busy")
-        case Running():
+        case _:
             head = []
             if sending:
                 head.append("sending…")

@@ -34,6 +34,11 @@ def test_a_question_open_says_the_queue_is_paused() -> None:
         "paused for the question · 4 queued · 2 need attention (F4)",
         "busy",
     )
+    # With nothing in line there is nothing to pause.
+    assert state_words(Asking(), Counts(0, 0, 2), now=0) == (
+        "2 need attention (F4)",
+        "problem",
+    )
 
 
 def test_a_refused_token_says_what_to_do() -> None:
