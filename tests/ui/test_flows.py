@@ -251,7 +251,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             screen = await ready(app, pilot)
             await pilot.press(*"Fern", "tab", *"3", "tab", *"shade", "enter")
             await asyncio.wait_for(arrived.wait(), 10)
-            # Shown once the moment its answer may come in has passed (send_submit.py).
+            # Shown once the moment its answer may come in has passed (SendScreen.submit).
             await until(pilot, lambda: "sending…" in _state_words(screen), "sending… shown")
             assert screen.sending
             shown = {active.binding.action for active in screen.active_bindings.values()}

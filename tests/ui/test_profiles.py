@@ -27,9 +27,10 @@ from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.tokens import SourceKind
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.models import NewPlant
+from plantstore_tui.core.sending.submitted import Protection
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.screens.check import CheckScreen
-from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen, ProtectedSends
+from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen, protected_question
 from plantstore_tui.ui.screens.first_run import FirstRunChoice, FirstRunScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 from plantstore_tui.ui.screens.profiles import ProfilesScreen
@@ -541,10 +542,10 @@ def _target(*, protected: bool, url: str = "https://plants.example.com") -> Targ
     )
 
 
-async def _ask(pilot: Pilot[Any], app: Host, sends: ProtectedSends, key: str) -> bool:
+async def _ask(pilot: Pilot[Any], app: Host, sends: Protection, key: str) -> bool:
     target = _target(protected=True)
     plant = NewPlant(id=41, name="Monstera deliciosa", tag="indoor")
-    app.push_screen(sends.question(target, plant), app.results.append)
+    app.push_screen(protected_question(target, plant), app.results.append)
     await pilot.pause()
     text = screen_text(app)
     assert "Send to a protected profile?" in text
@@ -556,13 +557,15 @@ async def _ask(pilot: Pilot[Any], app: Host, sends: ProtectedSends, key: str) ->
     await pilot.pause()
     answer = app.results.pop()
     assert isinstance(answer, Answer)
-    return sends.record(target, answer)
+    if answer is Answer.YES_FOR_SESSION:
+        sends.trust(target)
+    return answer.confirmed
 
 
 async def test_a_send_to_a_protected_profile_is_confirmed_by_enter_or_y(
     store: ProfileStore,
 ) -> None:
-    sends = ProtectedSends()
+    sends = Protection()
     assert not sends.needs_asking(_target(protected=False))
     app = Host(Screen())
     async with app.run_test(size=SIZE) as pilot:
@@ -573,13 +576,13 @@ async def test_a_send_to_a_protected_profile_is_confirmed_by_enter_or_y(
 
 
 async def test_dont_ask_again_lasts_for_this_profile_and_url_only(store: ProfileStore) -> None:
-    sends = ProtectedSends()
+    sends = Protection()
     app = Host(Screen())
     async with app.run_test(size=SIZE) as pilot:
         assert await _ask(pilot, app, sends, "a")
     assert not sends.needs_asking(_target(protected=True))
     assert sends.needs_asking(_target(protected=True, url="https://elsewhere.example.com"))
-    assert ProtectedSends().needs_asking(_target(protected=True))  # a new session asks again
+    assert Protection().needs_asking(_target(protected=True))  # a new session asks again
 
 
 async def test_a_plain_yes_no_question_offers_no_dont_ask_again(store: ProfileStore) -> None:

@@ -15,7 +15,7 @@ from plantstore_tui.core.plant.outcome import Outcome
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
-from plantstore_tui.ui.screens import send_submit
+from plantstore_tui.ui.screens import send
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 
@@ -108,7 +108,7 @@ async def test_an_answer_within_the_moment_is_painted_in_the_first_frame_after_c
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The moment made long, so that a loaded machine cannot end it before the answer.
-    monkeypatch.setattr(send_submit, "ANSWER_AWAITED_SECONDS", 60.0)
+    monkeypatch.setattr(send, "ANSWER_AWAITED_SECONDS", 60.0)
     states: list[str] = []
     show_state = StatusLine.show_state
 
@@ -145,7 +145,7 @@ async def test_a_slow_answer_shows_the_plant_as_sending_once_the_moment_has_pass
 async def test_a_key_typed_while_the_answer_is_awaited_is_painted_at_once(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(send_submit, "ANSWER_AWAITED_SECONDS", 60.0)
+    monkeypatch.setattr(send, "ANSWER_AWAITED_SECONDS", 60.0)
     app, gated = _gated_app(reference_server)
     async with app.run_test(size=SIZE) as pilot:
         screen, painted = await _sending(pilot, app, gated)

@@ -26,6 +26,14 @@ from plantstore_tui.core.sending.state import (
     TokenRefused,
     Unreachable,
 )
+from plantstore_tui.core.sending.submitted import (
+    Invalid,
+    NeedsConfirmation,
+    NotTaken,
+    Protection,
+    Submitted,
+    Taken,
+)
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
@@ -81,6 +89,8 @@ class EntrySession:
         # Questions about the queue open on screen; a refusal carried to the next connection.
         self._questions = 0
         self._refused: int | None = None
+        self.protection = Protection()
+        """The sends to protected targets confirmed for the whole session."""
 
     # The ledger -------------------------------------------------------------------------------
 
@@ -240,6 +250,38 @@ class EntrySession:
     @property
     def _keep(self) -> bool:
         return self._settings is None or self._settings.enabled
+
+    def submit(self, texts: FormTexts, *, confirmed: bool = False) -> Submitted:
+        """Take the plant the texts make into the ledger and put it in line, or say why not:
+        invalid, no target to send to, or a protected target to confirm first (`confirmed`:
+        it was). Before the connection is made nobody knows whether the target is protected:
+        such a plant is confirmed, if it must be, when its turn to be sent comes."""
+        from plantstore_tui.core.plant.form import FormErrors
+        from plantstore_tui.core.plant.models import parse_new_plant
+        from plantstore_tui.core.plant.text import visible
+
+        if self._problem is not None:
+            return NotTaken("Cannot send", self._problem)
+        if not self._chosen:
+            return NotTaken("Not sent", "No target yet: press F2 to choose or create a profile.")
+        plant = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
+        if isinstance(plant, FormErrors):
+            return Invalid(plant)
+        target = self._target
+        if target is not None and not confirmed and self.protection.needs_asking(target):
+            return NeedsConfirmation(target, plant)
+        try:
+            # Committed (synchronous=FULL) before the front end lets go of the plant or shows
+            # it: what the screen shows as taken is on disk.
+            queued = self.take(texts, plant, confirmed=confirmed or target is not None)
+        except store_error() as exc:
+            return NotTaken(
+                "Not sent",
+                f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
+                "The plant is still in the form.",
+            )
+        self.enqueue(queued)
+        return Taken(queued)
 
     def take(self, texts: FormTexts, plant: NewPlant, *, confirmed: bool) -> QueuedPlant:
         """Commit a plant to the ledger as queued (durably, before this returns, unless

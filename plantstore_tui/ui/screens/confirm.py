@@ -223,52 +223,27 @@ def _plant_words(plant: NewPlant) -> str:
     return f"{visible(plant.name)} (id {plant.id}{tag})"
 
 
-class ProtectedSends:
-    """This session's confirmations of sends to protected profiles.
-
-    One question per send by default; an operator entering many plants can answer "A" once, and
-    sends to that profile go out without asking until plantstore-tui quits.
-    """
-
-    def __init__(self) -> None:
-        self._trusted: set[tuple[str, str]] = set()
-
-    def needs_asking(self, target: Target) -> bool:
-        """Whether a send to `target` must be confirmed first."""
-        return target.protected and self._key(target) not in self._trusted
-
-    def question(
-        self,
-        target: Target,
-        plant: NewPlant | None = None,
-        answered: Callable[[Answer], None] | None = None,
-    ) -> ConfirmScreen:
-        """The modal that asks; give its `Answer` to `record`."""
-        subject = Text()
-        subject.append(visible(target.profile or "(no profile)"), style="bold")
-        subject.append("\n")
-        subject.append(visible(target.base_url))
-        if plant is not None:
-            subject.append("\n\n")
-            subject.append(_plant_words(plant))
-        return ConfirmScreen(
-            "Send to a protected profile?",
-            subject,
-            "This profile is marked protected: every send to it is confirmed first.",
-            yes="Send",
-            no="Cancel",
-            yes_for_session="Send, don't ask again this session",
-            danger=True,
-            answered=answered,
-        )
-
-    def record(self, target: Target, answer: Answer) -> bool:
-        """Remember a "don't ask again"; True when the send may go ahead."""
-        if answer is Answer.YES_FOR_SESSION:
-            self._trusted.add(self._key(target))
-        return answer.confirmed
-
-    @staticmethod
-    def _key(target: Target) -> tuple[str, str]:
-        # Keyed by URL too: a profile edited to point elsewhere is asked about afresh.
-        return (target.profile or "", target.base_url)
+def protected_question(
+    target: Target,
+    plant: NewPlant | None = None,
+    answered: Callable[[Answer], None] | None = None,
+) -> ConfirmScreen:
+    """The question before a send to a protected target: once for this send, or for the
+    session ("don't ask again": `Answer.YES_FOR_SESSION`)."""
+    subject = Text()
+    subject.append(visible(target.profile or "(no profile)"), style="bold")
+    subject.append("\n")
+    subject.append(visible(target.base_url))
+    if plant is not None:
+        subject.append("\n\n")
+        subject.append(_plant_words(plant))
+    return ConfirmScreen(
+        "Send to a protected profile?",
+        subject,
+        "This profile is marked protected: every send to it is confirmed first.",
+        yes="Send",
+        no="Cancel",
+        yes_for_session="Send, don't ask again this session",
+        danger=True,
+        answered=answered,
+    )

@@ -19,32 +19,37 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable, state_words
+from plantstore_tui.ui import collector
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+from plantstore_tui.ui.screens.confirm import protected_question
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_question,
     switch_question,
     tell_ledger_news,
 )
-from plantstore_tui.ui.screens.send_submit import submit, sync_taken
 from plantstore_tui.ui.screens.send_views import open_attention, open_history
-from plantstore_tui.ui.textual_compat import once_before_frame, release_frames
+from plantstore_tui.ui.textual_compat import hold_frames, once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.timer import Timer
 
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session import Clock, EntrySession
     from plantstore_tui.core.store.settings import HistorySettings
-    from plantstore_tui.ui.screens.confirm import ChoiceScreen, ProtectedSends
+    from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
 
 
 T = TypeVar("T")
@@ -54,6 +59,9 @@ ROOMY_ROWS = 30
 # Frames apart while a burst is applied or sent: ten a second show its progress, and each frame
 # costs the UI thread the time the burst is waiting for (5 to 15 ms for this screen).
 BURST_FRAME_SECONDS = 0.1
+# How long the screen may wait for a send's answer before it shows the plant as sending: under
+# what an operator can tell from at once.
+ANSWER_AWAITED_SECONDS = 0.05
 
 
 class SendScreen(FormScreen):
@@ -88,17 +96,6 @@ class SendScreen(FormScreen):
         self.clock = clock
         """The time of log entries and notes."""
         self._session: EntrySession | None = None
-        self._protected: ProtectedSends | None = None
-
-    @property
-    def protected(self) -> ProtectedSends:
-        """This session's confirmations of sends to protected profiles (its module, the
-        questions', is loaded at the first send)."""
-        if self._protected is None:
-            from plantstore_tui.ui.screens.confirm import ProtectedSends
-
-            self._protected = ProtectedSends()
-        return self._protected
 
     @property
     def session(self) -> EntrySession:
@@ -254,13 +251,82 @@ class SendScreen(FormScreen):
         """Check the form; hand a valid plant to the queue and ready the form for the next."""
         texts = self.form.check()
         if texts is not None:
-            submit(self, texts)
+            self.submit(texts)
+
+    def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
+        """Hand texts to the session and show what became of them (`from_form`: the form lets
+        go of a plant taken); a protected target asks first. The words when nothing was taken
+        and nothing else says why (a resend from the history shows them)."""
+        from plantstore_tui.core.sending.submitted import (
+            Invalid,
+            NeedsConfirmation,
+            NotTaken,
+            Taken,
+        )
+
+        match self.session.submit(texts, confirmed=confirmed):
+            case Taken(plant=queued):
+                if self.session.unsynced:
+                    # Taken in a burst (`EntrySession.sync_later`): durable before it is shown.
+                    self.before_frame(self.sync_taken)
+                if from_form:
+                    self.form.hand_over(texts)
+                    if queued.sending_recorded:
+                        # It goes out now: painted with its answer if that comes at once (a frame
+                        # of "sending…" the answer replaces ms later would cost the UI thread).
+                        hold_frames(self.app, ANSWER_AWAITED_SECONDS)
+            case Invalid(errors=errors):
+                if from_form:
+                    self.form.show_errors(errors.errors)
+                return "That send no longer makes a valid plant."
+            case NeedsConfirmation(target=target, plant=plant):
+                question = protected_question(target, plant, self._confirm_then(texts, from_form))
+                if from_form:
+                    self.ask(question)
+                else:
+                    # Asked once the screen it came from (the history), closing now, is gone.
+                    self.call_after_refresh(self.ask, question)
+            case NotTaken(title=title, reason=reason):
+                self.notify(reason, title=title, severity="error" if from_form else "warning")
+                return reason
+        return ""
+
+    def _confirm_then(self, texts: FormTexts, from_form: bool) -> Callable[[Answer], None]:
+        def answered(answer: Answer) -> None:
+            # Called as the answer key is read, before the keys typed after it are applied.
+            if self.confirmed(answer):
+                self.submit(texts, from_form=from_form, confirmed=True)
+            elif from_form:
+                self.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
+
+        return answered
+
+    def confirmed(self, answer: Answer) -> bool:
+        """Whether a protected target's question was answered yes; "don't ask again" is
+        remembered for the session."""
+        from plantstore_tui.ui.screens.confirm import Answer
+
+        target = self.session.target
+        if answer is Answer.YES_FOR_SESSION and target is not None:
+            self.session.protection.trust(target)
+        return answer.confirmed
 
     def sync_taken(self) -> None:
         """Make the plants a burst took so far survive a power cut, before any of them is shown
-        or sent; if the disk refuses, say so (send_submit.py)."""
-        if self._session is not None:  # else nothing was taken yet
-            sync_taken(self, self._session)
+        or sent; if the disk refuses, say so."""
+        from plantstore_tui.core.store import StoreError
+
+        if self._session is None:
+            return  # nothing was taken yet
+        try:
+            self._session.sync_taken()
+        except StoreError as exc:
+            self.notify(
+                "The plants just taken are in the ledger, but it could not be synced to the "
+                f"disk: {visible(str(exc))}. A power cut could lose them.",
+                title="Ledger not synced",
+                severity="error",
+            )
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
@@ -273,7 +339,7 @@ class SendScreen(FormScreen):
         self.show_state()
         if plant.settled:
             self._settled_at = time.monotonic()
-            release_frames(self.app)  # held for its answer since it was taken (send_submit.py)
+            release_frames(self.app)  # held for its answer since it was taken (`submit`)
 
     # When a plant last settled (time.monotonic): the queue's plants go out one after another.
     _settled_at = 0.0
@@ -367,26 +433,97 @@ class SendScreen(FormScreen):
         self.session.resume()
         self.show_state()
 
+    class Connected(Message):
+        """The connect worker resolved the target and built its client."""
+
+        def __init__(
+            self,
+            connect: Connect,
+            connection: Connection,
+            settings: HistorySettings,
+            next_id: int | None,
+        ) -> None:
+            super().__init__()
+            self.connect = connect
+            self.connection = connection
+            self.settings = settings
+            self.next_id = next_id
+
+    class ConnectionFailed(Message):
+        """The chosen target cannot be used: the words say why."""
+
+        def __init__(self, connect: Connect, problem: str) -> None:
+            super().__init__()
+            self.connect = connect
+            self.problem = problem
+
     # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
     @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
-    def _connect_and_read_settings(self) -> tuple[Connection, HistorySettings, int | None]:
+    def _connect_and_read_settings(self) -> None:
         from plantstore_tui.core.store.settings import history_settings
 
-        assert self._connect is not None
+        connect = self._connect
+        assert connect is not None
         self._open_ledger_here()
-        connection = self._connect()
+        try:
+            connection = connect()
+        except Exception as exc:  # `Connect` raises with words for the operator (ui/connection.py)
+            self.post_message(self.ConnectionFailed(connect, visible(str(exc))))
+            return
         # Read here, off the UI thread: profiles.toml costs nothing before the first frame; the
         # next id too: another worker for it, started as this one ends, often found this thread
         # still busy and started a second one, with a malloc arena of its own.
         settings = history_settings(connection.target.profile)
-        return connection, settings, self.session.next_id(connection.target)
+        next_id = self.session.next_id(connection.target)
+        self.post_message(self.Connected(connect, connection, settings, next_id))
+
+    @on(Connected)
+    def _connected(self, message: Connected) -> None:
+        if message.connect is not self._connect:
+            return  # a target switched away from since (its client is not needed)
+        target = message.connection.target
+        self.status.show_target(
+            TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
+        )
+        session = self.session
+        queue = session.connected(target, message.connection.client, message.settings)
+        self.run_worker(
+            session.run(queue, self._confirm_queued),
+            name="queue",
+            group="queue",
+            exit_on_error=False,
+        )
+        collector.after_connecting()
+        if message.next_id is not None:
+            self.form.offer_next_id(message.next_id)
+        self.show_state()
+
+    @on(ConnectionFailed)
+    def _connection_failed(self, message: ConnectionFailed) -> None:
+        if message.connect is not self._connect:
+            return
+        self.log_panel.add_note(f"Configuration problem: {message.problem}", self.clock())
+        self.session.cannot_connect(message.problem)
+        self.show_state()
+
+    async def _confirm_queued(self, plant: QueuedPlant) -> bool:
+        # Only for plants queued before the connection told whether the target is protected.
+        target = self.target
+        if target is None or not self.session.protection.needs_asking(target):
+            return True
+        return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Every worker's end comes through here: the connection, and queues that broke."""
-        from plantstore_tui.ui.screens.send_connection import worker_ended
-
-        worker_ended(self, event)
-        if event.worker.group == "connect" and event.worker.is_finished:
+        """A queue that broke on a bug (a server's faults are outcomes) says so; the first
+        connect worker's end lets the first send's preparation start."""
+        worker = event.worker
+        if worker.group == "queue" and event.state == WorkerState.ERROR:
+            error = worker.error
+            self.log_panel.add_note(
+                f"Sending stopped on an unexpected error: {type(error).__name__}: {error}",
+                self.clock(),
+            )
+        if worker.group == "connect" and worker.is_finished:
             self._first_worker_done = True
             self._prepare_when_free()
 

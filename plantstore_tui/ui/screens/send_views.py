@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.ui.screens.send_submit import parse, queue_plant
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry
@@ -145,23 +144,4 @@ def open_history(screen: SendScreen) -> None:
 def resend_from_history(screen: SendScreen, entry: HistoryEntry) -> str | None:
     """Queue a send from the history again, to the current target (protected: asked first);
     why not, if it cannot be."""
-    session, protected = screen.session, screen.protected
-    if not session.chosen or session.problem is not None:
-        return session.problem or "No target yet: press F2 to choose a profile."
-    texts = entry.typed
-    target = session.target
-    if target is not None and protected.needs_asking(target):
-        plant = parse(screen, texts)
-        if plant is None:
-            return "That send no longer makes a valid plant."
-
-        def answered(answer: Answer) -> None:
-            if protected.record(target, answer):
-                queue_plant(screen, texts, confirmed=True, from_form=False)
-
-        # Asked once the history screen, which closes on this answer, is gone.
-        question = protected.question(target, plant, answered)
-        screen.call_after_refresh(screen.app.push_screen, question)
-        return None
-    queue_plant(screen, texts, confirmed=target is not None, from_form=False)
-    return None
+    return screen.submit(entry.typed, from_form=False) or None

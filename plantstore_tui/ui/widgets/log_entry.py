@@ -272,7 +272,7 @@ def render_plant(
         rows = _outcome_rows(plant.outcome, header, styles)
         if plant.note and not plant.settled:
             # Answered, and back in line: it goes again (a refused token, no deployment).
-            rows.append((Text("⏸", _style(styles, "pending")), Text(visible(plant.note))))
+            rows.append((Text("↻", _style(styles, "pending")), Text(visible(plant.note))))
     else:
         header = _header(at, plant.number, f"{plant.base_url.rstrip('/')}/plants", styles)
         state_at = len(header)

@@ -4,6 +4,7 @@ target of the moment, and dealt with when they did not go through."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -25,6 +26,7 @@ from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
 from plantstore_tui.core.sending.session import EntrySession, LedgerNews
 from plantstore_tui.core.sending.state import Asking, Running
+from plantstore_tui.core.sending.submitted import Invalid, NeedsConfirmation, NotTaken, Taken
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
@@ -490,3 +492,46 @@ async def test_plants_taken_with_sync_later_are_committed_each_and_synced_once(
         PlantState.SENDING,
         PlantState.CREATED,
     ]
+
+
+async def test_submit_decides_and_says_what_became_of_the_texts(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    unchosen = EntrySession(reports, clock, base_url="", chosen=False)
+    fern = FormTexts(name="Fern", id="7", tag="")
+    assert unchosen.submit(fern) == NotTaken(
+        "Not sent", "No target yet: press F2 to choose or create a profile."
+    )
+
+    reports, session, target = on_server(reference_server)
+    invalid = session.submit(FormTexts(name=" ", id="7b", tag=""))
+    assert isinstance(invalid, Invalid)
+    assert set(invalid.errors.errors) == {"name", "id"}
+    protected = dataclasses.replace(target, profile="prod", protected=True)
+    async with sending_to(session, protected):
+        asked = session.submit(fern)
+        assert asked == NeedsConfirmation(protected, typed("Fern", "7")[1])
+        assert ledger_rows(data_dir()) == []  # nothing taken before the answer
+        taken = session.submit(fern, confirmed=True)
+        assert isinstance(taken, Taken)
+        await session.wait_until_quiet()
+        assert reports.states(taken.plant.number)[-1] is PlantState.CREATED
+        # "Don't ask again" lasts for this target, this session.
+        session.protection.trust(protected)
+        assert isinstance(session.submit(FormTexts(name="Ivy", id="8", tag="")), Taken)
+        await session.wait_until_quiet()
+    assert stored_plants(reference_server.db_path) == [(7, "Fern", None), (8, "Ivy", None)]
+
+    session.cannot_connect("Profile 'prod': no token")
+    assert session.submit(fern) == NotTaken("Cannot send", "Profile 'prod': no token")
+
+
+async def test_a_plant_taken_before_the_connection_is_confirmed_when_its_turn_comes(
+    reference_server: BackgroundServer,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, reference_server.base_url)
+    early = session.submit(FormTexts(name="Fern", id="9", tag=""))
+    assert isinstance(early, Taken)
+    assert early.plant.confirmed is False

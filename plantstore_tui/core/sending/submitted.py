@@ -1,0 +1,69 @@
+"""What became of a plant a front end handed to the entry session (`EntrySession.submit`): one
+typed result the front end renders, and the session's memory of sends confirmed to protected
+targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormErrors
+    from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.sending.queue import QueuedPlant
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """In the ledger and in line: the form may let go of it."""
+
+    plant: QueuedPlant
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """The texts make no valid plant; nothing was taken."""
+
+    errors: FormErrors
+
+
+@dataclass(frozen=True, slots=True)
+class NeedsConfirmation:
+    """The target is protected: ask, then submit again confirmed (or not at all)."""
+
+    target: Target
+    plant: NewPlant
+
+
+@dataclass(frozen=True, slots=True)
+class NotTaken:
+    """Nothing was taken, and why, in words (no target yet, a configuration problem, a ledger
+    that cannot be written): the plant stays where it was typed."""
+
+    title: str
+    reason: str
+
+
+Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken
+
+
+@dataclass(slots=True)
+class Protection:
+    """This session's confirmations of sends to protected targets: each send is confirmed,
+    unless the operator said "don't ask again" for that target, until the program ends."""
+
+    _trusted: set[tuple[str, str]] = field(default_factory=set)
+
+    def needs_asking(self, target: Target) -> bool:
+        """Whether a send to `target` must be confirmed first."""
+        return target.protected and self._key(target) not in self._trusted
+
+    def trust(self, target: Target) -> None:
+        """Send to `target` without asking from now on."""
+        self._trusted.add(self._key(target))
+
+    @staticmethod
+    def _key(target: Target) -> tuple[str, str]:
+        # Keyed by URL too: a profile edited to point elsewhere is asked about afresh.
+        return (target.profile or "", target.base_url)
