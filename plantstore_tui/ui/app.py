@@ -295,8 +295,10 @@ class PlantStoreApp(CompatApp[None]):
     def _load_into_form(self, texts: FormTexts, may_exist: bool) -> bool:
         form = self._send_screen.form
         if form.holds_typing():
+            from plantstore_tui.core.sending.session import FORM_BUSY
+
             self.notify(
-                "The form holds a plant being typed: send it or empty the fields first.",
+                FORM_BUSY,
                 title="Not loaded",
                 severity="warning",
             )

@@ -27,7 +27,11 @@ from plantstore_tui.core.sending.state import (
     Unreachable,
 )
 from plantstore_tui.core.sending.submitted import (
+    AimedElsewhere,
+    Attended,
+    Dismissed,
     Invalid,
+    Loaded,
     NeedsConfirmation,
     NotTaken,
     Protection,
@@ -41,9 +45,11 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store import Ledger
+    from plantstore_tui.core.store.records import HistoryEntry
     from plantstore_tui.core.store.settings import HistorySettings
 
 Clock = Callable[[], datetime]
+FORM_BUSY = "The form holds a plant being typed: send it or empty the fields first."
 # A plant moved on; the words say what the operator did about it, if they did.
 OnChange = Callable[[QueuedPlant, str | None], None]
 
@@ -414,6 +420,53 @@ class EntrySession:
             self._queue.resume()
         self._update_quiet()
         return isinstance(state, TokenRefused | Unreachable)
+
+    def attend(
+        self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
+    ) -> Attended:
+        """The operator chose a plant in needs attention: load it into the form (`load`; not
+        while the form holds a plant being typed, `form_busy`; a plant meant for another target
+        only once confirmed, `anywhere`) or dismiss it."""
+        from plantstore_tui.core.plant.text import visible
+        from plantstore_tui.core.store.records import PlantState
+
+        try:
+            found = self.ledger().get(number)
+        except store_error() as exc:
+            return NotTaken("Ledger not read", visible(str(exc)))
+        if found is None:
+            return NotTaken("Not found", f"Plant #{number} is no longer in the ledger.")
+        if load and form_busy:
+            return NotTaken("Not loaded", FORM_BUSY)
+        elsewhere = None if anywhere or not load else self.aimed_elsewhere(found)
+        if elsewhere is not None:
+            return elsewhere
+        at = self._clock().strftime("%H:%M:%S")
+        try:
+            released = self.release(
+                found.entry, f"{'Loaded into the form' if load else 'Dismissed'} at {at}."
+            )
+        except store_error() as exc:
+            return NotTaken("Ledger not written", visible(str(exc)))
+        if not released:
+            return NotTaken(
+                "Not loaded", "Another plantstore-tui has already dealt with this plant."
+            )
+        if not load:
+            return Dismissed(found)
+        return Loaded(found, may_exist=found.state in (PlantState.UNKNOWN, PlantState.SENDING))
+
+    def aimed_elsewhere(self, entry: HistoryEntry) -> AimedElsewhere | None:
+        """Whether a plant of the ledger was meant for another target than the one plants taken
+        now go to (never, while no target is chosen)."""
+        from plantstore_tui.core.http.address import same_target, target_words
+
+        aim = self.aim
+        if aim is None or same_target(entry.base_url, entry.profile, *aim):
+            return None
+        return AimedElsewhere(
+            entry, target_words(entry.base_url, entry.profile), target_words(*aim)
+        )
 
     def release(self, number: int, note: str) -> bool:
         """The operator dealt with a plant that needed attention (loaded it into the form or

@@ -1,6 +1,6 @@
-"""What became of a plant a front end handed to the entry session (`EntrySession.submit`): one
-typed result the front end renders, and the session's memory of sends confirmed to protected
-targets."""
+"""What became of a plant a front end handed to the entry session (`EntrySession.submit`) or
+chose in needs attention (`EntrySession.attend`): one typed result the front end renders; and
+the session's memory of sends confirmed to protected targets."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormErrors
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.store.records import HistoryEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,33 @@ class NotTaken:
 
 
 Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """Out of needs attention, for the form to load; `may_exist`: its send got no clear answer."""
+
+    entry: HistoryEntry
+    may_exist: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Dismissed:
+    """Out of needs attention, forgotten."""
+
+    entry: HistoryEntry
+
+
+@dataclass(frozen=True, slots=True)
+class AimedElsewhere:
+    """The plant was meant for another target than the form's: ask, then load it anywhere."""
+
+    entry: HistoryEntry
+    meant: str
+    here: str
+
+
+Attended: TypeAlias = Loaded | Dismissed | AimedElsewhere | NotTaken
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from plantstore_tui.core.plant.text import visible
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.sending.submitted import AimedElsewhere
 
 
 T = TypeVar("T")
@@ -245,5 +246,25 @@ def protected_question(
         no="Cancel",
         yes_for_session="Send, don't ask again this session",
         danger=True,
+        answered=answered,
+    )
+
+
+def elsewhere_question(
+    elsewhere: AimedElsewhere, answered: Callable[[Answer], None]
+) -> ConfirmScreen:
+    """Before a plant meant for another target is loaded into the form: say so and ask."""
+    entry = elsewhere.entry
+    subject = Text()
+    subject.append(f"{visible(entry.typed.name)} (id {visible(entry.typed.id)})", style="bold")
+    subject.append(f"\nwas for   {visible(elsewhere.meant)}")
+    subject.append(f"\nthe form  {visible(elsewhere.here)}")
+    return ConfirmScreen(
+        "Load a plant meant for another target?",
+        subject,
+        f"Sent from the form, it goes to {visible(elsewhere.here)}. To send it where it was meant "
+        "to go, switch profiles (F2) first.",
+        yes="Load it",
+        no="Cancel",
         answered=answered,
     )

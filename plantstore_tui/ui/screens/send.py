@@ -25,14 +25,12 @@ from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable, state_words
 from plantstore_tui.ui import collector
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
-from plantstore_tui.ui.screens.confirm import protected_question
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_question,
     switch_question,
     tell_ledger_news,
 )
-from plantstore_tui.ui.screens.send_views import open_attention, open_history
 from plantstore_tui.ui.textual_compat import hold_frames, once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
@@ -48,6 +46,8 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session import Clock, EntrySession
+    from plantstore_tui.core.sending.submitted import AimedElsewhere
+    from plantstore_tui.core.store import HistoryEntry
     from plantstore_tui.core.store.settings import HistorySettings
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
 
@@ -209,7 +209,7 @@ class SendScreen(FormScreen):
         news = self.session.ledger_news()
         if news is None:
             return
-        tell_ledger_news(self, news)
+        tell_ledger_news(self.log_panel, self.notify, self.clock(), news)
         self._offer_next_id()
         self.show_state()
 
@@ -263,6 +263,7 @@ class SendScreen(FormScreen):
             NotTaken,
             Taken,
         )
+        from plantstore_tui.ui.screens.confirm import protected_question
 
         match self.session.submit(texts, confirmed=confirmed):
             case Taken(plant=queued):
@@ -511,6 +512,8 @@ class SendScreen(FormScreen):
         target = self.target
         if target is None or not self.session.protection.needs_asking(target):
             return True
+        from plantstore_tui.ui.screens.confirm import protected_question
+
         return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -624,7 +627,53 @@ class SendScreen(FormScreen):
 
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it."""
-        open_attention(self)
+        from plantstore_tui.core.store import StoreError
+        from plantstore_tui.ui.screens.attention import AttentionScreen
+
+        try:
+            attention = self.session.ledger().attention()
+        except StoreError as exc:
+            self.notify(visible(str(exc)), title="Ledger not read", severity="error")
+            return
+        if not attention:
+            self.notify("Every plant sent so far went through.", title="Nothing needs attention")
+            return
+        attend = self.attend
+        self.app.push_screen(AttentionScreen(attention, attend, self.session.aim))
+
+    def attend(self, number: int, load: bool, anywhere: bool = False) -> None:
+        """The operator chose a plant in needs attention: load it into the form (a plant meant
+        for another target asks first) or dismiss it; the session decides."""
+        from plantstore_tui.core.sending.submitted import AimedElsewhere, Loaded, NotTaken
+
+        form_busy = load and self.form.holds_typing()
+        match self.session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere):
+            case Loaded(entry=entry, may_exist=may_exist):
+                self.form.load(entry.typed)
+                if may_exist:
+                    self.notify(
+                        f"Plant {entry.plant_id} may exist already: its send got no clear "
+                        "answer. Sending it again may create it twice, or be refused as a "
+                        "duplicate id.",
+                        title="Check before sending",
+                        severity="warning",
+                        timeout=10,
+                    )
+            case AimedElsewhere() as elsewhere:
+                self._ask_elsewhere(elsewhere, lambda: self.attend(number, load, anywhere=True))
+            case NotTaken(title=title, reason=reason):
+                self.notify(visible(reason), title=title, severity="warning")
+        self.show_state()
+
+    def _ask_elsewhere(self, elsewhere: AimedElsewhere, load: Callable[[], None]) -> None:
+        from plantstore_tui.ui.screens.confirm import elsewhere_question
+
+        def answered(answer: Answer) -> None:
+            if answer.confirmed:
+                load()
+
+        # Asked once the screen it was chosen on, which closes on this choice, is gone.
+        self.call_after_refresh(self.app.push_screen, elsewhere_question(elsewhere, answered))
 
     # History ----------------------------------------------------------------------------------
 
@@ -644,7 +693,25 @@ class SendScreen(FormScreen):
 
     def action_history(self) -> None:
         """Open the history: every send kept, to look at, load, resend or copy as curl."""
-        open_history(self)
+        from plantstore_tui.ui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self._load_from_history, self._resend))
+
+    def _load_from_history(self, entry: HistoryEntry) -> str | None:
+        from plantstore_tui.core.sending.session import FORM_BUSY
+
+        if self.form.holds_typing():
+            return FORM_BUSY
+        elsewhere = self.session.aimed_elsewhere(entry)
+        if elsewhere is None:
+            self.form.load(entry.typed)
+        else:
+            self._ask_elsewhere(elsewhere, lambda: self.form.load(entry.typed))
+        return None
+
+    def _resend(self, entry: HistoryEntry) -> str | None:
+        # To the current target (protected: asked first); the words say why not.
+        return self.submit(entry.typed, from_form=False) or None
 
     # Switches and the log ---------------------------------------------------------------------
 

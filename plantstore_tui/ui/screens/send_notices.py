@@ -6,6 +6,7 @@ queue while they are open."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -17,25 +18,25 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.session import EntrySession
     from plantstore_tui.core.sending.session_ledger import LedgerNews
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
-    from plantstore_tui.ui.screens.send import SendScreen
+    from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 
-def tell_ledger_news(screen: SendScreen, news: LedgerNews) -> None:
+def tell_ledger_news(
+    log: ResponseLog, notify: Callable[..., None], now: datetime, news: LedgerNews
+) -> None:
     """Say in the log and in notifications what the ledger just opened holds for the operator."""
     if news.problem is not None:
         words = (
             f"The ledger cannot be used: {news.problem}. Plants are kept in memory only "
             "for this run: a crash would lose the ones not yet sent."
         )
-        screen.log_panel.add_note(words, screen.clock())
-        screen.notify(words, title="Ledger in memory", severity="error", timeout=20)
+        log.add_note(words, now)
+        notify(words, title="Ledger in memory", severity="error", timeout=20)
     for problem in news.carried_problems:
-        screen.notify(
-            visible(problem), title="Earlier file not read", severity="warning", timeout=15
-        )
+        notify(visible(problem), title="Earlier file not read", severity="warning", timeout=15)
     if news.waiting:
         # No question: an operator who starts typing at once would answer it by accident.
-        screen.notify(
+        notify(
             f"{news.waiting} plant(s) from an earlier session need attention (F4): load one "
             "into the form to send it, or dismiss it. Nothing is sent without you.",
             title="Plants waiting",

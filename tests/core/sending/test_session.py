@@ -24,9 +24,17 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
-from plantstore_tui.core.sending.session import EntrySession, LedgerNews
+from plantstore_tui.core.sending.session import FORM_BUSY, EntrySession, LedgerNews
 from plantstore_tui.core.sending.state import Asking, Running
-from plantstore_tui.core.sending.submitted import Invalid, NeedsConfirmation, NotTaken, Taken
+from plantstore_tui.core.sending.submitted import (
+    AimedElsewhere,
+    Dismissed,
+    Invalid,
+    Loaded,
+    NeedsConfirmation,
+    NotTaken,
+    Taken,
+)
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
@@ -535,3 +543,53 @@ async def test_a_plant_taken_before_the_connection_is_confirmed_when_its_turn_co
     early = session.submit(FormTexts(name="Fern", id="9", tag=""))
     assert isinstance(early, Taken)
     assert early.plant.confirmed is False
+
+
+async def test_attend_loads_dismisses_or_says_why_not(
+    reference_server: BackgroundServer,
+) -> None:
+    reports, session, target = on_server(reference_server)
+    async with sending_to(session, target):
+        first = submit(session, "Fern", "1")
+        again = submit(session, "Ivy", "1")  # a duplicate id: refused, needs attention
+        await session.wait_until_quiet()
+        assert reports.states(again.number)[-1] is PlantState.REJECTED
+        assert reports.states(first.number)[-1] is PlantState.CREATED
+
+        busy = session.attend(again.number, load=True, form_busy=True)
+        assert busy == NotTaken("Not loaded", FORM_BUSY)
+        loaded = session.attend(again.number, load=True)
+        assert isinstance(loaded, Loaded)
+        assert loaded.entry.typed == FormTexts(name="Ivy", id="1", tag="")
+        assert not loaded.may_exist
+        assert session.ledger().attention() == []
+        # Dealt with already (here, or by another instance): said, not done twice.
+        assert session.attend(again.number, load=False) == NotTaken(
+            "Not loaded", "Another plantstore-tui has already dealt with this plant."
+        )
+        assert session.attend(99_999, load=True) == NotTaken(
+            "Not found", "Plant #99999 is no longer in the ledger."
+        )
+
+
+async def test_a_plant_meant_for_another_target_is_loaded_only_once_confirmed(
+    reference_server: BackgroundServer,
+) -> None:
+    _, session, target = on_server(reference_server)
+    async with sending_to(session, target):
+        submit(session, "Fern", "2")
+        refused = submit(session, "Ivy", "2")
+        dropped = submit(session, "Yew", "2")
+        await session.wait_until_quiet()
+        session.choose("http://127.0.0.1:9", "elsewhere")
+        elsewhere = session.attend(refused.number, load=True)
+        assert isinstance(elsewhere, AimedElsewhere)
+        assert elsewhere.here == "elsewhere · 127.0.0.1:9"
+        assert [row.entry for row in session.ledger().attention()] == [
+            refused.number,
+            dropped.number,
+        ]
+        assert isinstance(session.attend(refused.number, load=True, anywhere=True), Loaded)
+        # Dismissing asks nothing: the plant goes nowhere.
+        assert isinstance(session.attend(dropped.number, load=False), Dismissed)
+        assert session.ledger().attention() == []
