@@ -1,7 +1,8 @@
 """A scripted HTTP/1.1 server on raw asyncio sockets: it answers whatever a test tells it to.
 
 A well-behaved server never sends a gzip bomb, drips a byte at a time or resets mid-body; this one
-does, on 127.0.0.1 and a free port, and records every request it received.
+does, on 127.0.0.1 and a free port, and records every request it received. `ServerThread` runs
+one on an event loop of its own, for a test that is not async and a client in another process.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import gzip
 import json
 import socket
 import struct
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +198,83 @@ class MisbehavingServer:
                 case Await(event):
                     await event.wait()
         return True
+
+
+class ServerThread:
+    """A `MisbehavingServer` serving on an event loop in a thread of its own, from the moment it
+    is made; a context manager that stops it.
+
+    For a test that waits without an event loop of its own, on a client in another process (the
+    real TUI in a pseudo-terminal). `Await` events in its script are set with `release`.
+    """
+
+    def __init__(self, script: Script, *, port: int = 0) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="misbehaving-server", daemon=True
+        )
+        self._thread.start()
+        self.server = MisbehavingServer(script, port=port)
+        try:
+            self._run(self.server.__aenter__())
+        except BaseException:
+            self._stop_loop()
+            raise
+
+    @property
+    def base_url(self) -> str:
+        """The base URL a client is given."""
+        return self.server.base_url
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        """The requests received so far, in the order they arrived (also once stopped)."""
+        # Copied in one step under the GIL, while the server's thread may append.
+        return list(self.server.requests)
+
+    def wait_for_requests(self, count: int, timeout: float) -> list[ReceivedRequest]:
+        """Wait until `count` requests have arrived; every request received so far (a test sees
+        any beyond `count` too). TimeoutError at the deadline, saying how many did."""
+        try:
+            self._run(asyncio.wait_for(self.server.wait_for_requests(count), timeout))
+        except TimeoutError:
+            got = len(self.requests)
+            raise TimeoutError(f"{got} of {count} requests after {timeout:g} s") from None
+        return self.requests
+
+    def release(self, event: asyncio.Event) -> None:
+        """Set `event` (an `Await` in the script) on the server's loop: its answers go."""
+        self._loop.call_soon_threadsafe(event.set)
+
+    def close(self) -> None:
+        """Stop the server (held answers are dropped with their connections) and its loop;
+        raise what went wrong in the server, if anything did."""
+        self.__exit__(None, None, None)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._loop.is_closed():
+            return
+        try:
+            # A test that failed keeps its own failure: the server's problems are not raised.
+            self._run(self.server.__aexit__(exc_type, exc, tb))
+        finally:
+            self._stop_loop()
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def _stop_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
 
 
 def response(
