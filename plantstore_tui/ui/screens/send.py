@@ -22,7 +22,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable, state_words
+from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable
 from plantstore_tui.ui import collector
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.form_keys import FormScreen
@@ -39,8 +39,6 @@ from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from textual.timer import Timer
 
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
@@ -556,7 +554,6 @@ class SendScreen(FormScreen):
 
     _counts_due = False
     _shown_state: type | None = None
-    _ticking: Timer | None = None
 
     def _show_counts(self) -> None:
         if not self._counts_due:
@@ -564,25 +561,16 @@ class SendScreen(FormScreen):
         self._counts_due = False
         session = self.session
         state = session.queue_state
-        self.status.show_state(
-            *state_words(
-                state,
-                session.counts(),
-                now=time.monotonic(),
-                problem=session.problem is not None,
-                connected=session.target is not None,
-            )
+        self.status.show_queue(
+            state,
+            session.counts(),
+            problem=session.problem is not None,
+            connected=session.target is not None,
         )
         if type(state) is not self._shown_state:
             self._shown_state = type(state)
             self.refresh_bindings()
             self._tell_state(state)
-        # The countdown to the next try, once a second while the deployment cannot be reached.
-        if isinstance(state, Unreachable) and self._ticking is None:
-            self._ticking = self.set_interval(1.0, self.show_state)
-        elif not isinstance(state, Unreachable) and self._ticking is not None:
-            self._ticking.stop()
-            self._ticking = None
 
     def _tell_state(self, state: QueueState) -> None:
         # Said once as the queue stops, in the log where the plants' entries are.

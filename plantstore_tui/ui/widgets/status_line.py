@@ -10,8 +10,9 @@ ranks below say who gives way before whom; a new field is one more part.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
-from typing import ClassVar, Literal, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple
 
 from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.text import Text
@@ -19,7 +20,15 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-StatusKind = Literal["busy", "ready", "problem"]
+from plantstore_tui.core.sending.state import QueueState, StateKind, Unreachable, state_words
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from plantstore_tui.core.sending.counted import Counts
+
+# The state's kind colours it (app.tcss).
+StatusKind = StateKind
 How = Literal["reword", "middle", "end", "words", "drop"]
 _JOIN = " · "
 _ELLIPSIS = "…"
@@ -260,6 +269,8 @@ class StatusLine(Widget, can_focus=False):
         self._protected = protected
         words, self._kind = state
         self._state = tuple(state_parts(words))
+        self._queue: tuple[QueueState, Counts, bool, bool] | None = None
+        self._countdown: Timer | None = None
         # Where the target ends on the line as last drawn: what a click on it hits.
         self._target_end = 0
         # Whether the pointer was last over the target: the tooltip (the whole target, and how
@@ -293,7 +304,37 @@ class StatusLine(Widget, can_focus=False):
         self._show_tooltip()
         self.refresh()
 
+    def show_queue(
+        self, state: QueueState, counts: Counts, *, problem: bool = False, connected: bool = True
+    ) -> None:
+        """Show the queue's state and its counts in words (core/sending/state.py); while the
+        deployment cannot be reached, count down to the next try once a second."""
+        self._queue = (state, counts, problem, connected)
+        self._show_queue()
+        counting_down = isinstance(state, Unreachable)
+        if counting_down and self._countdown is None:
+            self._countdown = self.set_interval(1.0, self._show_queue)
+        elif not counting_down and self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
+
+    def _show_queue(self) -> None:
+        if self._queue is not None:
+            state, counts, problem, connected = self._queue
+            words = state_words(
+                state, counts, now=time.monotonic(), problem=problem, connected=connected
+            )
+            self._show_words(*words)
+
     def show_state(self, words: str, kind: StatusKind) -> None:
+        """Show these words instead of the queue's (while connecting, say)."""
+        self._queue = None
+        if self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
+        self._show_words(words, kind)
+
+    def _show_words(self, words: str, kind: StatusKind) -> None:
         """Replace the state, coloured by kind through app.tcss (one line repainted, no layout:
         the line's size does not depend on its words)."""
         shown = tuple(state_parts(words))
