@@ -12,12 +12,14 @@ from textual.pilot import Pilot
 
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Outcome
+from plantstore_tui.core.sending.counted import Counts
+from plantstore_tui.core.sending.state import QueueState
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens import send
 from plantstore_tui.ui.screens.send import SendScreen
-from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
+from plantstore_tui.ui.widgets.status_line import StatusLine
 
 
 class GatedClient:
@@ -110,13 +112,13 @@ async def test_an_answer_within_the_moment_is_painted_in_the_first_frame_after_c
     # The moment made long, so that a loaded machine cannot end it before the answer.
     monkeypatch.setattr(send, "ANSWER_AWAITED_SECONDS", 60.0)
     states: list[str] = []
-    show_state = StatusLine.show_state
+    show_queue = StatusLine.show_queue
 
-    def shown(line: StatusLine, words: str, kind: StatusKind) -> None:
-        states.append(words)
-        show_state(line, words, kind)
+    def shown(line: StatusLine, state: QueueState, counts: Counts, **flags: bool) -> None:
+        show_queue(line, state, counts, **flags)
+        states.append(line.sides()[1])
 
-    monkeypatch.setattr(StatusLine, "show_state", shown)
+    monkeypatch.setattr(StatusLine, "show_queue", shown)
     app, gated = _gated_app(reference_server)
     async with app.run_test(size=SIZE) as pilot:
         screen, painted = await _sending(pilot, app, gated, states)
