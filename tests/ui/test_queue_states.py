@@ -9,6 +9,8 @@ import asyncio
 import socket
 from collections.abc import Callable
 
+import pytest
+from burst_support import stored_plants
 from misbehaving import (
     Await,
     MisbehavingServer,
@@ -20,12 +22,25 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, settled, target_of, until
+from snapshot_apps.support import (
+    SIZE,
+    app_for,
+    app_with,
+    fill,
+    log_text,
+    ready,
+    settled,
+    target_of,
+    until,
+)
 from textual.pilot import Pilot
 
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.sending.state import Asking, Running, TokenRefused, Unreachable
 from plantstore_tui.core.store import PlantState
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
@@ -220,3 +235,31 @@ async def test_try_now_tries_at_once() -> None:
             await asyncio.wait_for(server.wait_for_requests(1), PATIENCE)
             await settled(app, pilot)
             assert ids_sent(server) == [7]
+
+
+async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The profile's token comes from a variable, wrong at first: fixing it is what F2 would do.
+    monkeypatch.setenv("PLANT_TOKEN", "not-the-token")
+    ProfileStore().add(
+        Profile(name="local", base_url=reference_server.base_url, token_env="PLANT_TOKEN")
+    )
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="local")
+    app = app_with(lambda: connect_to_profile("local"), label)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await submit(pilot, screen, 1, 2)
+        await settled(app, pilot)
+        assert screen.session.queue_state == TokenRefused(401)
+        assert stored_plants(reference_server.db_path) == []
+        monkeypatch.setenv("PLANT_TOKEN", reference_server.token.get_secret_value())
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.session.target is not None, "connected again")
+        await settled(app, pilot)
+        assert screen.session.queue_state == Running()
+        assert stored_plants(reference_server.db_path) == [
+            (1, "Plant 1", None),
+            (2, "Plant 2", None),
+        ]
+        assert screen.session.ledger().attention() == []
