@@ -40,7 +40,9 @@ from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
+from plantstore_tui.ui.textual_compat import suggestion_of
 from plantstore_tui.ui.widgets.import_file import PathSuggester
+from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 
 @pytest.fixture(autouse=True)
@@ -315,6 +317,28 @@ async def test_the_path_is_completed_from_its_folder(tmp_path: Path) -> None:
     assert await suggester.get_suggestion(".h") == ".hidden.csv"
     assert await suggester.get_suggestion(str(tmp_path / "ord")) == f"{tmp_path}/orders/"
     assert await suggester.get_suggestion("nowhere/x") is None
+
+
+async def test_the_path_typed_is_completed_with_right_and_checked_with_enter(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    (tmp_path / "orders").mkdir()
+    write_csv(tmp_path / "orders" / "spring.csv", plants(3))
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        path = screen.query_one("#import-path", TypedInput)
+        assert app.focused is path
+        await pilot.press(*"ord")
+        await until(pilot, lambda: suggestion_of(path) == "orders/", "orders/ suggested")
+        await pilot.press("right", "s")
+        await until(pilot, lambda: suggestion_of(path) == "orders/spring.csv")
+        await pilot.press("right", "enter")
+        await finished(pilot, "check-file")
+        assert path.value == "orders/spring.csv"
+        assert "orders/spring.csv: 3 plant(s), every row valid" in text_of(
+            screen, "#import-verdict"
+        )
 
 
 async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(

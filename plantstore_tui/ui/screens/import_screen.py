@@ -21,7 +21,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     ContentSwitcher,
@@ -53,10 +52,12 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import PlantState, StoreError
 from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.import_question import import_question
 from plantstore_tui.ui.screens.import_verdict import Verdict, verdict_of
 from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
+from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -75,8 +76,11 @@ _GRACE_SECONDS = 5.0
 _REDRAW_SECONDS = 0.2
 
 
-class ImportScreen(Screen[None]):
-    """Choose a file, check it, confirm, watch it sent, then deal with the rows that failed."""
+class ImportScreen(OrderedScreen[None]):
+    """Choose a file, check it, confirm, watch it sent, then deal with the rows that failed.
+
+    Its keys are applied in order (`OrderedScreen`): a path and Enter typed in one go check
+    that path, whole."""
 
     CSS_PATH = "../import.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -118,7 +122,7 @@ class ImportScreen(Screen[None]):
                 yield tree
                 with Vertical(id="import-side"):
                     with Horizontal(id="import-file-row"):
-                        yield Input(
+                        yield TypedInput(
                             placeholder="Path of the file (→ completes), or pick one on the left",
                             suggester=PathSuggester(self._directory),
                             id="import-path",
@@ -135,7 +139,8 @@ class ImportScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """The cursor in the path."""
-        self.query_one("#import-path", Input).focus()
+        # At once, not after the next messages: a key read meanwhile lands in this field.
+        self.set_focus(self.query_one("#import-path", Input))
 
     # Choosing and checking the file -----------------------------------------------------------
 

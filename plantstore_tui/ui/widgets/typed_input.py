@@ -14,6 +14,7 @@ from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from textual import events
+    from textual.suggester import Suggester
 
 
 class TypedInput(SafeInput):
@@ -25,6 +26,7 @@ class TypedInput(SafeInput):
         placeholder: str = "",
         *,
         password: bool = False,
+        suggester: Suggester | None = None,
         id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
@@ -33,6 +35,8 @@ class TypedInput(SafeInput):
             value,
             placeholder,
             password=password,
+            # Input asks it for a completion at each change of the value: `type_now`'s too.
+            suggester=suggester,
             id=id,
             classes=classes,
             disabled=disabled,
