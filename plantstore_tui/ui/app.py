@@ -20,7 +20,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.ui import collector
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel
-from plantstore_tui.ui.ordered_input import OrderedInput
+from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
 from plantstore_tui.ui.textual_compat import CompatApp
@@ -114,9 +114,9 @@ class PlantStoreApp(CompatApp[None]):
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
         screen = self.screen
-        if screen is self._send_screen and not self._send_screen.taking_keys:
-            # Typed while the app starts, before the form is there: kept, and applied in the
-            # order read as soon as it is (`_take_early_keys`).
+        if isinstance(screen, OrderedScreen) and not screen.taking_keys:
+            # Typed while the screen opens (the app starting, F2 then a name in one write):
+            # kept, and applied in the order read as soon as it is there (`_take_early_keys`).
             self._early_keys.append(event)
             return True
         if self._early_keys:
@@ -143,7 +143,7 @@ class PlantStoreApp(CompatApp[None]):
             await self._let_others_run()
         return taken
 
-    @on(SendScreen.TakingKeys)
+    @on(OrderedScreen.TakingKeys)
     async def _take_early_keys(self) -> None:
         early, self._early_keys = self._early_keys, []
         for event in early:

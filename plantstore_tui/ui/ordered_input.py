@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from textual import events
+from textual.message import Message
 from textual.screen import Screen
 
 from plantstore_tui.ui.textual_compat import check_bindings
@@ -78,6 +79,18 @@ class OrderedScreen(Screen[ReturnType]):
         self._holding: dict[TypedInput, None] = {}
 
     _typing = False
+    taking_keys = False
+    """True once the screen is mounted with its first field focused; the app holds the keys
+    read before (while the screen opens: `F2 a name…` in one write) until `TakingKeys`."""
+
+    class TakingKeys(Message):
+        """The screen is there: the keys read while it opened can be applied, in order."""
+
+    def on_mount(self) -> None:
+        """Ready for keys. Textual calls this after the screen's own `on_mount` (a base class's
+        handler comes after its subclass's), which focuses the first field."""
+        self.taking_keys = True
+        self.post_message(self.TakingKeys())
 
     def typing_started(self) -> None:
         """Called once, when a field first takes a key or a paste."""

@@ -1,4 +1,4 @@
-"""The import screen (F5) of the real TUI in a pseudo-terminal: a path and Enter typed in one
+"""The import screen (F5) of the real TUI in a pseudo-terminal: F5, a path and Enter typed in one
 write (a macro, a paste of keystrokes, a fast typist) check that path, whole, and it is that file
 whose plants are sent."""
 
@@ -38,11 +38,9 @@ def test_a_path_and_enter_typed_in_one_write_check_that_file(
     with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
         terminal.wait_for("ready", STARTUP_SECONDS)
         mark = terminal.mark()
-        terminal.write(F5)
-        # The import screen is drawn: its path field took the focus as it was mounted, before.
-        terminal.wait_for("Path of the file", SCREEN_SECONDS, since=mark)
-        mark = terminal.mark()
-        terminal.write(f"{PATH}\r".encode())
+        # F5 and the path in the same write: the keys read while the import screen opens are
+        # held until its path field has the focus, then applied in order.
+        terminal.write(F5 + f"{PATH}\r".encode())
         terminal.wait_for(f"{PATH}: 3 plant(s)", SCREEN_SECONDS, since=mark)
         mark = terminal.mark()
         terminal.write(CTRL_S)

@@ -162,21 +162,12 @@ class SendScreen(FormScreen):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        # Keys typed while the app started (read before the form was there) go in now.
-        self.taking_keys = True
-        self.post_message(self.TakingKeys())
         # One thread opens the ledger, then connects: a second one would not connect sooner
         # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
         # With no target yet (first run), not before one is chosen: a demo chosen instead runs
         # in a sandbox, and must find the operator's ledger as it was.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
-
-    taking_keys = False
-    """True once the form is there to take keys (they are kept until then: `TakingKeys`)."""
-
-    class TakingKeys(Message):
-        """The form is there: the keys read before it can be applied, in order."""
 
     _resumed = False
 
