@@ -14,7 +14,7 @@ import json
 import socket
 import struct
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
@@ -418,3 +418,12 @@ def markup_and_escapes(status: int = 400) -> list[Action]:
     text = f"{MARKUP} {ESCAPES}"
     value = {"name": text} if status == 200 else {"error": 7, "message": text}
     return [Send(json_response(status, value))]
+
+
+@contextlib.contextmanager
+def reserved_port() -> Iterator[socket.socket]:
+    """A loopback port bound and not listened on: connections to it are refused until the
+    socket is closed and a server takes the port (a deployment that went away and comes back)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock

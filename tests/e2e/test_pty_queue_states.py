@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from misbehaving import (
     Send,
     ServerThread,
     json_response,
+    reserved_port,
     spec_like,
 )
 from pty_support import PtyProcess, isolated_env
@@ -67,15 +67,6 @@ def keys_of(plant_id: int) -> bytes:
 def ids_sent(requests: list[ReceivedRequest]) -> list[int]:
     """The ids of the plants in these requests, in the order they arrived."""
     return [request.json()["id"] for request in requests]
-
-
-@contextmanager
-def reserved_port() -> Iterator[socket.socket]:
-    """A loopback port bound and not listened on: connections to it are refused until the
-    socket is closed and a server takes the port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        yield sock
 
 
 @contextmanager

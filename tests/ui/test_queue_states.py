@@ -6,7 +6,6 @@ order and once each, when it is back."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +17,7 @@ from misbehaving import (
     Reset,
     Send,
     json_response,
+    reserved_port,
     response,
     spec_like,
 )
@@ -159,35 +159,33 @@ async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> N
 
 
 async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_back() -> None:
-    # The port is held, not listened on: connections to it are refused until the server starts.
-    reserved = socket.socket()
-    reserved.bind(("127.0.0.1", 0))
-    port = reserved.getsockname()[1]
-    app = app_for(f"http://127.0.0.1:{port}", TOKEN)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(app, pilot)
-        await submit(pilot, screen, 1, 2, 3)
-        await settled(app, pilot)
-        session = screen.session
-        state = session.queue_state
-        assert isinstance(state, Unreachable)
-        assert "Cannot connect" in state.reason
-        assert session.counts().queued == 3
-        assert session.ledger().attention() == []
-        words = screen.status.sides()[1]
-        assert "unreachable, next try in" in words
-        assert "3 waiting" in words
-        assert "since" in words
-        reserved.close()
-        server = MisbehavingServer(spec_like, port=port)
-        async with server:
-            # No key pressed: the queue finds the deployment back by itself.
-            await asyncio.wait_for(server.wait_for_requests(3), PATIENCE)
+    with reserved_port() as reserved:
+        port = reserved.getsockname()[1]
+        app = app_for(f"http://127.0.0.1:{port}", TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            assert ids_sent(server) == [1, 2, 3]
-            assert session.queue_state == Running()
-            assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
-            assert "goes again by itself" not in screen.status.sides()[1]
+            session = screen.session
+            state = session.queue_state
+            assert isinstance(state, Unreachable)
+            assert "Cannot connect" in state.reason
+            assert session.counts().queued == 3
+            assert session.ledger().attention() == []
+            words = screen.status.sides()[1]
+            assert "unreachable, next try in" in words
+            assert "3 waiting" in words
+            assert "since" in words
+            reserved.close()
+            server = MisbehavingServer(spec_like, port=port)
+            async with server:
+                # No key pressed: the queue finds the deployment back by itself.
+                await asyncio.wait_for(server.wait_for_requests(3), PATIENCE)
+                await settled(app, pilot)
+                assert ids_sent(server) == [1, 2, 3]
+                assert session.queue_state == Running()
+                assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
+                assert "goes again by itself" not in screen.status.sides()[1]
 
 
 async def test_a_503_with_retry_after_is_sent_again_once_and_a_dropped_one_never() -> None:
@@ -219,22 +217,21 @@ async def test_a_503_with_retry_after_is_sent_again_once_and_a_dropped_one_never
 
 
 async def test_try_now_tries_at_once() -> None:
-    reserved = socket.socket()
-    reserved.bind(("127.0.0.1", 0))
-    port = reserved.getsockname()[1]
-    app = app_for(f"http://127.0.0.1:{port}", TOKEN)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await ready(app, pilot)
-        await submit(pilot, screen, 7)
-        await settled(app, pilot)
-        assert isinstance(screen.session.queue_state, Unreachable)
-        assert "Try now" in shown_keys(screen)
-        reserved.close()
-        async with MisbehavingServer(spec_like, port=port) as server:
-            await pilot.press("ctrl+r")
-            await asyncio.wait_for(server.wait_for_requests(1), PATIENCE)
+    with reserved_port() as reserved:
+        port = reserved.getsockname()[1]
+        app = app_for(f"http://127.0.0.1:{port}", TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 7)
             await settled(app, pilot)
-            assert ids_sent(server) == [7]
+            assert isinstance(screen.session.queue_state, Unreachable)
+            assert "Try now" in shown_keys(screen)
+            reserved.close()
+            async with MisbehavingServer(spec_like, port=port) as server:
+                await pilot.press("ctrl+r")
+                await asyncio.wait_for(server.wait_for_requests(1), PATIENCE)
+                await settled(app, pilot)
+                assert ids_sent(server) == [7]
 
 
 async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
