@@ -210,7 +210,7 @@ def test_a_refused_token_stops_the_queue_until_ctrl_r(tmp_path: Path) -> None:
         mark = terminal.mark()
         type_plants(terminal, IDS)
         wait_for_all(
-            terminal, "token refused (401)", "fix it in F2, then Ctrl+R", "3 waiting", since=mark
+            terminal, "token refused", "401: fix it in F2, then Ctrl+R", "3 waiting", since=mark
         )
         # One refusal: the refused plant first in line, those behind it after, none goes out.
         assert ids_sent(server.requests) == [1]

@@ -216,7 +216,7 @@ async def test_a_wrong_token_is_a_401_in_words_and_stops_the_queue(reference_ser
         assert screen.session.ledger().attention() == []
         assert screen.session.counts().queued == 1
         assert screen.status.kind == "problem"
-        assert "token refused (401)" in screen.status.sides()[1]
+        assert "token refused · 401: fix it in F2" in screen.status.sides()[1]
 
 
 async def test_a_stopped_server_keeps_the_plant_waiting_in_words(reference_server: Any) -> None:

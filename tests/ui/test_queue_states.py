@@ -148,7 +148,7 @@ async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> N
             assert session.queue_state == TokenRefused(401)
             assert session.counts().queued == 3
             assert session.ledger().attention() == []
-            assert "token refused (401) · fix it in F2, then Ctrl+R" in screen.status.sides()[1]
+            assert "token refused · 401: fix it in F2, then Ctrl+R" in screen.status.sides()[1]
             assert "Resume" in shown_keys(screen)
             token_fixed.set()
             await pilot.press("ctrl+r")

@@ -72,7 +72,7 @@ def state_words(
     match state:
         case TokenRefused(status=status):
             # The headline stays when the line is narrow; the aside gives way first.
-            head = [f"token refused ({status})", f"fix it in F2, then {RESUME_KEY}"]
+            head = ["token refused", f"{status}: fix it in F2, then {RESUME_KEY}"]
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")

@@ -20,7 +20,13 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from plantstore_tui.core.sending.state import QueueState, StateKind, Unreachable, state_words
+from plantstore_tui.core.sending.state import (
+    QueueState,
+    StateKind,
+    TokenRefused,
+    Unreachable,
+    state_words,
+)
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -218,10 +224,11 @@ def _count_part(piece: str) -> StatusPart:
     return StatusPart(piece, tuple(gives))
 
 
-def state_parts(words: str) -> list[StatusPart]:
+def state_parts(words: str, *, stopped: bool = False) -> list[StatusPart]:
     """The state's words as parts: its counts (parts that start with a number) keep their
     number and their last word; its other parts give way before them, its asides (after the
-    first part) before its headline."""
+    first part) before its headline. The headline of a queue that stopped ("token refused",
+    "unreachable…") is never left out: without it the counts would not say why plants wait."""
     pieces = words.split(_JOIN)
     counted = any(_COUNT.match(piece) for piece in pieces)
     parts = []
@@ -230,9 +237,11 @@ def state_parts(words: str) -> list[StatusPart]:
         if _COUNT.match(piece):
             parts.append(_count_part(piece))
             continue
-        least = min(cell_len(piece), 12)
+        least = min(cell_len(piece), 14 if stopped else 12)
         if index:
             gives = (Give(ASIDE_CUT, "words", least), Give(ASIDES, "drop"))
+        elif stopped:
+            gives = (Give(HEADLINE, "words", least),)
         elif counted:
             gives = (Give(HEADLINE, "words", least), Give(HEADLINE_GONE, "drop"))
         else:
@@ -324,7 +333,7 @@ class StatusLine(Widget, can_focus=False):
             words = state_words(
                 state, counts, now=time.monotonic(), problem=problem, connected=connected
             )
-            self._show_words(*words)
+            self._show_words(*words, stopped=isinstance(state, TokenRefused | Unreachable))
 
     def show_state(self, words: str, kind: StatusKind) -> None:
         """Show these words instead of the queue's (while connecting, say)."""
@@ -334,10 +343,10 @@ class StatusLine(Widget, can_focus=False):
             self._countdown = None
         self._show_words(words, kind)
 
-    def _show_words(self, words: str, kind: StatusKind) -> None:
+    def _show_words(self, words: str, kind: StatusKind, *, stopped: bool = False) -> None:
         """Replace the state, coloured by kind through app.tcss (one line repainted, no layout:
         the line's size does not depend on its words)."""
-        shown = tuple(state_parts(words))
+        shown = tuple(state_parts(words, stopped=stopped))
         if (shown, kind) == (self._state, self._kind):
             return
         self._state, self._kind = shown, kind

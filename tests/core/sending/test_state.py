@@ -43,7 +43,7 @@ def test_a_question_open_says_the_queue_is_paused() -> None:
 
 def test_a_refused_token_says_what_to_do() -> None:
     assert state_words(TokenRefused(403), Counts(3, 0, 0), now=0) == (
-        "token refused (403) · fix it in F2, then Ctrl+R · 3 waiting",
+        "token refused · 403: fix it in F2, then Ctrl+R · 3 waiting",
         "problem",
     )
 

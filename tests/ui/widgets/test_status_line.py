@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 
 from rich.cells import cell_len
 from snapshot_apps.canned import canned_app
@@ -13,7 +14,7 @@ from snapshot_apps.support import settled
 from textual.pilot import Pilot
 
 from plantstore_tui.core.sending.counted import Counts
-from plantstore_tui.core.sending.state import Running, state_words
+from plantstore_tui.core.sending.state import Running, TokenRefused, Unreachable, state_words
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.status_line import (
@@ -185,3 +186,23 @@ async def test_the_targets_tooltip_shows_over_the_target_only() -> None:
         await pilot.hover(status, offset=(3, 0))  # over the target
         assert isinstance(status.tooltip, str)
         assert "Click (or F2) to see and switch profiles" in status.tooltip
+
+
+def test_a_stopped_queue_keeps_its_headline_beside_its_counts_at_80_columns() -> None:
+    label = TargetLabel(
+        base_url="http://127.0.0.1:47123",
+        token_source="the credentials file",
+        profile="greenhouse-north",
+    )
+    for state, headline in (
+        (TokenRefused(401), "token refused"),
+        (Unreachable(datetime(2026, 11, 26, 14, 2), 108.0, "refused"), "unreachable"),
+    ):
+        words, _ = state_words(state, Counts(2, 0, 3), now=100.0)
+        target, shown = fit_sides([label.parts(), state_parts(words, stopped=True)], 79)
+        assert shown.startswith(headline), shown
+        assert shown.endswith("2 waiting · 3 attention"), shown
+        assert "127.0.0.1:47123" in target
+        # Running, the headline ("sending…") is what gives way to the counts.
+        words, _ = state_words(Running(), Counts(2, 1, 3), now=0.0)
+        assert "sending" not in fit_sides([label.parts(), state_parts(words)], 50)[1]
