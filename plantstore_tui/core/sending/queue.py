@@ -290,9 +290,13 @@ class SendQueue:
                         await asyncio.wait_for(self._wake.wait(), delay)
                     continue
             plant = self._waiting.popleft()
-            if not plant.confirmed and confirm is not None and not await confirm(plant):
-                self._hold([plant], NOT_CONFIRMED)
-                continue
+            if not plant.confirmed and confirm is not None:
+                if not await confirm(plant):
+                    self._hold([plant], NOT_CONFIRMED)
+                    continue
+                # Asked once: a plant back in line (no deployment, a refused token) is not
+                # asked about again.
+                plant.confirmed = True
             await self._send(plant)
 
     async def _send(self, plant: QueuedPlant) -> None:

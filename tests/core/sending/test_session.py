@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 from burst_support import stored_plants
 from ledger_support import data_dir, ledger_rows
-from misbehaving import MisbehavingServer, first_hangs
+from misbehaving import (
+    Action,
+    MisbehavingServer,
+    ReceivedRequest,
+    Send,
+    first_hangs,
+    response,
+    spec_like,
+)
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import PlantStoreClient
@@ -593,3 +601,33 @@ async def test_a_plant_meant_for_another_target_is_loaded_only_once_confirmed(
         # Dismissing asks nothing: the plant goes nowhere.
         assert isinstance(session.attend(dropped.number, load=False), Dismissed)
         assert session.ledger().attention() == []
+
+
+async def test_a_plant_confirmed_at_its_turn_is_not_asked_about_again_when_it_goes_again() -> None:
+    answers = iter([[Send(response(503, b"", headers=[("Retry-After", "0")]))]])
+
+    def script(request: ReceivedRequest) -> list[Action]:
+        return next(answers, None) or spec_like(request)
+
+    async with MisbehavingServer(script) as server:
+        reports = Reports()
+        session = new_session(reports, server.base_url)
+        asked: list[int] = []
+
+        async def confirm(queued: QueuedPlant) -> bool:
+            asked.append(queued.number)
+            return True
+
+        target = target_of(server.base_url, SecretStr("token-for-a-503"))
+        queued = session.take(*typed("Fern", "9"), confirmed=False)
+        session.enqueue(queued)
+        client = PlantStoreClient(target.base_url, target.token)
+        runner = asyncio.create_task(session.run(session.connected(target, client), confirm))
+        try:
+            await reports.until(lambda: PlantState.CREATED in reports.states(queued.number))
+            assert len(server.requests) == 2  # the 503, then the plant created
+            assert asked == [queued.number]
+        finally:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+            await session.close()
