@@ -17,6 +17,7 @@ KEYS = (
     ("Ctrl+S", "send the plant (it joins the queue; type the next one at once)"),
     ("Ctrl+D", "same as last: the focused field gets the last plant's value (the ditto key)"),
     ("Esc", "cancel the send in flight; asks before holding the rest of the queue"),
+    ("Ctrl+R", "after a refused token: read it again and resume; while unreachable: try now"),
     ("F4", "needs attention: load a plant that did not go through, or dismiss it"),
     ("Ctrl+N", "turn moving the ID on after a send on or off"),
     ("Ctrl+T", "turn keeping the tag after a send on or off"),
@@ -37,11 +38,16 @@ ABOUT = (
     "recent first: press → to take the suggestion.",
     "Sending. A plant handed over joins a queue and the form is ready for the next one at "
     "once, however fast you type or however slow the deployment: plants go one at a time, in "
-    "the order sent, never twice and never retried. Each has its log entry from the start: "
-    "queued, sending, then its answer. A plant that was refused, not sent, or whose fate is "
-    "unknown (a timeout, a dropped connection, Esc) waits in needs attention (F4) with its "
-    "fields as typed, while the queue goes on. A pasted line goes in a field as it is; a paste "
-    "of several lines is refused (bulk entry is a separate command).",
+    "the order sent. Each has its log entry from the start: queued, sending, then its answer. "
+    "A plant that was refused, or whose fate is unknown (a timeout, a dropped connection, "
+    "Esc), waits in needs attention (F4) with its fields as typed, while the queue goes on: it "
+    "is never sent again by itself. A paste of several lines is refused (bulk entry is a "
+    "separate command).",
+    "When the queue stops. Nothing leaves it while a question about it is open. A refused "
+    "token (401, 403) stops it, the refused plant first in line: fix the token (F2), then "
+    "Ctrl+R sends it and the rest. A deployment that cannot be reached (or answers 429 or "
+    "503) keeps the plants waiting in line: they go by themselves, in order, as soon as it "
+    "answers (Ctrl+R tries now). The status line says which, with its counts.",
     "Nothing is lost. A plant is in the ledger on disk before the form clears, so a crash, "
     "a closed terminal or a power cut loses none: the next start offers what was left in "
     "needs attention and sends nothing by itself. With plants queued, in flight or needing "
