@@ -260,3 +260,33 @@ async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
             (2, "Plant 2", None),
         ]
         assert screen.session.ledger().attention() == []
+
+
+async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_a_question(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANT_TOKEN", "not-the-token")
+    ProfileStore().add(
+        Profile(name="local", base_url=reference_server.base_url, token_env="PLANT_TOKEN")
+    )
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="local")
+    app = app_with(lambda: connect_to_profile("local"), label)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await submit(pilot, screen, 1, 2)
+        await settled(app, pilot)
+        assert screen.session.queue_state == TokenRefused(401)
+        monkeypatch.setenv("PLANT_TOKEN", reference_server.token.get_secret_value())
+        app.use_profile("local")  # Enter on the profile in use, in F2
+        await settled(app, pilot)
+        # No question, no plant held or sent: they wait, in line, for the operator's resume.
+        assert not isinstance(app.screen, ChoiceScreen)
+        assert screen.session.queue_state == TokenRefused(401)
+        assert screen.session.counts().queued == 2
+        assert stored_plants(reference_server.db_path) == []
+        await pilot.press("ctrl+r")
+        await settled(app, pilot)
+        assert stored_plants(reference_server.db_path) == [
+            (1, "Plant 1", None),
+            (2, "Plant 2", None),
+        ]
