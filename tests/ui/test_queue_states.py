@@ -290,3 +290,21 @@ async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_
             (1, "Plant 1", None),
             (2, "Plant 2", None),
         ]
+
+
+async def test_plants_held_while_the_deployment_is_unreachable_leave_nothing_to_wait_for() -> None:
+    with reserved_port() as reserved:
+        app = app_for(f"http://127.0.0.1:{reserved.getsockname()[1]}", TOKEN)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await submit(pilot, screen, 1, 2)
+            await settled(app, pilot)
+            assert isinstance(screen.session.queue_state, Unreachable)
+            await pilot.press("escape")  # "Stop the queue too?"
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            await pilot.press("h")  # hold them
+            await settled(app, pilot)
+            assert screen.session.queue_state == Running()
+            assert screen.session.counts().queued == 0
+            assert [row.typed.id for row in screen.session.ledger().attention()] == ["1", "2"]
+            assert "unreachable" not in screen.status.sides()[1]

@@ -220,9 +220,12 @@ class SendQueue:
         return taken
 
     def hold_waiting(self, note: str) -> None:
-        """Take every plant not yet sent off the queue; they are held, never sent."""
+        """Take every plant not yet sent off the queue; they are held, never sent. Nothing is
+        left to try an unreachable deployment with: the next plant put goes at once."""
         held = list(self._waiting)
         self._waiting.clear()
+        if self._current is None:
+            self._unreachable = None
         self._hold(held, note)
 
     def _hold(self, plants: list[QueuedPlant], note: str) -> None:
