@@ -38,6 +38,11 @@ if os.environ.get("CI"):
 _plant_ids = itertools.count(1_000_000)
 
 
+# Tests of cost (frames, restyles, workers, loaded modules, memory) are opt-in: collected only
+# when named, as in `python -m pytest tests/perf` (tests/perf/README.md).
+collect_ignore = ["perf"]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The pty and subprocess tests (tests/e2e) first: they are the longest, mostly waiting on
     other processes, and a long test started last keeps one worker busy while the other has

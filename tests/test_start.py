@@ -1,24 +1,18 @@
-"""The front door: an ad hoc target or a saved profile opens the TUI without click; everything
-else is click's."""
+"""The front door: an ad hoc target or a saved profile opens the TUI with its label; everything
+else is click's (what it loads: tests/perf/test_start.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from front_door_support import SAVED, TOKEN, front_door, profiles_in
 
 from plantstore_tui.cli import main as command_line
 from plantstore_tui.core.config.targets import TargetOptions
 from plantstore_tui.start import plain_tui_options
-
-REPO = Path(__file__).resolve().parents[1]
-TOKEN = "token-of-the-front-door-test"
 
 PLAIN = [
     [],
@@ -67,74 +61,30 @@ def test_anything_else_goes_to_click(arguments: list[str]) -> None:
     assert plain_tui_options(arguments) is None
 
 
-_FRONT_DOOR = """
-    import sys
-    from plantstore_tui.ui.app import PlantStoreApp
-
-    def run(self):
-        print("label:", self._label.describe())
-        print("click loaded:", "click" in sys.modules)
-        import gc
-        print("collector running:", gc.isenabled())
-        heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
-        print("loaded:", [name for name in heavy if name in sys.modules])
-        if self._connect is not None and CONNECT:
-            # What the connect thread does after the first frame.
-            try:
-                print("connected:", self._connect().target.base_url)
-            except Exception as exc:
-                print("connect failed:", type(exc).__name__, exc)
-            print("click loaded after connecting:", "click" in sys.modules)
-
-    PlantStoreApp.run = run
-    CONNECT = "--connect" in sys.argv
-    sys.argv = ["plantstore-tui", *[arg for arg in sys.argv[1:] if arg != "--connect"]]
-    from plantstore_tui.start import main
-    main()
-"""
-
-
-def _front_door(arguments: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {key: value for key, value in os.environ.items() if not key.startswith("PLANTSTORE_")}
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_FRONT_DOOR), *arguments],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**environ, **env},
-        timeout=60,
-        check=False,
-    )
-
-
-def test_an_ad_hoc_target_opens_the_tui_without_click(tmp_path: Path) -> None:
-    result = _front_door(
+def test_an_ad_hoc_target_opens_the_tui_with_its_label(tmp_path: Path) -> None:
+    result = front_door(
         ["--base-url", "http://127.0.0.1:9"],
         PLANTSTORE_TOKEN=TOKEN,
         PLANTSTORE_CONFIG_DIR=str(tmp_path),
     )
     assert "label: http://127.0.0.1:9 · token from $PLANTSTORE_TOKEN" in result.stdout
-    assert "click loaded: False" in result.stdout
-    # Paused while the TUI starts; the app resumes it after the first frame (test_collector.py).
-    assert "collector running: False" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
 
 
-def test_connecting_in_the_tui_loads_no_click(tmp_path: Path) -> None:
-    # click costs 0.9 MiB; the connect thread resolves the target with the core's words.
-    result = _front_door(
+def test_an_ad_hoc_target_is_connected_to_in_the_tui(tmp_path: Path) -> None:
+    # The connect thread resolves the target with the core's words.
+    result = front_door(
         ["--base-url", "http://127.0.0.1:9", "--connect"],
         PLANTSTORE_TOKEN=TOKEN,
         PLANTSTORE_CONFIG_DIR=str(tmp_path),
     )
     assert "connected: http://127.0.0.1:9" in result.stdout, result.stdout + result.stderr
-    assert "click loaded after connecting: False" in result.stdout
 
 
 def test_a_target_unusable_in_the_tui_is_said_in_the_same_words(tmp_path: Path) -> None:
     # Found in the connect thread (a bad proxy from the environment): the message the TUI's
     # log shows is the core's, as the command line's exit 4 says it.
-    result = _front_door(
+    result = front_door(
         ["--base-url", "http://example.test", "--connect"],
         PLANTSTORE_TOKEN=TOKEN,
         PLANTSTORE_CONFIG_DIR=str(tmp_path),
@@ -142,41 +92,21 @@ def test_a_target_unusable_in_the_tui_is_said_in_the_same_words(tmp_path: Path) 
     )
     assert "connect failed:" in result.stdout, result.stdout + result.stderr
     assert "proxy" in result.stdout.split("connect failed:", 1)[1].lower()
-    assert "click loaded after connecting: False" in result.stdout
 
 
 def test_without_the_token_the_command_line_is_clicks(tmp_path: Path) -> None:
     # No token to read: click's group resolves the target before the TUI, as before (no
     # terminal to ask on: a configuration problem in words, exit 4).
-    result = _front_door(["--base-url", "http://127.0.0.1:9"], PLANTSTORE_CONFIG_DIR=str(tmp_path))
+    result = front_door(["--base-url", "http://127.0.0.1:9"], PLANTSTORE_CONFIG_DIR=str(tmp_path))
     assert result.returncode == 4, result.stdout + result.stderr
     assert "Error:" in result.stderr
     assert "click loaded" not in result.stdout
 
 
 def test_help_is_clicks() -> None:
-    result = _front_door(["--help"])
+    result = front_door(["--help"])
     assert result.returncode == 0
     assert "Usage: plantstore-tui" in result.stdout
-
-
-def _profiles(directory: Path, text: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "profiles.toml").write_text(textwrap.dedent(text))
-    return directory
-
-
-_SAVED = """
-    default = "staging"
-
-    [profiles.staging]
-    base_url = "http://127.0.0.1:9"
-    token_env = "STAGING_TOKEN"
-
-    [profiles.prod]
-    base_url = "https://plants.example.com/"
-    protected = true
-"""
 
 
 @pytest.mark.parametrize(
@@ -198,14 +128,13 @@ _SAVED = """
         ),
     ],
 )
-def test_a_saved_profile_opens_the_tui_without_click_httpx_or_pydantic(
+def test_a_saved_profile_opens_the_tui_with_its_label(
     tmp_path: Path, arguments: list[str], env: dict[str, str], label: str
 ) -> None:
-    config = _profiles(tmp_path / "config", _SAVED)
-    result = _front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), STAGING_TOKEN=TOKEN, **env)
+    config = profiles_in(tmp_path / "config", SAVED)
+    result = front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), STAGING_TOKEN=TOKEN, **env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"label: {label}" in result.stdout
-    assert "loaded: []" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
 
 
@@ -216,21 +145,21 @@ def test_a_saved_profile_opens_the_tui_without_click_httpx_or_pydantic(
         (None, [], {}, "No target: give --base-url URL"),
         ("default = \n", [], {}, "profiles.toml:1:"),
         (
-            _SAVED,
+            SAVED,
             ["--profile", "nope"],
             {},
             "Unknown profile 'nope'; saved profiles: staging, prod",
         ),
-        (_SAVED, [], {"PLANTSTORE_PROFILE": "nope"}, "Unknown profile 'nope'"),
+        (SAVED, [], {"PLANTSTORE_PROFILE": "nope"}, "Unknown profile 'nope'"),
         (
-            _SAVED.replace('default = "staging"', ""),
+            SAVED.replace('default = "staging"', ""),
             [],
             {},
             "No target: choose a profile with --profile NAME (saved: staging, prod)",
         ),
         # "No token" is a configuration problem said before the TUI, as it always was.
         (
-            _SAVED,
+            SAVED,
             [],
             {"STAGING_TOKEN": " "},
             "takes its token from $STAGING_TOKEN, which is not set",
@@ -244,8 +173,8 @@ def test_an_unusual_profile_start_is_clicks_with_its_words(
 ) -> None:
     config = tmp_path / "config"
     if profiles is not None:
-        _profiles(config, profiles)
-    result = _front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), **env)
+        profiles_in(config, profiles)
+    result = front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), **env)
     assert result.returncode == 4, result.stdout + result.stderr
     assert "click loaded" not in result.stdout
     assert words in result.stderr

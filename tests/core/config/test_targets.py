@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -193,13 +191,3 @@ def test_every_config_error_is_a_plantstore_error_with_a_docstring(module: objec
         assert issubclass(error, PlantStoreError), error
         assert error.__doc__, error
         assert "\n" not in error.__doc__.strip(), error
-
-
-def test_resolving_a_target_needs_no_command_line_library() -> None:
-    code = (
-        "import sys\n"
-        "from plantstore_tui.core.config import targets, store\n"
-        "assert 'click' not in sys.modules, 'click was imported'\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr

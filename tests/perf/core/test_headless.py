@@ -1,0 +1,64 @@
+"""What importing parts of the core loads: no command line of httpx's, no TOML parser without a
+config file, no Pydantic or httpx for the form's checks, nothing for the package itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def loaded_after_running(code: str) -> set[str]:
+    """The names in sys.modules of a fresh interpreter once it has run `code`."""
+    code += "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(json.loads(result.stdout))
+
+
+def loaded_after_importing(*modules: str) -> set[str]:
+    """The names in sys.modules of a fresh interpreter once `modules` are imported."""
+    return loaded_after_running(
+        f"import importlib\nfor name in {modules!r}:\n    importlib.import_module(name)"
+    )
+
+
+def test_the_core_leaves_out_httpxs_command_line() -> None:
+    # httpx imports its command line (click, rich, pygments: 1.8 MiB resident) whenever those are
+    # installed, as they are here; the core never runs it. httpx keeps its stand-in.
+    loaded = loaded_after_running(
+        "import plantstore_tui.core.http.client, httpx\nassert callable(httpx.main)"
+    )
+    assert "httpx" in loaded
+    assert not {name for name in loaded if name.split(".")[0] in ("rich", "pygments", "click")}
+
+
+def test_a_start_with_no_config_file_loads_no_toml_parser() -> None:
+    # The ledger's data directory and the history settings read no file that is not there, and
+    # load no profile store to find none.
+    loaded = loaded_after_running(
+        "from plantstore_tui.core.store import open_ledger\n"
+        "from plantstore_tui.core.store.settings import history_settings\n"
+        "open_ledger('tui'); history_settings(None)"
+    )
+    assert "plantstore_tui.core.store.settings" in loaded
+    assert "tomllib" not in loaded
+    assert "plantstore_tui.core.config.store" not in loaded
+    assert "plantstore_tui.core.config.profiles" not in loaded
+    # Nor what reads the previous release's files, when there are none to take in.
+    assert "plantstore_tui.core.store.carry_over" not in loaded
+    assert "plantstore_tui.core.store.old_files" not in loaded
+
+
+def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:
+    loaded = loaded_after_importing(
+        "plantstore_tui.core.plant.form", "plantstore_tui.core.plant.text"
+    )
+    assert not {name for name in loaded if name.split(".")[0] in ("pydantic", "httpx")}
+
+
+def test_the_core_package_itself_imports_nothing() -> None:
+    before = loaded_after_importing("plantstore_tui")
+    after = loaded_after_importing("plantstore_tui.core")
+    assert after - before == {"plantstore_tui.core"}
