@@ -37,7 +37,7 @@ from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.importing.results import Waiting
+    from plantstore_tui.core.sending.state import Unreachable
 
 
 @click.command()
@@ -117,11 +117,11 @@ async def _send(
     """Send, and again while the deployment did not take the plant, for `wait` seconds; each
     try is in the ledger (sending, then settled) before the next goes. The last outcome and
     its entry."""
-    from plantstore_tui.core.importing.waiting import DeploymentWait
+    from plantstore_tui.core.sending.waiting import DeploymentWait
 
     until = datetime.now().astimezone() + timedelta(seconds=wait)
 
-    def told(waiting: Waiting | None) -> None:
+    def told(waiting: Unreachable | None) -> None:
         if waiting is not None:
             _warn(f"Waiting: {waiting.words()} (at most until {until:%H:%M:%S}).")
 

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
         ImportProgress,
         RowResult,
         StopReason,
-        Waiting,
     )
+    from plantstore_tui.core.sending.state import Unreachable
 
 
 class Progress:
@@ -83,7 +83,7 @@ class Progress:
             rate=f"{progress.rate:,.0f}/s",
         )
 
-    def show_wait(self, waiting: Waiting | None, *, changed: bool = True) -> None:
+    def show_wait(self, waiting: Unreachable | None, *, changed: bool = True) -> None:
         """The deployment is waited for (or answers again): a line on stderr when it changes,
         and the bar's words, counting down, until it answers."""
         if self._bar is not None:

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input, Static
 
 from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.core.sending import queue
+from plantstore_tui.core.sending import waiting
 from plantstore_tui.core.sending.backoff import Backoff
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
@@ -89,7 +89,7 @@ def test_network_failure(
     snap_compare: SnapCompare, size: Size, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The next try ten minutes away, its count in minutes: the same picture on any machine.
-    monkeypatch.setattr(queue, "Backoff", lambda: Backoff(first=600, most=600, draw=lambda: 1.0))
+    monkeypatch.setattr(waiting, "Backoff", lambda: Backoff(first=600, most=600, draw=lambda: 1.0))
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _send(pilot, name="Fern", id="3", tag="")

@@ -29,7 +29,6 @@ from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
-    Waiting,
     left_out,
     result_of,
 )
@@ -50,7 +49,6 @@ __all__ = [
     "SourceRow",
     "StopReason",
     "Validation",
-    "Waiting",
     "check_file",
     "earlier_import",
     "file_stamp",

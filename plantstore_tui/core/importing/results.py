@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -55,28 +54,6 @@ class ImportSettings:
         """Rows the ledger holds as sending at most, whenever the process dies: a row per
         request in flight, and one group ahead."""
         return max(1, self.concurrency) + self.group_size()
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """The deployment is not taking plants: since when (local time), in words why, and when
-    the next try is (`time.monotonic()`)."""
-
-    since: datetime
-    why: str
-    next_try: float
-
-    def words(self, now: float | None = None) -> str:
-        """Words such as "deployment unreachable since 14:02 · next try in 8 s"."""
-        left = max(0, math.ceil(self.next_try - (time.monotonic() if now is None else now)))
-        return f"deployment {self.why} since {self.since:%H:%M} · next try in {left} s"
-
-
-def waiting_why(outcome: Outcome) -> str:
-    """Why a deployment is waited for, from the outcome that said it did not take the plant."""
-    if isinstance(outcome, Rejected):
-        return f"busy ({outcome.status})"
-    return "unreachable"
 
 
 class StopReason(StrEnum):

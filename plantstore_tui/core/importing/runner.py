@@ -39,12 +39,12 @@ from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
-    Waiting,
     result_of,
 )
-from plantstore_tui.core.importing.waiting import DeploymentWait
 from plantstore_tui.core.plant.outcome import Failed, PlantFate, cancelled, not_processed
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.state import Unreachable
+from plantstore_tui.core.sending.waiting import DeploymentWait
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
 from plantstore_tui.core.store.rows import NewRow
@@ -121,7 +121,7 @@ class ImportRunner:
         on_result: Callable[[RowResult], None],
         *,
         keep: bool = True,
-        on_wait: Callable[[Waiting | None], None] | None = None,
+        on_wait: Callable[[Unreachable | None], None] | None = None,
     ) -> None:
         self._sender = sender
         self._batches = ledger.ledger.batches
@@ -158,7 +158,7 @@ class ImportRunner:
         return self._in_flight
 
     @property
-    def waiting(self) -> Waiting | None:
+    def waiting(self) -> Unreachable | None:
         """What the import waits for, if it does."""
         return self._wait.waiting
 

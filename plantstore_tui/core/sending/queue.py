@@ -23,15 +23,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.plant.outcome import Rejected, asked_wait, cancelled, not_processed
-from plantstore_tui.core.sending.backoff import Backoff
+from plantstore_tui.core.plant.outcome import Rejected, cancelled, not_processed
 from plantstore_tui.core.sending.state import (
     Asking,
     QueueState,
     Running,
     TokenRefused,
-    Unreachable,
 )
+from plantstore_tui.core.sending.waiting import DeploymentWait
 from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, PlantState, state_of
 
 if TYPE_CHECKING:
@@ -150,13 +149,12 @@ class SendQueue:
         ledger: QueueLedger,
         *,
         clock: Callable[[], datetime] = datetime.now,
-        backoff: Backoff | None = None,
     ) -> None:
         self.sender = sender
         self._on_change = on_change
         self._ledger = ledger
-        self._clock = clock
-        self._backoff = backoff or Backoff()
+        # While the deployment does not take plants: when the next try is.
+        self._unreachable = DeploymentWait(clock=clock)
         self._waiting: deque[QueuedPlant] = deque()
         self._wake = asyncio.Event()
         self._current: QueuedPlant | None = None
@@ -164,7 +162,6 @@ class SendQueue:
         self._closing = False
         self._asking = False
         self._refused: int | None = None
-        self._unreachable: Unreachable | None = None
 
     @property
     def current(self) -> QueuedPlant | None:
@@ -188,8 +185,8 @@ class SendQueue:
             return TokenRefused(self._refused)
         if self._asking:
             return Asking()
-        if self._unreachable is not None:
-            return self._unreachable
+        if self._unreachable.waiting is not None:
+            return self._unreachable.waiting
         return Running()
 
     @property
@@ -201,7 +198,12 @@ class SendQueue:
     def sends_at_once(self) -> bool:
         """True when a plant put now is the next to go out, with nothing to wait for: its take
         may record it as `sending` already (`QueuedPlant.sending_recorded`)."""
-        return self.idle and not self._held_back and self._unreachable is None and not self._closing
+        return (
+            self.idle
+            and not self._held_back
+            and self._unreachable.waiting is None
+            and not self._closing
+        )
 
     def put(self, plant: QueuedPlant) -> None:
         """Queue a plant (already in the ledger as queued) behind the others; refused once the
@@ -225,7 +227,7 @@ class SendQueue:
         held = list(self._waiting)
         self._waiting.clear()
         if self._current is None:
-            self._unreachable = None
+            self._unreachable.end()
         self._hold(held, note)
 
     def _hold(self, plants: list[QueuedPlant], note: str) -> None:
@@ -258,9 +260,7 @@ class SendQueue:
 
     def try_now(self) -> None:
         """While the deployment cannot be reached, try it now instead of at the next try."""
-        if self._unreachable is not None:
-            unreachable = self._unreachable
-            self._unreachable = Unreachable(unreachable.since, time.monotonic(), unreachable.reason)
+        self._unreachable.try_now()
         self._wake.set()
 
     def cancel_current(self) -> None:
@@ -276,7 +276,8 @@ class SendQueue:
     async def run(self, confirm: Confirm | None = None) -> None:
         """Send queued plants until cancelled (or, after `close_when_empty`, until empty)."""
         while True:
-            stuck = self._refused is not None or self._unreachable is not None
+            unreachable = self._unreachable.waiting
+            stuck = self._refused is not None or unreachable is not None
             if self._closing and not self._asking and (stuck or not self._waiting):
                 # Left behind by a switch of target: what cannot go now never will from here.
                 self.hold_waiting(LEFT_BEHIND)
@@ -285,8 +286,8 @@ class SendQueue:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            if self._unreachable is not None:
-                delay = self._unreachable.next_try - time.monotonic()
+            if unreachable is not None:
+                delay = unreachable.next_try - time.monotonic()
                 if delay > 0:
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
@@ -340,8 +341,7 @@ class SendQueue:
             return
         if await self._stopped_by(plant, outcome):
             return
-        self._unreachable = None
-        self._backoff.reset()
+        self._unreachable.answered()
         following = self._next_in_line()
         marked = False
         try:
@@ -367,9 +367,7 @@ class SendQueue:
             self._refused = outcome.status
             plant.note = "Waiting in line, first, until the token is fixed and the queue resumed."
         else:
-            since = self._clock() if self._unreachable is None else self._unreachable.since
-            wait = self._backoff.next_wait(asked_wait(outcome))
-            self._unreachable = Unreachable(since, time.monotonic() + wait, outcome.headline)
+            self._unreachable.not_taken(outcome, tried=True)
             plant.note = (
                 "Waiting in line: it goes again by itself as soon as the deployment answers."
             )

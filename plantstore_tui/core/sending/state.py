@@ -9,6 +9,7 @@ backoff, and sends as soon as it answers).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, TypeAlias
@@ -41,12 +42,23 @@ class TokenRefused:
 
 @dataclass(frozen=True, slots=True)
 class Unreachable:
-    """The deployment could not be reached (or said it could not take plants now): the plants
-    wait, in order, and the queue tries again by itself at `next_try` (time.monotonic)."""
+    """The deployment is not taking plants (it cannot be reached, or answered 429 or 503): since
+    when (local time), the answer's words (`reason`), in a word or two why (`why`), and when the
+    next try is (`next_try`, time.monotonic). A queue tries again by itself then."""
 
     since: datetime
     next_try: float
     reason: str
+    why: str = "unreachable"
+
+    def next_try_words(self, now: float | None = None) -> str:
+        """ "next try in 8 s" ("5 min" for a long Retry-After), or "trying now…" when due."""
+        left = max(0, math.ceil(self.next_try - (time.monotonic() if now is None else now)))
+        return f"next try in {_duration(left)}" if left else "trying now…"
+
+    def words(self, now: float | None = None) -> str:
+        """Words such as "deployment unreachable since 14:02 · next try in 8 s"."""
+        return f"deployment {self.why} since {self.since:%H:%M} · {self.next_try_words(now)}"
 
 
 QueueState: TypeAlias = Running | Asking | TokenRefused | Unreachable
@@ -76,9 +88,8 @@ def state_words(
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")
-        case Unreachable(since=since, next_try=next_try):
-            seconds = max(0, math.ceil(next_try - now))
-            when = f"next try in {_duration(seconds)}" if seconds and not sending else "trying now…"
+        case Unreachable(since=since):
+            when = "trying now…" if sending else state.next_try_words(now)
             head = [f"unreachable, {when}", f"since {since:%H:%M}"]
             if queued:
                 head.append(f"{queued} waiting")

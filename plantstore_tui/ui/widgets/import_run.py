@@ -10,8 +10,9 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason, Waiting
+from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
+from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import PlantState
 
 
@@ -72,7 +73,7 @@ class ImportRun(Vertical):
         self.query_one("#import-summary", Static).update(Text("\n".join(lines)))
 
     def show_progress(
-        self, progress: ImportProgress, *, going: bool, waiting: Waiting | None = None
+        self, progress: ImportProgress, *, going: bool, waiting: Unreachable | None = None
     ) -> None:
         """The bar and the counts, with the rate and (while `going`) the time left, or what the
         import waits for."""

@@ -31,11 +31,11 @@ from plantstore_tui.core.importing import (
     ImportSettings,
     RowResult,
     StopReason,
-    Waiting,
     new_batch,
     resume_batch,
     validate,
 )
+from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import Ledger, PlantState, StoreError, open_ledger
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.server.runner import BackgroundServer
@@ -88,7 +88,7 @@ def runner_for(
     *,
     keep: bool = True,
     on_result: Callable[[RowResult], None] | None = None,
-    on_wait: Callable[[Waiting | None], None] | None = None,
+    on_wait: Callable[[Unreachable | None], None] | None = None,
 ) -> tuple[ImportRunner, PlantStoreClient]:
     client = PlantStoreClient(base_url, token)
 
@@ -299,7 +299,7 @@ async def test_rows_a_503_did_not_take_wait_and_go_again_in_order_once_each(
     make_import: Callable[[int, str], Import],
 ) -> None:
     received, script = _unavailable_first(3)
-    waits: list[Waiting | None] = []
+    waits: list[Unreachable | None] = []
     async with MisbehavingServer(script) as server:
         job = make_import(12, server.base_url)
         runner, client = runner_for(

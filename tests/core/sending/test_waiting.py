@@ -1,4 +1,4 @@
-"""core.importing.waiting: the next try at a deployment that did not take a row, and when to
+"""core.sending.waiting: the next try at a deployment that did not take a plant, and when to
 give up."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import time
 
 from import_support import failed
 
-from plantstore_tui.core.importing.results import Waiting
-from plantstore_tui.core.importing.waiting import DeploymentWait
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Rejected
 from plantstore_tui.core.sending.backoff import Backoff
+from plantstore_tui.core.sending.state import Unreachable
+from plantstore_tui.core.sending.waiting import DeploymentWait
 
 PLANT = NewPlant(name="Fern", id=1)
 
@@ -30,14 +30,14 @@ def busy(retry_after: str | None) -> Rejected:
 
 
 def test_no_time_to_wait_gives_up_at_the_first_row_not_taken() -> None:
-    told: list[Waiting | None] = []
+    told: list[Unreachable | None] = []
     waits = DeploymentWait(0, told.append)
     assert not waits.not_taken(failed(PLANT), tried=False)
     assert told == []
 
 
 def test_each_try_waits_longer_and_the_last_comes_at_the_deadline() -> None:
-    told: list[Waiting | None] = []
+    told: list[Unreachable | None] = []
     waits = DeploymentWait(5, told.append, Backoff(draw=lambda: 1.0))
     started = time.monotonic()
     assert waits.not_taken(failed(PLANT), tried=False)
