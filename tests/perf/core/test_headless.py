@@ -3,25 +3,7 @@ config file, no Pydantic or httpx for the form's checks, nothing for the package
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
-
-def loaded_after_running(code: str) -> set[str]:
-    """The names in sys.modules of a fresh interpreter once it has run `code`."""
-    code += "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    return set(json.loads(result.stdout))
-
-
-def loaded_after_importing(*modules: str) -> set[str]:
-    """The names in sys.modules of a fresh interpreter once `modules` are imported."""
-    return loaded_after_running(
-        f"import importlib\nfor name in {modules!r}:\n    importlib.import_module(name)"
-    )
+from headless_support import loaded_after_importing, loaded_after_running
 
 
 def test_the_core_leaves_out_httpxs_command_line() -> None:

@@ -3,46 +3,17 @@ name is a few hundred characters on the screen and in the saved log."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from misbehaving import Action, MisbehavingServer, ReceivedRequest, Script, Send, json_response
-from pydantic import SecretStr
-from snapshot_apps.support import SIZE, app_for, drawn_log, fill, log_text, ready, send_and_wait
-from textual.pilot import Pilot
-
-from plantstore_tui.ui.screens.send import SendScreen
-
-# A 200 whose name is about 1 MB, under the client's body cap.
-HUGE = 1_048_560
-HUGE_NAME = "R" * HUGE
-# The most characters any line of an entry holds: 200 of a server's text and the words around.
-LONGEST_LINE = 400
-
-
-def huge_name(request: ReceivedRequest) -> list[Action]:
-    return [Send(json_response(200, {"name": HUGE_NAME}))]
+from log_support import LONGEST_LINE, huge_name, sent_to
+from misbehaving import Send, json_response
+from snapshot_apps.support import drawn_log, log_text
 
 
 def saved_log(directory: Path) -> str:
     [saved] = directory.glob("plantstore-log-*.txt")
     return saved.read_text(encoding="utf-8")
-
-
-@asynccontextmanager
-async def sent_to(
-    script: Script, name: str, tag: str = ""
-) -> AsyncIterator[tuple[Pilot[None], SendScreen]]:
-    """The TUI, after sending plant 5 called `name` to a server answering with `script`."""
-    async with MisbehavingServer(script) as server:
-        app = app_for(server.base_url, SecretStr("token-for-a-server-that-misbehaves"))
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await ready(app, pilot)
-            await fill(pilot, screen, name=name, id="5", tag=tag)
-            await send_and_wait(pilot, app, "enter")
-            yield pilot, screen
 
 
 async def test_a_megabyte_name_is_shown_bounded_in_the_log_and_its_saved_file(

@@ -5,42 +5,15 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
-from misbehaving import Action, MisbehavingServer, ReceivedRequest, Script, Send, json_response
+from log_support import LONGEST_LINE, huge_name, sent_to
+from misbehaving import MisbehavingServer
 from pydantic import SecretStr
 from rich.style import Style
 from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait
-from textual.pilot import Pilot
 
-from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.response_log import ResponseLog
-
-# A 200 whose name is about 1 MB, under the client's body cap.
-HUGE = 1_048_560
-HUGE_NAME = "R" * HUGE
-# The most characters any line of an entry holds: 200 of a server's text and the words around.
-LONGEST_LINE = 400
-
-
-def huge_name(request: ReceivedRequest) -> list[Action]:
-    return [Send(json_response(200, {"name": HUGE_NAME}))]
-
-
-@asynccontextmanager
-async def sent_to(
-    script: Script, name: str, tag: str = ""
-) -> AsyncIterator[tuple[Pilot[None], SendScreen]]:
-    """The TUI, after sending plant 5 called `name` to a server answering with `script`."""
-    async with MisbehavingServer(script) as server:
-        app = app_for(server.base_url, SecretStr("token-for-a-server-that-misbehaves"))
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await ready(app, pilot)
-            await fill(pilot, screen, name=name, id="5", tag=tag)
-            await send_and_wait(pilot, app, "enter")
-            yield pilot, screen
 
 
 async def test_memory_stays_flat_over_many_megabyte_answers() -> None:
