@@ -40,6 +40,7 @@ from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.sending.state import Asking, Running, TokenRefused, Unreachable
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -234,16 +235,19 @@ async def test_try_now_tries_at_once() -> None:
                 assert ids_sent(server) == [7]
 
 
+def with_a_wrong_token(server: BackgroundServer, monkeypatch: pytest.MonkeyPatch) -> PlantStoreApp:
+    """The TUI on a saved profile whose token, from $PLANT_TOKEN, is wrong at first: setting the
+    variable right is what fixing it in F2 would do."""
+    monkeypatch.setenv("PLANT_TOKEN", "not-the-token")
+    ProfileStore().add(Profile(name="local", base_url=server.base_url, token_env="PLANT_TOKEN"))
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="local")
+    return app_with(lambda: connect_to_profile("local"), label)
+
+
 async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The profile's token comes from a variable, wrong at first: fixing it is what F2 would do.
-    monkeypatch.setenv("PLANT_TOKEN", "not-the-token")
-    ProfileStore().add(
-        Profile(name="local", base_url=reference_server.base_url, token_env="PLANT_TOKEN")
-    )
-    label = TargetLabel(base_url="loading…", token_source="the profile", profile="local")
-    app = app_with(lambda: connect_to_profile("local"), label)
+    app = with_a_wrong_token(reference_server, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         await submit(pilot, screen, 1, 2)
@@ -265,12 +269,7 @@ async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
 async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_a_question(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PLANT_TOKEN", "not-the-token")
-    ProfileStore().add(
-        Profile(name="local", base_url=reference_server.base_url, token_env="PLANT_TOKEN")
-    )
-    label = TargetLabel(base_url="loading…", token_source="the profile", profile="local")
-    app = app_with(lambda: connect_to_profile("local"), label)
+    app = with_a_wrong_token(reference_server, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         await submit(pilot, screen, 1, 2)
