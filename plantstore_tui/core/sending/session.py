@@ -24,7 +24,6 @@ from plantstore_tui.core.sending.state import (
     QueueState,
     Running,
     TokenRefused,
-    Unreachable,
 )
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
@@ -411,15 +410,13 @@ class EntrySession:
             return TokenRefused(self._refused)
         return Asking() if self._questions else Running()
 
-    def resume(self) -> bool:
+    def resume(self) -> None:
         """Go on after a refused token (the refused plant first), or try an unreachable
-        deployment now; False when the queue was running already."""
-        state = self.queue_state
+        deployment now."""
         self._refused = None
         if self._queue is not None:
             self._queue.resume()
         self._update_quiet()
-        return isinstance(state, TokenRefused | Unreachable)
 
     def attend(
         self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
