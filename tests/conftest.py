@@ -15,6 +15,7 @@ import textual._wait as textual_wait
 from hypothesis import settings
 from keyring.backends import fail
 from pydantic import SecretStr
+from seen_support import record_notifications
 from textual_css_cache import share_parsed_css
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -67,6 +68,12 @@ def _isolated_from_the_operator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setenv("PLANTSTORE_DATA_DIR", str(tmp_path / "isolated-data"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
+
+
+@pytest.fixture(autouse=True)
+def _recorded_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each app keeps the notifications it was asked to show (notices_support.py)."""
+    record_notifications(monkeypatch)
 
 
 @pytest.fixture(autouse=True)

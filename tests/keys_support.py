@@ -14,7 +14,6 @@ from textual.app import App
 
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.screens.send import SendScreen
-from plantstore_tui.ui.textual_compat import driver_of
 
 
 def _key(name: str) -> events.Key:
@@ -31,12 +30,8 @@ def _punctuation(char: str) -> str:
 
 def burst(app: App[Any], keys: Sequence[str]) -> None:
     """Post every key at once, before the app has read the first: one write of a terminal."""
-    driver = driver_of(app)
-    assert driver is not None
     for name in keys:
-        event = _key(name)
-        event.set_sender(app)
-        driver.send_message(event)
+        app.post_message(_key(name))
 
 
 def keys_of(records: Sequence[Record], submit: str = "enter") -> list[str]:

@@ -32,26 +32,13 @@ if TYPE_CHECKING:
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
-# How long keys of a burst are applied before the rest of the app gets a turn: as long as the
-# send screen keeps its frames apart in a burst (BURST_FRAME_SECONDS), so that each turn may
-# paint one, and the takes of a slice cost one fsync.
+# How long keys of a burst are applied before the rest of the app (sends, timers, a frame) gets
+# a turn; the plants a slice takes are made durable together.
 KEY_SLICE_SECONDS = 0.1
 
 
 def _now() -> datetime:
     return datetime.now().astimezone()
-
-
-# Whether each screen class applies keys in order: asked at every key, and the protocol's own
-# isinstance check walks its members each time.
-_IN_ORDER: dict[type, bool] = {}
-
-
-def _applies_in_order(screen: object) -> bool:
-    applies = _IN_ORDER.get(type(screen))
-    if applies is None:
-        applies = _IN_ORDER[type(screen)] = isinstance(screen, OrderedInput)
-    return applies
 
 
 class PlantStoreApp(CompatApp[None]):
@@ -121,7 +108,7 @@ class PlantStoreApp(CompatApp[None]):
             return True
         if self._early_keys:
             await self._take_early_keys()
-        if not _applies_in_order(screen):
+        if not isinstance(screen, OrderedInput):
             # Textual delivers it (a question over the send screen): what the keys before it
             # took is made durable first, as at the end of a slice.
             self._send_screen.sync_taken()

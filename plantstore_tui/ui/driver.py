@@ -6,11 +6,6 @@ thread ends at its first failed write, leaving a queue 30 writes deep that nothi
 app's last frames and the terminal reset then fill it, and the shutdown blocks in `Queue.put`
 for good. Its SIGCONT handler meanwhile restarts application mode on the dead terminal, with a
 second writer thread that dies the same way and a second input thread.
-
-It also hands the events it reads to the app in batches: Textual's driver makes a task on the
-app's loop for every event (a key of a burst of 200 plants: 6,000 tasks, each a wake-up of the
-loop through its self-pipe); here the events read before the loop takes them go over together,
-in the order read, with one wake-up.
 """
 
 from __future__ import annotations
@@ -18,17 +13,15 @@ from __future__ import annotations
 import errno
 import io
 import termios
-import threading
 from typing import TYPE_CHECKING, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
-from plantstore_tui.ui.textual_compat import driver_target, replace_writer_file
+from plantstore_tui.ui.textual_compat import replace_writer_file
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
     from textual.app import App
-    from textual.message import Message
 
 
 class _TerminalWrites(io.FileIO):
@@ -61,26 +54,6 @@ class HangupSafeDriver(LinuxDriver):
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         replace_writer_file(self, _writes_that_cannot_fail)
-        self._target, self._app_loop = driver_target(self)
-        # Events read (by the input thread) and not yet posted to the app; the lock keeps an
-        # event from being added as the loop takes the list, after it looked.
-        self._unposted: list[Message] = []
-        self._unposted_lock = threading.Lock()
-
-    def send_message(self, message: Message) -> None:
-        """Send an event to the app: with those read before the loop took the last ones, if
-        any are still waiting, or else on the loop's next turn."""
-        with self._unposted_lock:
-            self._unposted.append(message)
-            if len(self._unposted) > 1:
-                return
-        self._app_loop.call_soon_threadsafe(self._post_unposted)
-
-    def _post_unposted(self) -> None:
-        with self._unposted_lock:
-            messages, self._unposted = self._unposted, []
-        for message in messages:
-            self._target.post_message(message)
 
     def resume_application_mode(self) -> None:
         """Take the terminal back after a suspension, unless the SIGCONT came with a hang-up."""

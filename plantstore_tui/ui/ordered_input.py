@@ -14,9 +14,7 @@ screen.
 
 `apply_key` does what Textual does for a key, in the same order, but to the end: priority
 bindings, then the focused widget's own handling of a typed character, then the bindings from the
-focused widget up to the app. A screen may keep a run of typed characters read together and put
-them in the field as one change, provided it does so before any other key acts, before anything
-reads the field, and before the next frame (`TypedInput.type_now`).
+focused widget up to the app.
 """
 
 from __future__ import annotations
@@ -71,13 +69,6 @@ class OrderedScreen(Screen[ReturnType]):
     Textual screen class (`class Editor(ModalScreen[R], OrderedScreen[R])`): Textual takes a
     screen's default CSS along its first base only."""
 
-    def __init__(
-        self, name: str | None = None, id: str | None = None, classes: str | None = None
-    ) -> None:
-        super().__init__(name, id, classes)
-        # The fields holding characters of a burst not yet put in (`TypedInput.type_now`).
-        self._holding: dict[TypedInput, None] = {}
-
     _typing = False
     taking_keys = False
     """True once the screen is mounted with its first field focused; the app holds the keys
@@ -95,22 +86,9 @@ class OrderedScreen(Screen[ReturnType]):
     def typing_started(self) -> None:
         """Called once, when a field first takes a key or a paste."""
 
-    def apply_typed(self) -> None:
-        """Put the characters the fields keep from a burst in them, before anything else acts."""
-        if self._holding:
-            holding = list(self._holding)
-            self._holding.clear()
-            for field in holding:
-                field.apply_typed()
-
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste completely before the app reads the next (`OrderedInput`)."""
         focused = self.focused
-        if not (
-            isinstance(event, events.Key) and event.is_printable and isinstance(focused, TypedInput)
-        ):
-            # What was typed before this key is in the fields before it acts.
-            self.apply_typed()
         if isinstance(event, events.Paste):
             if not isinstance(focused, TypedInput):
                 return False
@@ -121,20 +99,13 @@ class OrderedScreen(Screen[ReturnType]):
                 self._note_typing()
             return True
         if self.maximized is not None:
-            self.apply_typed()
             return False
         return await apply_key(self.app, event, self._type_now)
 
     def _type_now(self, event: events.Key) -> bool:
         focused = self.focused
-        if not isinstance(focused, TypedInput):
+        if not isinstance(focused, TypedInput) or not focused.type_now(event):
             return False
-        # More keys read already (a burst): this one goes in with the characters typed next.
-        with_next = self.app.message_queue_size > 0
-        if not focused.type_now(event, with_next=with_next):
-            return False
-        if with_next:
-            self._holding[focused] = None
         self._note_typing()
         return True
 
@@ -148,11 +119,6 @@ class OrderedScreen(Screen[ReturnType]):
     ) -> None:
         """Focus a widget; a field gets its text selected at once, as the focus moves."""
         previous = self.focused
-        # Textual scrolls a focused widget into view in a callback it posts for the purpose (a
-        # message and a closure's signature worked out, three times a plant in a burst): a
-        # field in view entirely already needs none.
-        if scroll_visible and widget is not None and self.can_view_entire(widget):
-            scroll_visible = False
         super().set_focus(widget, scroll_visible, from_app_focus)
         if (
             isinstance(widget, TypedInput)

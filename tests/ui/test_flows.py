@@ -17,6 +17,7 @@ from misbehaving import (
     response,
 )
 from pydantic import SecretStr
+from seen_support import drawn_text, notifications_of
 from snapshot_apps.support import (
     SIZE,
     app_for,
@@ -42,7 +43,6 @@ from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
-from plantstore_tui.ui.textual_compat import notifications_of, suggestion_of
 
 TERMINAL_CONTROLS = ("\x1b", "\x9b", "\x07", "\u202e", "\x7f")
 
@@ -150,7 +150,7 @@ async def test_a_success_is_logged_and_the_form_moves_to_the_next_plant(
         await pilot.press(*"Fern", "tab", "tab", *"in")
         await pilot.pause()
         tag = form.field_input("tag")
-        assert suggestion_of(tag) == "indoor"  # tags sent this session are suggested
+        assert drawn_text(tag) == "indoor"  # tags sent this session are suggested
         await pilot.press("right")
         await send_and_wait(pilot, app, "enter")
         assert "✔       Created plant 42 (Fern)" in log_text(screen)

@@ -25,6 +25,7 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
+from seen_support import notifications_of
 from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait, settled
 from textual import events
 from textual.widgets import OptionList
@@ -37,7 +38,6 @@ from plantstore_tui.ui.connection import TargetLabel, connect_to
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
-from plantstore_tui.ui.textual_compat import notifications_of
 
 SLOW = 0.05
 

@@ -6,43 +6,26 @@ from __future__ import annotations
 from typing import ClassVar
 
 import pytest
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.suggester import SuggestFromList
 
 from plantstore_tui.ui import textual_compat
-from plantstore_tui.ui.textual_compat import (
-    CompatApp,
-    CompatInput,
-    check_bindings,
-    driver_of,
-    missing,
-    notifications_of,
-    suggestion_of,
-)
+from plantstore_tui.ui.textual_compat import CompatApp, CompatInput, check_bindings, missing
 
 
 def test_every_private_name_is_in_the_installed_textual() -> None:
     assert missing() == []
 
 
+def test_at_most_six_private_names_are_used() -> None:
+    assert len(textual_compat.PRIVATE_NAMES) <= 6
+
+
 def test_a_name_textual_no_longer_has_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     renamed = ("textual.app", "App", "_check_bindings_renamed")
     monkeypatch.setattr(textual_compat, "PRIVATE_NAMES", (*textual_compat.PRIVATE_NAMES, renamed))
     assert missing() == ["textual.app.App._check_bindings_renamed"]
-
-
-class _Upper(CompatInput):
-    def shown(self, text: Text) -> Text:
-        return Text(text.plain.upper())
-
-    def pasted(self, event: events.Paste) -> None:
-        if event.text.startswith("!"):
-            self.insert_text_at_cursor(event.text[1:])
-            event.stop()
-            event.prevent_default()
 
 
 class _Hooked(CompatApp[None]):
@@ -54,7 +37,7 @@ class _Hooked(CompatApp[None]):
         self.taken: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield _Upper(suggester=SuggestFromList(["indoor"]))
+        yield CompatInput()
 
     def action_hit(self) -> None:
         self.hits += 1
@@ -81,30 +64,4 @@ async def test_a_key_taken_first_goes_no_further() -> None:
     async with app.run_test() as pilot:
         await pilot.press("y", "z")
         assert app.taken == ["y"]
-        assert app.query_one(_Upper).value == "z"
-
-
-async def test_driver_notifications_and_suggestion() -> None:
-    app = _Hooked()
-    assert driver_of(app) is None
-    async with app.run_test() as pilot:
-        assert driver_of(app) is not None
-        app.notify("Saved", title="Profiles")
-        await pilot.pause()
-        assert [(n.title, n.message) for n in notifications_of(app)] == [("Profiles", "Saved")]
-        await pilot.press("i", "n")
-        await pilot.pause()
-        assert suggestion_of(app.query_one(_Upper)) == "indoor"
-
-
-async def test_an_input_draws_its_shown_text_and_takes_a_paste_once() -> None:
-    app = _Hooked()
-    async with app.run_test() as pilot:
-        field = app.query_one(_Upper)
-        field.post_message(events.Paste("!ab"))
-        await pilot.pause()
-        assert field.value == "ab"  # the hook's paste only: Textual's was prevented
-        field.post_message(events.Paste("cd"))
-        await pilot.pause()
-        assert field.value == "abcd"  # not prevented: Textual's own paste
-        assert "ABCD" in "".join(segment.text for segment in field.render_line(0))
+        assert app.query_one(CompatInput).value == "z"

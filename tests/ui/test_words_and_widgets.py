@@ -10,13 +10,13 @@ from typing import Any
 from keys_support import burst, drained, keys_of
 from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
 from pydantic import SecretStr
+from seen_support import notifications_of
 from snapshot_apps.support import SIZE, app_for, ready
 from snapshot_apps.support import settled as settled_screen
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.textual_compat import notifications_of
-from plantstore_tui.ui.widgets.switch import Switch
+from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 
 
 def _footer_keys(app: Any) -> set[str]:
@@ -70,8 +70,8 @@ async def test_the_switches_show_on_and_off_by_shape_not_only_colour(
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        next_id = screen.query_one("#next-id", Switch)
-        keep_tag = screen.query_one("#keep-tag", Switch)
+        next_id = screen.query_one("#next-id", MarkedCheckbox)
+        keep_tag = screen.query_one("#keep-tag", MarkedCheckbox)
         on, off = next_id.render().plain, keep_tag.render().plain
         assert (next_id.value, keep_tag.value) == (True, False)
         assert on.replace("Next id ^N", "") != off.replace("Keep tag ^T", "")

@@ -10,7 +10,6 @@ ledger) until the operator loads it back into the form or dismisses it.
 from __future__ import annotations
 
 import contextlib
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -31,7 +30,6 @@ from plantstore_tui.ui.screens.send_notices import (
     switch_question,
     tell_ledger_news,
 )
-from plantstore_tui.ui.textual_compat import hold_frames, once_before_frame, release_frames
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
@@ -54,12 +52,6 @@ T = TypeVar("T")
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
-# Frames apart while a burst is applied or sent: ten a second show its progress, and each frame
-# costs the UI thread the time the burst is waiting for (5 to 15 ms for this screen).
-BURST_FRAME_SECONDS = 0.1
-# How long the screen may wait for a send's answer before it shows the plant as sending: under
-# what an operator can tell from at once.
-ANSWER_AWAITED_SECONDS = 0.05
 
 
 class SendScreen(FormScreen):
@@ -122,7 +114,7 @@ class SendScreen(FormScreen):
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
         # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
-        form = PlantForm(id="form", classes="-focus-within")
+        form = PlantForm(id="form")
         form.border_title = "New plant"
         yield form
         log = ResponseLog(id="log")
@@ -255,16 +247,9 @@ class SendScreen(FormScreen):
         from plantstore_tui.ui.screens.confirm import protected_question
 
         match self.session.submit(texts, confirmed=confirmed):
-            case Taken(plant=queued):
-                if self.session.unsynced:
-                    # Taken in a burst (`EntrySession.sync_later`): durable before it is shown.
-                    self.before_frame(self.sync_taken)
+            case Taken():
                 if from_form:
                     self.form.hand_over(texts)
-                    if queued.sending_recorded:
-                        # It goes out now: painted with its answer if that comes at once (a frame
-                        # of "sending…" the answer replaces ms later would cost the UI thread).
-                        hold_frames(self.app, ANSWER_AWAITED_SECONDS)
             case Invalid(errors=errors):
                 if from_form:
                     self.form.show_errors(errors.errors)
@@ -327,25 +312,6 @@ class SendScreen(FormScreen):
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
         self.show_state()
-        if plant.settled:
-            self._settled_at = time.monotonic()
-            release_frames(self.app)  # held for its answer since it was taken (`submit`)
-
-    # When a plant last settled (time.monotonic): the queue's plants go out one after another.
-    _settled_at = 0.0
-
-    def frame_gap(self) -> float:
-        """Frames BURST_FRAME_SECONDS apart while keys read are still to be applied, or plants
-        that wait behind the one in flight go out one after another (one settled within that
-        time); else as soon as Textual paints (a key's echo, one send's answer, a slow send)."""
-        # No session yet (the first frame): nothing is in line.
-        session = self._session
-        busy = self.app.message_queue_size > 0 or (
-            session is not None
-            and session.in_line() > 1
-            and time.monotonic() - self._settled_at < BURST_FRAME_SECONDS
-        )
-        return BURST_FRAME_SECONDS if busy else 0.0
 
     # The connection and the queue -------------------------------------------------------------
 
@@ -534,22 +500,10 @@ class SendScreen(FormScreen):
         await self.session.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's state and counts say
-        (once, before the next frame, however many plants moved on meanwhile)."""
+        """Show `words` in the status line, or else what the session's state and counts say."""
         if words is not None and kind is not None:
-            self._counts_due = False
             self.status.show_state(words, kind)
             return
-        self._counts_due = True
-        once_before_frame(self.status, self._show_counts)
-
-    _counts_due = False
-    _shown_state: type | None = None
-
-    def _show_counts(self) -> None:
-        if not self._counts_due:
-            return  # words shown since replace them
-        self._counts_due = False
         session = self.session
         state = session.queue_state
         self.status.show_queue(
@@ -562,6 +516,8 @@ class SendScreen(FormScreen):
             self._shown_state = type(state)
             self.refresh_bindings()
             self._tell_state(state)
+
+    _shown_state: type | None = None
 
     def _tell_state(self, state: QueueState) -> None:
         # Said once as the queue stops, in the log where the plants' entries are.

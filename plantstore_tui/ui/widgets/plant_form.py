@@ -12,11 +12,9 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.suggester import SuggestionReady
 from textual.widgets import Button, Input, Static
 
@@ -29,8 +27,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
-from plantstore_tui.ui.textual_compat import once_before_frame
-from plantstore_tui.ui.widgets.switch import Switch
+from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 # Two short lines (the switches name their own keys): they fit the form at its narrowest (80
@@ -75,26 +72,11 @@ class RecentTags:
 class FieldInput(TypedInput):
     """One field of the form: typed text and pastes apply at once; Enter belongs to the screen."""
 
-    # Input sets its virtual size to the text's width on every change, and Widget's reactive lays
-    # out the whole screen for it: a layout per key. A field's box is fixed (app.tcss), so a
-    # repaint does; scrolling within the field reads the new size all the same.
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=True)
-
     def __init__(self, field: FormField) -> None:
         super().__init__(placeholder=_PLACEHOLDERS[field], id=f"{field}-input")
         self.field: FormField = field
         # The label sits in the Input's top border: one widget less per field to start.
         self.border_title = _LABELS[field]
-
-    def watch_has_focus(self, has_focus: bool) -> None:
-        """Restyled for its focus once before the next frame, not at each move: in a burst the
-        focus passes through every field for each plant, several plants a frame."""
-        once_before_frame(self, self.update_node_styles)
-
-    def on_input_blurred(self, event: Input.Blurred) -> None:
-        """Nothing above the field uses its blur: it bubbled through four levels, at every focus
-        move (three a plant)."""
-        event.stop()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Enter means next field or send: the screen's binding decides, not Input's submit."""
@@ -133,26 +115,16 @@ class PlantForm(Vertical):
         # The last plant handed over: what "same as last" (Ctrl+D) copies from.
         self._last: FormTexts | None = None
 
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """Nothing above the form uses a focus move within it (the screen sets -focus-within
-        itself): each bubbled through three more levels."""
-        event.stop()
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        """As `on_descendant_focus`."""
-        event.stop()
-
     def compose(self) -> ComposeResult:
         """Three labelled fields, the two switches, Send and the hint.
 
         Each field keeps a blank line under it for its message (app.tcss); the line itself is
-        made when the field first has something to say (`_message_line`). Most forms show none
-        for long, and three empty lines cost the idle TUI 0.3 MiB."""
+        made when the field first has something to say (`_message_line`)."""
         for field in FORM_FIELDS:
             yield FieldInput(field)
         with Horizontal(id="switches"):
-            yield Switch("Next id ^N", value=True, id="next-id")
-            yield Switch("Keep tag ^T", value=False, id="keep-tag")
+            yield MarkedCheckbox("Next id ^N", value=True, id="next-id")
+            yield MarkedCheckbox("Keep tag ^T", value=False, id="keep-tag")
         yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 
@@ -165,14 +137,8 @@ class PlantForm(Vertical):
         """The Input of one field."""
         return self.query_one(f"#{field}-input", FieldInput)
 
-    def apply_typed(self) -> None:
-        """Apply the characters each field keeps from a burst (`FieldInput.type_now`)."""
-        for field in FORM_FIELDS:
-            self.field_input(field).apply_typed()
-
     def texts(self) -> FormTexts:
         """What the fields hold now."""
-        self.apply_typed()
         return FormTexts(
             name=self.field_input("name").value,
             id=self.field_input("id").value,
@@ -188,20 +154,20 @@ class PlantForm(Vertical):
     @property
     def next_id_after_success(self) -> bool:
         """Whether a hand-over moves the ID on to the next number."""
-        return self.query_one("#next-id", Switch).value
+        return self.query_one("#next-id", MarkedCheckbox).value
 
     @property
     def keep_tag(self) -> bool:
         """Whether Tag keeps its text after a hand-over (sticky tag)."""
-        return self.query_one("#keep-tag", Switch).value
+        return self.query_one("#keep-tag", MarkedCheckbox).value
 
     def toggle_next_id(self) -> None:
         """Flip the next-id switch."""
-        self.query_one("#next-id", Switch).toggle()
+        self.query_one("#next-id", MarkedCheckbox).toggle()
 
     def toggle_keep_tag(self) -> None:
         """Flip the sticky-tag switch."""
-        self.query_one("#keep-tag", Switch).toggle()
+        self.query_one("#keep-tag", MarkedCheckbox).toggle()
 
     def focus_field(self, field: FormField) -> None:
         """Put the cursor in a field at once, its text selected."""
@@ -310,7 +276,6 @@ class PlantForm(Vertical):
     def offer_next_id(self, value: int) -> None:
         """With next id on and nothing typed in ID yet, start the ID at `value`."""
         id_input = self.field_input("id")
-        id_input.apply_typed()
         if not self.next_id_after_success or id_input.value or not INT64_MIN <= value <= INT64_MAX:
             return
         self._reset("id", str(value))
@@ -319,7 +284,6 @@ class PlantForm(Vertical):
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
         first bad field (or Name)."""
-        self.apply_typed()
         for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
             self.field_input(field).value = text
         errors = texts.errors()
@@ -330,7 +294,6 @@ class PlantForm(Vertical):
     def _reset(self, field: FormField, value: str) -> None:
         self._touched.discard(field)
         field_input = self.field_input(field)
-        field_input.apply_typed()
         if value:
             field_input.value = value
         else:

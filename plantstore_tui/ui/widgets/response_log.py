@@ -23,7 +23,6 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.ui.textual_compat import component_styles, once_before_frame
 from plantstore_tui.ui.widgets.log_entry import STYLE_NAMES, Entry, render_note, render_plant
 
 if TYPE_CHECKING:
@@ -34,13 +33,8 @@ class ResponseLog(ScrollView, can_focus=True):
     """The log panel: entries drawn when shown, once per state and width, any of them
     replaceable in place."""
 
-    # The entries' styles, from app.tcss's `ResponseLog > .response-log--NAME` rules: worked out
-    # when an entry is first drawn (`_styles`), not declared as COMPONENT_CLASSES, which Textual
-    # styles as eleven nodes at every restyle of the log (17M instructions before the first
-    # frame, which draws no entry).
-    STYLE_CLASSES: ClassVar[tuple[str, ...]] = tuple(
-        f"response-log--{name}" for name in STYLE_NAMES
-    )
+    # The entries' styles, from app.tcss's `ResponseLog > .response-log--NAME` rules.
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"response-log--{name}" for name in STYLE_NAMES}
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -96,8 +90,9 @@ class ResponseLog(ScrollView, can_focus=True):
     def _styles(self) -> dict[str, Style]:
         # Kept until the styles change (notify_style_update): the same eleven for every entry.
         if self._style_map is None:
-            styles = component_styles(self, self.STYLE_CLASSES)
-            self._style_map = {name: styles[f"response-log--{name}"] for name in STYLE_NAMES}
+            self._style_map = {
+                name: self.get_component_rich_style(f"response-log--{name}") for name in STYLE_NAMES
+            }
             # Entries made in the styles before a restyle (a theme) take the new ones. Names
             # with one rule in app.tcss share one style, so each old style has one new one.
             old, self._old_style_map = self._old_style_map, None
@@ -143,7 +138,7 @@ class ResponseLog(ScrollView, can_focus=True):
         if last:
             self._follow = True  # (a log shown to its end follows it anyway: `_lay_out_changed`)
         self._changed.add(index)
-        once_before_frame(self, self._lay_out_changed)
+        self._lay_out_changed()
 
     def _hidden(self, index: int) -> bool:
         """True when no line of entry `index` is shown at the scroll position."""
@@ -266,7 +261,7 @@ class ResponseLog(ScrollView, can_focus=True):
         self._strips = [None] * len(self._entries)
         self._changed.add(0)
         self._follow = self._follow or follow
-        once_before_frame(self, self._lay_out_changed)
+        self._lay_out_changed()
 
     def _lay_out_from(self, first: int) -> None:
         """Where each entry's lines start, from entry `first` on; the log's height."""
@@ -318,7 +313,7 @@ class ResponseLog(ScrollView, can_focus=True):
     def _shown_moved(self) -> None:
         if self._width and self._entries:
             self._unseen = True
-            once_before_frame(self, self._lay_out_changed)
+            self._lay_out_changed()
 
     def notify_style_update(self) -> None:
         """Styles changed (a theme): the cached lines hold the old ones."""
@@ -331,7 +326,6 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         """One line of the log at the current scroll position."""
-        self._lay_out_changed()  # done already before the frame, on a screen with that hook
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
         width = self.scrollable_content_region.width
@@ -341,7 +335,7 @@ class ResponseLog(ScrollView, can_focus=True):
             return self._blank
         index = bisect_right(self._starts, line) - 1
         strips = self._strips[index]
-        if strips is None:  # shown before the hook drew it (a screen without the hook)
+        if strips is None:  # not drawn yet (shown before its layout)
             self._draw(range(index, index + 1))
             strips = self._strips[index]
             assert strips is not None

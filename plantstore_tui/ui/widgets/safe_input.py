@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.highlighter import Highlighter
 from rich.text import Text
 
 from plantstore_tui.core.plant.form import is_forbidden_char
@@ -18,24 +21,27 @@ def _symbol(char: str) -> str:
     return "\ufffd"
 
 
+class VisibleControls(Highlighter):
+    """Draws each forbidden character as a reversed symbol (Input draws its value through its
+    highlighter); the value itself is unchanged."""
+
+    def highlight(self, text: Text) -> None:
+        """Replace each forbidden character of `text` with its symbol, reversed."""
+        plain = text.plain
+        if plain.isprintable():
+            return
+        text.plain = "".join(_symbol(char) if is_forbidden_char(char) else char for char in plain)
+        for index, char in enumerate(plain):
+            if is_forbidden_char(char):
+                text.stylize("reverse", index, index + 1)
+
+
 class SafeInput(CompatInput):
     """Shows a pasted ESC, C1, DEL or bidi control as a visible symbol; the value is unchanged.
 
     The form refuses such text and names the character; this keeps it off the terminal meanwhile.
     """
 
-    def shown(self, text: Text) -> Text:
-        """Input's text, with each forbidden character drawn as a reversed symbol."""
-        plain = text.plain
-        if self.password or plain.isprintable():
-            return text
-        shown = Text(
-            "".join(_symbol(char) if is_forbidden_char(char) else char for char in plain),
-            no_wrap=True,
-            overflow="ignore",
-            end="",
-        )
-        for index, char in enumerate(plain):
-            if is_forbidden_char(char):
-                shown.stylize("reverse", index, index + 1)
-        return shown
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.highlighter = VisibleControls()

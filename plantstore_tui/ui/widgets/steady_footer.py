@@ -1,10 +1,9 @@
 """The send screen's footer: its keys drawn as one line of one widget, redrawn when they change.
 
-Textual's Footer is a scrolling container of one widget per key (seven on the send screen),
-composed again whenever the bindings are refreshed, which every focus change does; to start, it
-cost the first frame 23M instructions (its module, its style sheet, its container) and it showed
-its keys only a frame later. This one draws the same line, in the same styles (app.tcss), from
-the first frame: each key is clickable (a disabled one rings the bell), the one under the mouse
+Textual's Footer composes a widget per key anew at every refresh of the bindings, and on the send
+screen, whose bindings change with the queue's state, the old ones were kept alive: hundreds
+after ten sends, the memory growing with every plant. This one draws the same line, in the same
+styles (app.tcss): each key is clickable (a disabled one rings the bell), the one under the mouse
 is highlighted and shows its tooltip, the mouse wheel scrolls keys that do not fit, and the
 palette's key stays at the right end. Bindings are shown as Textual's Footer shows them without
 groups: one key per action, in the order the screen has them.
@@ -19,8 +18,6 @@ from rich.text import Text
 from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
-
-from plantstore_tui.ui.textual_compat import once_before_frame
 
 
 class FooterKey(NamedTuple):
@@ -53,7 +50,6 @@ class SteadyFooter(Widget, can_focus=False):
         self._hovered: FooterKey | None = None
         self._scrolled = 0
         self._overflow = 0
-        self._changed_on: Screen[object] | None = None
 
     def on_mount(self) -> None:
         """Follow the screen's bindings."""
@@ -65,14 +61,8 @@ class SteadyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        # Every focus move refreshes the bindings (three a plant in a burst, several plants a
-        # frame): the keys are read once before the next frame, redrawn if those shown changed.
-        self._changed_on = screen
-        once_before_frame(self, self._show_bindings)
-
-    def _show_bindings(self) -> None:
-        screen, self._changed_on = self._changed_on, None
-        if screen is not None and self.is_attached and self._read_keys(screen):
+        # Redrawn only if the keys shown changed (a focus move changes none of them).
+        if self.is_attached and self._read_keys(screen):
             self.refresh()
 
     def _read_keys(self, screen: Screen[object]) -> bool:

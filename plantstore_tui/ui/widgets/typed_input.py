@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from plantstore_tui.ui.textual_compat import once_before_frame
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -47,36 +46,14 @@ class TypedInput(SafeInput):
             # validators, would take that class off again at every change and blur.
             validate_on=(),
         )
-        self._typed: list[str] = []
 
-    def type_now(self, event: events.Key, *, with_next: bool = False) -> bool:
-        """Apply a typed character, as Input would in its own time; False if not one.
-
-        `with_next` (more keys were read with it: a burst) keeps it with the characters typed
-        next, applied as one change before the next frame, or before anything reads or changes
-        the field (`apply_typed`): one value change, one message, one refresh for a run of keys.
-        """
+    def type_now(self, event: events.Key) -> bool:
+        """Apply a typed character, as Input would in its own time; False if not one."""
         if not event.is_printable or event.character is None:
             return False
-        if with_next:
-            self._typed.append(event.character)
-            if len(self._typed) == 1:
-                # On a screen without a frame hook this applies it at once: kept first, then.
-                once_before_frame(self, self.apply_typed)
-        else:
-            self.apply_typed()
-            self._replace_selection(event.character)
-            self.restart_blink()  # the cursor stays on while the operator types, as in any Input
+        self._replace_selection(event.character)
+        self.restart_blink()  # the cursor stays on while the operator types, as in any Input
         return True
-
-    def apply_typed(self) -> None:
-        """Apply the characters `type_now` kept, in the order typed, as one change (the cursor's
-        blink starts over then, once for the run, not at every key of it)."""
-        if self._typed:
-            text = "".join(self._typed)
-            self._typed.clear()
-            self._replace_selection(text)
-            self.restart_blink()
 
     def several_lines(self, count: int) -> str:
         """What a refused paste of `count` lines says (never the pasted text)."""
@@ -88,7 +65,6 @@ class TypedInput(SafeInput):
         if len(lines) > 1:
             return self.several_lines(len(lines))
         if lines:
-            self.apply_typed()
             self._replace_selection(lines[0])
         return None
 
@@ -99,8 +75,9 @@ class TypedInput(SafeInput):
         else:
             self.replace(text, *selection)
 
-    def pasted(self, event: events.Paste) -> None:
-        """A paste not applied in order (no ordered screen above): applied here, and only here."""
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste not applied in order (no ordered screen above): applied here, and Input's own
+        paste handling is prevented."""
         event.stop()
         event.prevent_default()
         problem = self.paste_now(event.text)

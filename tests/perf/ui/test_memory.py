@@ -4,11 +4,9 @@ name tables it does not read."""
 from __future__ import annotations
 
 import threading
-import unicodedata
 from typing import Any
 
 import pytest
-import textual.keys as textual_keys
 from pydantic import SecretStr
 from snapshot_apps.support import SIZE, app_with, ready, target_of
 
@@ -39,31 +37,3 @@ async def test_one_thread_opens_the_ledger_then_connects(monkeypatch: pytest.Mon
         assert screen.target == target
     assert [job for job, _ in done] == ["ledger", "connect"]
     assert done[0][1] == done[1][1] != threading.get_ident()
-
-
-async def test_the_first_screen_asks_nothing_of_unicodes_name_tables(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Each search of Unicode's name tables reads pages of them into memory: the footer's labels
-    # and the bindings' check against the focused field made a dozen before the first paint
-    # (0.7 MiB of the peak RSS), and again at every focus move.
-    asked: list[tuple[str, tuple[object, ...]]] = []
-
-    class Recorded:
-        def __getattr__(self, name: str) -> Any:
-            def call(*args: object) -> Any:
-                asked.append((name, args))
-                return getattr(unicodedata, name)(*args)
-
-            return call
-
-    monkeypatch.setattr(textual_keys, "unicodedata", Recorded())
-    textual_keys.format_key.cache_clear()
-    textual_keys.key_to_character.cache_clear()
-    target = target_of("http://127.0.0.1:9", SecretStr("a-token-for-the-test"))
-    app = app_with(lambda: connect_to(target), TargetLabel.of(target))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(app, pilot)
-        await pilot.press("tab", "tab", "shift+tab")
-        await pilot.pause()
-    assert asked == []

@@ -10,12 +10,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual import events
-from textual.css.stylesheet import Stylesheet
-from textual.dom import DOMNode
 
 from plantstore_tui.core.plant import form
 from plantstore_tui.ui import connection
@@ -25,8 +22,6 @@ from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets import log_entry, status_line
-from plantstore_tui.ui.widgets.plant_form import FieldInput
-from plantstore_tui.ui.widgets.response_log import ResponseLog
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
 REPO = Path(__file__).resolve().parents[3]
@@ -140,9 +135,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "rich.syntax",
     "textual.widgets._markdown",
     "textual.widgets._data_table",
-    # The form's switches and the footer are drawn by widgets of the project's own.
-    "textual.widgets._toggle_button",
-    "textual.widgets._checkbox",
+    # The footer is drawn by a widget of the project's own (ui/widgets/steady_footer.py).
     "textual.widgets._footer",
     "plantstore_tui.core.config.files",
     "plantstore_tui.core.config.store",
@@ -259,54 +252,6 @@ async def test_the_send_screen_is_twelve_widgets() -> None:
         widgets = [type(widget).__name__ for widget in screen.walk_children()]
         assert len(widgets) == 12, widgets
         assert widgets.count("Horizontal") == 1  # the switches' row
-
-
-async def test_the_first_focus_restyles_no_form(monkeypatch: pytest.MonkeyPatch) -> None:
-    restyled: list[str] = []
-    update_styles = PlantStoreApp.update_styles
-
-    def counting(self: PlantStoreApp, node: Any = None, animate: bool = True) -> None:
-        restyled.append(type(node).__name__)
-        update_styles(self, node, animate)
-
-    monkeypatch.setattr(PlantStoreApp, "update_styles", counting)
-    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
-    app = PlantStoreApp(None, label)
-    async with app.run_test(size=(110, 32)):
-        screen = app.get_default_screen()
-        assert isinstance(screen, SendScreen)
-        assert isinstance(screen.focused, FieldInput)
-        assert screen.focused.field == "name"
-        assert screen.form.has_class("-focus-within")
-        # Composed with the focus inside: the field's first focus restyles the field, not the
-        # form and its dozen widgets.
-        assert "PlantForm" not in restyled
-
-
-async def test_the_first_frame_styles_no_part_of_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The log's entries are styled by eleven `ResponseLog > .response-log--NAME` rules; as
-    # COMPONENT_CLASSES, Textual styled each as a node of its own at every restyle of the log
-    # (twice before the first frame: 17M instructions), though the first frame draws no entry.
-    styled: list[str] = []
-    apply = Stylesheet.apply
-
-    def counting(self: Stylesheet, node: DOMNode, *args: Any, **kwargs: Any) -> None:
-        styled.extend(name for name in node.classes if name.startswith("response-log--"))
-        apply(self, node, *args, **kwargs)
-
-    monkeypatch.setattr(Stylesheet, "apply", counting)
-    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
-    app = PlantStoreApp(None, label)
-    async with app.run_test(size=(110, 32)) as pilot:
-        screen = app.get_default_screen()
-        assert isinstance(screen, SendScreen)
-        await pilot.pause()
-        assert styled == []
-        # The first entry drawn styles them, once each.
-        screen.log_panel.add_note("a note", screen.clock())
-        await pilot.pause()
-        assert "a note" in screen.log_panel.plain_text()
-        assert sorted(styled) == sorted(ResponseLog.STYLE_CLASSES)
 
 
 async def test_the_send_screen_is_not_styled_again_at_its_first_resume(

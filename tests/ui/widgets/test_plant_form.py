@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from seen_support import notifications_of
 from textual import events
 from textual.app import App, ComposeResult
 
-from plantstore_tui.ui.textual_compat import notifications_of
 from plantstore_tui.ui.widgets.plant_form import FieldInput
 
 
