@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.errors import PlantStoreError
-from plantstore_tui.ui import collector
 
 if TYPE_CHECKING:
     from plantstore_tui.core.config.targets import TargetOptions
@@ -34,14 +33,11 @@ _FLAG = "--allow-insecure-http"
 
 def main() -> None:
     """Open the TUI for an ad hoc target, or hand the command line to click."""
-    # Before Textual loads: the collector is paused while the TUI starts (ui/collector.py).
-    collector.pause_for_start()
     options = plain_tui_options(sys.argv[1:])
     plan = None if options is None else unprompted_plan(options, os.environ)
     if plan is None:
         from plantstore_tui.cli import main as command_line
 
-        collector.resume()
         command_line()
         return
     try:

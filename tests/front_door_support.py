@@ -20,8 +20,6 @@ _FRONT_DOOR = """
     def run(self):
         print("label:", self._label.describe())
         print("click loaded:", "click" in sys.modules)
-        import gc
-        print("collector running:", gc.isenabled())
         heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
         print("loaded:", [name for name in heavy if name in sys.modules])
         if self._connect is not None and CONNECT:

@@ -5,7 +5,6 @@ change goes no further than what uses it, and no worker is started for a key."""
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -242,16 +241,6 @@ async def test_a_burst_sends_no_change_of_name_or_tag_past_the_form_and_starts_n
     # Tag started a worker for its suggestion.
     assert reached == Counter()
     assert "FieldInput" not in started
-
-
-async def test_what_the_app_built_before_its_first_send_is_left_out_of_full_collections(
-    reference_server: BackgroundServer,
-) -> None:
-    app = app_for(reference_server.base_url, reference_server.token)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(app, pilot)
-        # Frozen once the connection is made (once a process: the first app of a test run).
-        assert gc.get_freeze_count() > 0
 
 
 async def test_a_run_of_keys_read_together_changes_a_field_once(
