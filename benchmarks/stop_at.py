@@ -67,7 +67,7 @@ class _Stopper(MetaPathFinder):
 
 sys.meta_path.insert(0, _Stopper())
 if SIDE == "tui":
-    from plantstore_tui.start import main
+    from plantstore_tui.cli import main
 
     sys.argv = ["plantstore-tui", *sys.argv[4:]]
     main()

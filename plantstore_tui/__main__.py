@@ -1,5 +1,5 @@
-"""`python -m plantstore_tui`."""
+"""`python -m plantstore_tui`: the same command line as `plantstore-tui`."""
 
-from plantstore_tui.start import main
+from plantstore_tui.cli import main
 
 main()

@@ -1,6 +1,6 @@
-"""The front door run in a fresh interpreter, with `PlantStoreApp.run` replaced by a probe that
-prints the target's label, whether click, httpx, Pydantic, keyring and the CLI are loaded, and
-(with `--connect`) what the connect thread resolves; and profiles.toml written for it."""
+"""`plantstore-tui` run in a fresh interpreter, with `PlantStoreApp.run` replaced by a probe that
+prints the target's label, which of httpx, Pydantic and keyring are loaded, and (with
+`--connect`) what the connect thread resolves; and profiles.toml written for it."""
 
 from __future__ import annotations
 
@@ -19,10 +19,7 @@ _FRONT_DOOR = """
 
     def run(self):
         print("label:", self._label.describe())
-        print("click loaded:", "click" in sys.modules)
-        import gc
-        print("collector running:", gc.isenabled())
-        heavy = ("click", "httpx", "pydantic", "keyring", "plantstore_tui.cli")
+        heavy = ("httpx", "pydantic", "keyring")
         print("loaded:", [name for name in heavy if name in sys.modules])
         if self._connect is not None and CONNECT:
             # What the connect thread does after the first frame.
@@ -30,12 +27,11 @@ _FRONT_DOOR = """
                 print("connected:", self._connect().target.base_url)
             except Exception as exc:
                 print("connect failed:", type(exc).__name__, exc)
-            print("click loaded after connecting:", "click" in sys.modules)
 
     PlantStoreApp.run = run
     CONNECT = "--connect" in sys.argv
     sys.argv = ["plantstore-tui", *[arg for arg in sys.argv[1:] if arg != "--connect"]]
-    from plantstore_tui.start import main
+    from plantstore_tui.cli import main
     main()
 """
 

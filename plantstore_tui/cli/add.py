@@ -33,6 +33,7 @@ from plantstore_tui.core.plant.outcome import (
     outcome_to_json,
 )
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
+from plantstore_tui.core.sending.waiting import DeploymentWait
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
 
@@ -117,8 +118,6 @@ async def _send(
     """Send, and again while the deployment did not take the plant, for `wait` seconds; each
     try is in the ledger (sending, then settled) before the next goes. The last outcome and
     its entry."""
-    from plantstore_tui.core.sending.waiting import DeploymentWait
-
     until = datetime.now().astimezone() + timedelta(seconds=wait)
 
     def told(waiting: Unreachable | None) -> None:

@@ -26,6 +26,7 @@ from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.store.recorder import Recorder
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
 
@@ -111,8 +112,6 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
 
 def _kept_in_history(target: Target) -> Callable[[Outcome], None]:
     """Record each plant --create sends in the history, with source check."""
-    from plantstore_tui.core.store.recorder import Recorder
-
     history = Recorder.open("check", target.profile, warn=lambda text: click.echo(text, err=True))
 
     def sent(outcome: Outcome) -> None:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from plantstore_tui.core.plant.text import visible
+
 if TYPE_CHECKING:
     from plantstore_tui.core.errors import PlantStoreError
 
@@ -37,9 +39,8 @@ class InvalidInput(click.ClickException):
 def translated(error: PlantStoreError) -> click.ClickException:
     """A core error no command caught, as words and an exit code: a file of plants that cannot
     be read is input (2); anything else, a setting or a file the run depends on (4)."""
-    # Imported here: the front door loads no more of the core than the command it runs needs.
+    # Only a failing run needs it, and it brings the whole import package (plan, ledger).
     from plantstore_tui.core.importing.files import FileProblem
-    from plantstore_tui.core.plant.text import visible
 
     problem = InvalidInput if isinstance(error, FileProblem) else ConfigProblem
     return problem(visible(str(error)))

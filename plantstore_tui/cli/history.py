@@ -16,6 +16,7 @@ from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import (
@@ -118,6 +119,7 @@ def _filter(
         raise InvalidInput("Give --profile or --base-url, not both.")
     normalized = None
     if chosen.base_url:
+        # Only a --base-url filter needs it, and it brings httpx and Pydantic.
         from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
         try:
@@ -276,8 +278,6 @@ def export(entry: int, as_: str) -> None:
 
     Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it.
     """
-    from plantstore_tui.core.http.export import ExportFormat, export_command
-
     with _reading() as store:
         found = _get(store, entry)
     if found.sent() is None:

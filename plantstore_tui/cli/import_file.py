@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.import_send import send_file
 from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
@@ -37,8 +38,10 @@ from plantstore_tui.core.importing.plan import (
     ImportPlan,
     earlier_import,
     new_batch,
+    open_for_import,
     resume_batch,
 )
+from plantstore_tui.core.importing.results import ImportSettings
 from plantstore_tui.core.plant.text import bounded_json, shorten, visible
 from plantstore_tui.core.store.database import StoreError
 
@@ -221,9 +224,6 @@ def import_file(
             if target.protected and not yes:
                 question = f"Send {plan.to_send} plant(s) to"
                 confirm_protected(target, question, interactive=not as_json)
-            from plantstore_tui.cli.import_send import send_file
-            from plantstore_tui.core.importing.results import ImportSettings
-
             settings = ImportSettings(
                 concurrency=concurrency, rate=rate, give_up_after=give_up_after
             )
@@ -240,8 +240,6 @@ def _unusable(error: StoreError) -> ConfigProblem:
 
 
 def _open_ledger(target: Target) -> ImportLedger:
-    from plantstore_tui.core.importing.plan import open_for_import
-
     try:
         store = open_for_import(target.profile)
     except StoreError as exc:

@@ -8,17 +8,23 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.progress import Progress as RichProgress
 
 from plantstore_tui.cli.exits import ExitCode
+from plantstore_tui.core.importing.results import StopReason
 from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.importing.results import (
-        ImportProgress,
-        RowResult,
-        StopReason,
-    )
+    from plantstore_tui.core.importing.results import ImportProgress, RowResult
     from plantstore_tui.core.sending.state import Unreachable
 
 
@@ -35,16 +41,6 @@ class Progress:
         """A bar if stderr is a terminal and `enabled`."""
         if not (enabled and sys.stderr.isatty()):
             return cls(total, None)
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TaskProgressColumn,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as RichProgress
-
         bar = RichProgress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -107,8 +103,6 @@ class Progress:
 def summary_exit_code(progress: ImportProgress, reason: StopReason) -> int:
     """3 stopped, or rows left unsettled (not sent after a failure, unknown, sent now or left out
     by a resume, or never sent); 1 some rejected; 0 every row sent was created."""
-    from plantstore_tui.core.importing.results import StopReason
-
     if reason is not StopReason.DONE or progress.unsettled:
         return ExitCode.TRANSPORT_FAILURE
     if progress.rejected:
@@ -131,8 +125,6 @@ def print_summary(
 ) -> None:
     """The end of an import: counts that add up to the file's rows, the rows that need looking
     at, how to go on."""
-    from plantstore_tui.core.importing.results import StopReason
-
     name = visible(source_name)
     resume = f"plantstore-tui import {name} --resume"
     if as_json:

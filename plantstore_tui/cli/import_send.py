@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.import_progress import Progress, print_summary, summary_exit_code
+from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.importing.results import RowResult, StopReason
+from plantstore_tui.core.importing.runner import ImportRunner
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger, ImportPlan, ImportRow
     from plantstore_tui.core.importing.results import ImportSettings
-    from plantstore_tui.core.importing.runner import ImportRunner
 
 # Rows that did not go through, listed in the summary; --report lists every one.
 _SHOWN_RESULTS = 20
@@ -93,9 +94,6 @@ async def _send_all(
     on_result: Callable[[RowResult], None],
     display: Progress,
 ) -> tuple[StopReason, bool, str | None]:
-    from plantstore_tui.core.http.client import PlantStoreClient
-    from plantstore_tui.core.importing.runner import ImportRunner
-
     async with PlantStoreClient.for_target(target) as client:
         ledger = store.ledger.for_target(target.token)
         runner = ImportRunner(

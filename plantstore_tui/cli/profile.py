@@ -16,6 +16,7 @@ from typing import Any
 import click
 from click.decorators import FC
 
+from plantstore_tui.cli.check import exit_code_of, render_report
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.options import json_option
 from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
@@ -24,6 +25,7 @@ from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
 from plantstore_tui.core.config.targets import TOKEN_ENV
 from plantstore_tui.core.config.tokens import InvalidToken
+from plantstore_tui.core.http.check import run_check
 from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy, route_words, shown_proxy
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.plant.text import visible
@@ -386,9 +388,6 @@ def test(name: str) -> None:
     Every probe sends a body a Plant Store must refuse. Exits 0 when no probe fails, 1 when one
     fails (a refused token among them), 3 when there is no answer, 4 for a configuration problem.
     """
-    from plantstore_tui.cli.check import exit_code_of, render_report
-    from plantstore_tui.core.http.check import run_check
-
     store = ProfileStore()
     target = store.target(store.get(name))
     click.echo(

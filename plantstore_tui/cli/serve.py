@@ -7,16 +7,17 @@ import secrets
 from pathlib import Path
 
 import click
+import platformdirs
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.core.http.hosts import is_loopback_host
+from plantstore_tui.server.app import create_app
+from plantstore_tui.server.runner import run_server
 
 
 def default_db_path() -> Path:
     """`plants.sqlite3` in the user data directory."""
-    import platformdirs
-
     return platformdirs.user_data_path("plantstore-tui") / "plants.sqlite3"
 
 
@@ -47,9 +48,6 @@ def default_db_path() -> Path:
 )
 def serve(host: str, port: int, db_path: Path | None, token_env: str | None, delay: float) -> None:
     """Run the reference Plant Store server (POST /plants, GET /openapi.json)."""
-    from plantstore_tui.server.app import create_app
-    from plantstore_tui.server.runner import run_server
-
     if token_env is not None:
         if not os.environ.get(token_env, "").strip():
             raise ConfigProblem(f"The environment variable {token_env} is not set or is empty.")

@@ -1,7 +1,6 @@
 """The command line's side of targets: the click options, and the core's errors as exit codes.
 
-Which target wins is decided in `core.config.targets`; this module only asks it. Kept light at
-import: the core modules load only when a target is resolved.
+Which target wins is decided in `core.config.targets`; this module only asks it.
 """
 
 from __future__ import annotations
@@ -15,7 +14,11 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.core.config import targets
+from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.targets import BASE_URL_ENV, PROFILE_ENV, TargetOptions
+from plantstore_tui.core.http.tls import CABundleError
+from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -106,11 +109,6 @@ def _prompt_token() -> str:
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
-    from plantstore_tui.core.config import targets
-    from plantstore_tui.core.config.errors import ConfigError
-    from plantstore_tui.core.http.tls import CABundleError
-    from plantstore_tui.core.plant.text import visible
-
     prompt = _prompt_token if interactive and sys.stdin.isatty() else None
     try:
         return targets.resolve_target(options, os.environ, prompt=prompt)
@@ -127,8 +125,6 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
 def confirm_protected(target: Target, question: str, *, interactive: bool) -> None:
     """Ask `question` (it ends with "to", the profile is named after it) before sending to a
     protected profile; `InvalidInput` if it is not confirmed or there is nobody to ask."""
-    from plantstore_tui.core.plant.text import visible
-
     where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
     if not (interactive and sys.stdin.isatty()):
         raise InvalidInput(f"Nothing was sent: {where} needs --yes to send without asking.")

@@ -1,22 +1,24 @@
-"""`plantstore-tui` (the TUI) and `plantstore-tui demo` (the TUI on a throwaway reference server).
-
-Kept light at the top: the TUI's first frame must not wait for httpx or Pydantic, so the target
-is resolved and the client built in the app, after that frame, whenever no prompt is needed.
-"""
+"""`plantstore-tui` without a subcommand (the TUI), and `plantstore-tui demo` (the TUI on a
+throwaway reference server)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import click
 
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.start import ad_hoc_plan, run_demo, run_tui
+from plantstore_tui.core.config import targets
+from plantstore_tui.core.config.glance import named_profile
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to
 
-if TYPE_CHECKING:
-    from plantstore_tui.ui.connection import Connect, TargetLabel
+
+def open_tui(options: TargetOptions) -> None:
+    """Open the TUI on the target the options name."""
+    run_tui(*_plan(options))
 
 
 def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
@@ -24,11 +26,9 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
 
     No connect at all means a first run: no profile saved and nothing named on the command line.
     """
-    from plantstore_tui.ui.connection import TargetLabel, connect_to
-
-    ad_hoc = ad_hoc_plan(options, os.environ)
-    if ad_hoc is not None:
-        return ad_hoc
+    unprompted = unprompted_plan(options, os.environ)
+    if unprompted is not None:
+        return unprompted
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)
@@ -39,16 +39,75 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     return (lambda: connect_to(target)), TargetLabel.of(target)
 
 
+def unprompted_plan(
+    options: TargetOptions, environ: Mapping[str, str]
+) -> tuple[Connect, TargetLabel] | None:
+    """How the app connects to the target the options name when nothing need be asked or said
+    before the TUI opens (an ad hoc target whose token is in the environment, or a profile
+    profiles.toml holds), and its label until then; None: it is resolved before the TUI."""
+    base_url = targets.unprompted_ad_hoc_url(options, environ)
+    if base_url is not None:
+        label = TargetLabel(base_url=base_url, token_source=f"${targets.TOKEN_ENV}")
+        return _resolved_in_app(options), label
+    # A profile given a CA bundle is resolved first, so that a bad bundle ends the run (exit 4).
+    profile = None if options.ca_bundle else named_profile(options, environ)
+    if profile is None:
+        return None
+    label = TargetLabel(
+        base_url=profile.base_url,
+        token_source=profile.token_source,
+        profile=profile.name,
+        protected=profile.protected,
+    )
+    return _resolved_in_app(options), label
+
+
+def _resolved_in_app(options: TargetOptions) -> Connect:
+    """The target the options name, resolved by the core in the app's connect thread (nobody is
+    asked anything): what cannot be used is said in the TUI, in the core's words."""
+
+    def connect() -> Connection:
+        return connect_to(targets.resolve_target(options, os.environ))
+
+    return connect
+
+
 def _first_run() -> bool:
+    # Only when nothing names a target: the profile store brings Pydantic and the token sources.
     from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
     return saved.error is None and not saved.profiles
 
 
-def open_tui(options: TargetOptions) -> None:
-    """Open the TUI on the target the options name."""
-    run_tui(*_plan(options))
+def run_tui(connect: Connect | None, label: TargetLabel, *, note: str | None = None) -> None:
+    """Run the TUI (None: no target yet, the first-run screen); exit with its return code. The
+    demo chosen on the first-run screen starts once that TUI has ended."""
+    app = PlantStoreApp(connect, label, note=note)
+    app.run()
+    if app.demo_chosen:
+        run_demo()
+    elif app.return_code:
+        raise SystemExit(app.return_code)
+
+
+def run_demo() -> None:
+    """The TUI on a throwaway reference server, in a sandbox: its profiles, tokens and ledger
+    live in a temporary directory of its own, removed with the server's database however the
+    demo ends; the operator's are neither read nor written."""
+    # Only the demo runs the reference server (Starlette, uvicorn) and a sandbox.
+    from plantstore_tui.core.config.sandbox import sandboxed
+    from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
+
+    # Through the environment (PLANTSTORE_CONFIG_DIR, PLANTSTORE_DATA_DIR): every room finds
+    # its files there, at each use, and a token command run from the demo inherits the same.
+    with sandboxed() as sandbox:
+        server = ThrowawayServer(sandbox.server_dir)
+        try:
+            target = server.start()
+            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=DEMO_NOTE)
+        finally:
+            server.stop()
 
 
 @click.command()

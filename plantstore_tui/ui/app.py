@@ -17,7 +17,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.ui import collector
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
@@ -149,7 +148,6 @@ class PlantStoreApp(CompatApp[None]):
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
-        self.call_after_refresh(collector.after_first_frame)
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:

@@ -7,9 +7,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from plantstore_tui.cli import serve as serve_module
 from plantstore_tui.cli.serve import serve
-from plantstore_tui.server import app as server_app
-from plantstore_tui.server import runner
 
 WARNING = "over plain HTTP; tokens sent to it can be read on the network"
 
@@ -18,12 +17,12 @@ WARNING = "over plain HTTP; tokens sent to it can be read on the network"
 def served_hosts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The hosts `serve` would listen on; nothing is opened or started."""
     hosts: list[str] = []
-    monkeypatch.setattr(server_app, "create_app", lambda **_: object())
+    monkeypatch.setattr(serve_module, "create_app", lambda **_: object())
 
     def run_server(app: Any, *, host: str, port: int) -> None:
         hosts.append(host)
 
-    monkeypatch.setattr(runner, "run_server", run_server)
+    monkeypatch.setattr(serve_module, "run_server", run_server)
     return hosts
 
 

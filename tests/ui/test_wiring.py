@@ -124,7 +124,7 @@ async def test_f2_switches_the_profile_plants_go_to(
 
 async def test_the_demo_chosen_on_the_first_run_is_started_by_the_front_door() -> None:
     # This app's session and ledger are the operator's: the demo runs after it, in a sandbox
-    # (start.run_demo), and the operator's ledger is not even opened meanwhile.
+    # (cli/tui.py, run_demo), and the operator's ledger is not even opened meanwhile.
     label = TargetLabel(base_url="no target yet", token_source="no profile")
     app = PlantStoreApp(None, label)
     async with app.run_test(size=SIZE) as pilot:

