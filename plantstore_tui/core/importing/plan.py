@@ -112,7 +112,7 @@ def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str)
         ledger = open_for_reading()
         try:
             earlier = (
-                None if ledger is None else earlier_import(ledger.batches, validation, base_url)
+                None if ledger is None else earlier_import(Batches(ledger), validation, base_url)
             )
         finally:
             if ledger is not None:
@@ -233,7 +233,7 @@ def plan_import(
 ) -> tuple[ImportLedger, ImportPlan]:
     """Open the ledger and plan the rest of `resume`, else a new batch (blocks; `StoreError`)."""
     store = open_for_import(target.profile)
-    batches = store.ledger.batches
+    batches = Batches(store.ledger)
     try:
         if resume is not None:
             return store, resume_batch(batches, resume, validation)
