@@ -39,7 +39,6 @@ from plantstore_tui.core.config.tokens import (
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from plantstore_tui.core.http.target import Target
 
 CREDENTIALS_FILE = "credentials.toml"
 _TOP_LEVEL = ("default", "profiles", "history_limit")
@@ -342,20 +341,6 @@ class ProfileStore:
     def token_home(self) -> TokenSource:
         """Where a token typed for a profile would be kept: the keyring, else the file."""
         return self.tokens.home()
-
-    def resolve_token(
-        self, profile: Profile, environ: Mapping[str, str] | None = None
-    ) -> tuple[SecretStr, TokenSource]:
-        """The token for `profile` and its source, by the order of `targets.profile_token`."""
-        from plantstore_tui.core.config.targets import profile_token
-
-        return profile_token(profile, self.tokens, os.environ if environ is None else environ)
-
-    def target(self, profile: Profile, environ: Mapping[str, str] | None = None) -> Target:
-        """Where sends to this profile go, with its token resolved."""
-        from plantstore_tui.core.config.targets import profile_target
-
-        return profile_target(profile, self.tokens, os.environ if environ is None else environ)
 
     def _check_token(self, profile: Profile, token: SecretStr | None) -> None:
         from plantstore_tui.core.http.urls import token_problem
