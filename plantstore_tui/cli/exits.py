@@ -38,7 +38,7 @@ def translated(error: PlantStoreError) -> click.ClickException:
     """A core error no command caught, as words and an exit code: a file of plants that cannot
     be read is input (2); anything else, a setting or a file the run depends on (4)."""
     # Imported here: the front door loads no more of the core than the command it runs needs.
-    from plantstore_tui.core.importing.files import FileProblem
+    from plantstore_tui.core.importing.rows import FileProblem
     from plantstore_tui.core.plant.text import visible
 
     problem = InvalidInput if isinstance(error, FileProblem) else ConfigProblem

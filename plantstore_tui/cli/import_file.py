@@ -24,9 +24,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.importing.files import (
-    FileProblem,
     ImportFormat,
-    SourceRow,
     Validation,
     format_for,
     ignored_columns,
@@ -39,6 +37,7 @@ from plantstore_tui.core.importing.plan import (
     new_batch,
     resume_batch,
 )
+from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.text import bounded_json, shorten, visible
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.database import StoreError

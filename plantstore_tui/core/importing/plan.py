@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from plantstore_tui.core.importing.files import (
-    FileProblem,
     ImportFormat,
-    SourceRow,
     Validation,
     format_for,
     read_rows,
     validate,
 )
 from plantstore_tui.core.importing.results import ImportProgress
+from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches, UnknownRow

@@ -34,13 +34,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.importing.files import FileProblem
 from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
     result_of,
 )
+from plantstore_tui.core.importing.rows import FileProblem
 from plantstore_tui.core.plant.outcome import Failed, PlantFate, cancelled, not_processed
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import Unreachable
