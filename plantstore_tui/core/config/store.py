@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from plantstore_tui.core.config.tokens import (
     TokenSource,
     env_source,
 )
+from plantstore_tui.core.http.urls import token_problem
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -219,6 +221,7 @@ class ProfileStore:
         return SaveReport(checked, saved_in, is_default, self._notice(saved_in))
 
     def _append(self, draft: Draft, profile: Profile, is_default: bool) -> None:
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         # Appending leaves every byte the operator wrote untouched; tomlkit is the fallback for
@@ -232,8 +235,6 @@ class ProfileStore:
     def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
         # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
         # back, and take it only if it holds the profile exactly as meant.
-        import tomllib
-
         try:
             table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
             return isinstance(table, dict) and profile_from_table(profile.name, table) == profile
@@ -256,6 +257,7 @@ class ProfileStore:
         Giving `token` makes plantstore-tui keep the token, dropping token_env and token_command;
         setting token_env or token_command forgets a token it kept.
         """
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         unknown = sorted(set(changes) - set(FIELDS))
@@ -292,6 +294,7 @@ class ProfileStore:
 
     def remove(self, name: str) -> str | None:
         """Delete a profile and the token kept for it; a warning if that token stayed behind."""
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
@@ -307,6 +310,7 @@ class ProfileStore:
 
     def set_default(self, name: str) -> Profile:
         """Make `name` the profile used when none is chosen."""
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         profile = self.get(name)
@@ -343,8 +347,6 @@ class ProfileStore:
         return self.tokens.home()
 
     def _check_token(self, profile: Profile, token: SecretStr | None) -> None:
-        from plantstore_tui.core.http.urls import token_problem
-
         if token is None:
             return
         if not profile.keeps_token:

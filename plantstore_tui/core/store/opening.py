@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from plantstore_tui.core.store.carry_over import carry_over_previous_release
 from plantstore_tui.core.store.database import (
     Database,
     StoreError,
@@ -91,6 +92,5 @@ def _carried_over(db: Database) -> CarryOver | None:
     data directory holds none."""
     if db.in_memory or not previous_release_files(db.path.parent):
         return None
-    from plantstore_tui.core.store.carry_over import carry_over_previous_release
 
     return carry_over_previous_release(db)
