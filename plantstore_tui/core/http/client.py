@@ -110,9 +110,8 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        # The OS trust store's context (truststore, about 0.5 MiB) is built for the first
-        # transport, not with the client; a CA file is read now, so that a bad one stops every
-        # send from the start.
+        # The OS trust store's context is built for the first transport, not with the client; a
+        # CA file is read now, so that a bad one stops every send from the start.
         verify: ssl.SSLContext | None = None
         if transport is None and ca_bundle is not None:
             try:
@@ -121,8 +120,8 @@ class PlantStoreClient:
                 unusable = Failure.not_created(FailureKind.TLS, str(exc), CA_BUNDLE_ADVICE)
                 self._unsendable = self._unsendable or unusable
         # Transports themselves, not an httpx.AsyncClient over them: a send needs none of the
-        # client's cookie jar, auth flow, redirects or request merging, which cost a quarter of
-        # the time of a request on loopback (benchmarks/import.py). And one transport (so one
+        # client's cookie jar, auth flow, redirects or request merging, and each of them costs
+        # time on every request (benchmarks/import.py). And one transport (so one
         # kept-alive connection) per send in flight, each used by one send at a time: a shared
         # pool polls every idle connection's socket on every request. Proxies and TLS go here:
         # through a proxy, each transport's one connection is to the proxy (CONNECT for https).

@@ -1,10 +1,10 @@
 """Files of plants for `import`: CSV, TSV and JSON Lines, read as a stream and checked whole.
 
 Every row goes through the form's own checks (`FormTexts.errors`, the same words as the TUI and
-`add`). A file is validated completely before anything is sent: `validate` reads it once, keeps
-every row's id in a flat array (8 bytes a row) to find ids given twice, and returns every problem
-with its line. Sending reads the file a second time, row by row, so memory does not grow with the
-number of rows.
+`add`). A file is validated completely before anything is sent: `validate` reads it, marks every
+row's id in a bitmap of fixed size (reading it again only when two ids may be equal, to find those
+given twice), and returns every problem with its line. Sending reads the file once more, row by
+row, so memory does not grow with the number of rows.
 """
 
 from __future__ import annotations
