@@ -88,9 +88,7 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
 
 
 def _carried_over(db: Database) -> CarryOver | None:
-    """The previous release's files taken in; None, with nothing loaded to read them, when the
-    data directory holds none."""
+    """The previous release's files taken in; None when the data directory holds none."""
     if db.in_memory or not previous_release_files(db.path.parent):
         return None
-
     return carry_over_previous_release(db)

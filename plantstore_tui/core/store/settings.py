@@ -27,10 +27,8 @@ def history_settings(profile: str | None) -> HistorySettings:
     """The settings in force: the environment, then profiles.toml (never raises)."""
     no_history = os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0")
     if not (config_dir() / PROFILES_FILE).exists():
-        # No profiles.toml (a start on --base-url): the defaults, without loading the profile
-        # store's modules to read nothing.
+        # No profiles.toml (a start on --base-url): the defaults.
         return HistorySettings(enabled=not no_history)
-
     saved = ProfileStore().load()
     if no_history:
         return HistorySettings(enabled=False, limit=saved.history_limit)
