@@ -92,6 +92,7 @@ def cut_short(
     it ended (so of unknown fate now), the others never sent. Its batch's id."""
     from plantstore_tui.core.importing import ImportFormat, new_batch, rows_to_send, validate
     from plantstore_tui.core.store import PlantState, open_ledger
+    from plantstore_tui.core.store.batches import Batches
     from plantstore_tui.core.store.rows import NewRow
 
     def open_file() -> BinaryIO:
@@ -100,7 +101,7 @@ def cut_short(
     validation = validate(open_file, ImportFormat.CSV)
     ledger = open_ledger("import")
     try:
-        batches = ledger.batches
+        batches = Batches(ledger)
         plan = new_batch(batches, validation, base_url=base_url, profile=None, file_name=path.name)
         wanted = created_lines | unknown_lines
         rows = [

@@ -40,7 +40,7 @@ def translated(error: PlantStoreError) -> click.ClickException:
     """A core error no command caught, as words and an exit code: a file of plants that cannot
     be read is input (2); anything else, a setting or a file the run depends on (4)."""
     # Only a failing run needs it, and it brings the whole import package (plan, ledger).
-    from plantstore_tui.core.importing.files import FileProblem
+    from plantstore_tui.core.importing.rows import FileProblem
 
     problem = InvalidInput if isinstance(error, FileProblem) else ConfigProblem
     return problem(visible(str(error)))

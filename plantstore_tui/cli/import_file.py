@@ -25,9 +25,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.importing.files import (
-    FileProblem,
     ImportFormat,
-    SourceRow,
     Validation,
     format_for,
     ignored_columns,
@@ -42,13 +40,14 @@ from plantstore_tui.core.importing.plan import (
     resume_batch,
 )
 from plantstore_tui.core.importing.results import ImportSettings
+from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.text import bounded_json, shorten, visible
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger
-    from plantstore_tui.core.store.batches import Batches
 
 # Problems and rows listed in full on a terminal; the rest are summed up.
 _SHOWN = 1000
@@ -211,7 +210,7 @@ def import_file(
         try:
             try:
                 plan = _plan(
-                    store.ledger.batches,
+                    Batches(store.ledger),
                     source,
                     validation,
                     target,

@@ -23,7 +23,7 @@ from plantstore_tui.cli.token_input import ask_token, one_token_option, token_op
 from plantstore_tui.core.config import profiles
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.config.targets import TOKEN_ENV
+from plantstore_tui.core.config.targets import TOKEN_ENV, profile_target
 from plantstore_tui.core.config.tokens import InvalidToken
 from plantstore_tui.core.http.check import run_check
 from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy, route_words, shown_proxy
@@ -389,7 +389,7 @@ def test(name: str) -> None:
     fails (a refused token among them), 3 when there is no answer, 4 for a configuration problem.
     """
     store = ProfileStore()
-    target = store.target(store.get(name))
+    target = profile_target(store.get(name), store.tokens, os.environ)
     click.echo(
         f"Testing {visible(name)} (token from {visible(target.token_source)}), creating nothing"
     )

@@ -2,6 +2,6 @@
 deployment), `config` (profiles, tokens, files), `store` (the ledger), `sending` (the TUI's queue)
 and `importing` (files sent as batches).
 
-It never imports Textual. This package and its subpackages import nothing on purpose, so the TUI
-can paint its first frame before Pydantic and httpx are loaded: import from the modules.
+It never imports Textual. Import a name from the module that defines it; `store` and `importing`
+also re-export their main names.
 """

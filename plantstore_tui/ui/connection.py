@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -115,6 +116,7 @@ def connect_to(target: Target) -> Connection:
 def connect_to_profile(name: str) -> Connection:
     """Resolve a saved profile (reading its token source) and build its client; may block."""
     from plantstore_tui.core.config.store import ProfileStore
+    from plantstore_tui.core.config.targets import profile_target
 
     store = ProfileStore()
-    return connect_to(store.target(store.get(name)))
+    return connect_to(profile_target(store.get(name), store.tokens, os.environ))

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from plantstore_tui.cli import main
 from plantstore_tui.cli.exits import ExitCode
 from plantstore_tui.core.errors import PlantStoreError
-from plantstore_tui.core.importing.files import FileProblem
+from plantstore_tui.core.importing.rows import FileProblem
 from plantstore_tui.core.store.database import StoreError
 
 

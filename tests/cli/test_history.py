@@ -37,6 +37,7 @@ from plantstore_tui.cli.history import parse_moment
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import FailureKind, Outcome, PlantFate
 from plantstore_tui.core.store import PlantState
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.records import pending_words
 from plantstore_tui.core.store.schema import SCHEMA_VERSION
 from plantstore_tui.server.runner import BackgroundServer
@@ -240,17 +241,17 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
         refused = take_settled(ledger, new_row("Refused", "1", source="tui"), rejected_of(1))
         take_settled(ledger, new_row("Created", "2", source="tui"))
         take_settled(ledger, new_row("By add", "3"), rejected_of(3))
-        batch = ledger.batches.start(
+        batch = Batches(ledger).start(
             sha256="ef" * 32, base_url="http://h", profile=None, file_name="plants.csv", rows=2
         )
-        lines = ledger.batches.advance(
+        lines = Batches(ledger).advance(
             [],
             [
                 new_row("L", str(3 + line), source="import", batch=batch.id, line=line)
                 for line in (1, 2)
             ],
         )
-        ledger.batches.advance([(entry, created_of(4)) for entry in lines], [])
+        Batches(ledger).advance([(entry, created_of(4)) for entry in lines], [])
     cleared = run("history", "clear", "--yes")
     assert cleared.exit_code == 0, cleared.output
     assert "Deleted 2 send(s)" in cleared.stdout
@@ -260,7 +261,7 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
     assert [(e["batch"], e["line"]) for e in imported] == [(batch.id, 2), (batch.id, 1)]
 
     with opened("tui") as ledger:
-        assert ledger.batches.finish(batch)
+        assert Batches(ledger).finish(batch)
         assert ledger.release(refused, "Dismissed by the test.")
     cleared = run("history", "clear", "--yes")
     assert "Deleted 3 send(s)" in cleared.stdout

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from import_support import cut_short, expected, plants, write_csv
 
 from plantstore_tui.cli import main
-from plantstore_tui.core.importing.files import TOO_LONG
+from plantstore_tui.core.importing.rows import TOO_LONG
 from plantstore_tui.core.store import StoreError, ledger_path
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.server.runner import BackgroundServer

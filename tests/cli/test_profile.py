@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -19,6 +20,7 @@ from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.targets import profile_token
 
 
 @pytest.fixture(autouse=True)
@@ -216,7 +218,9 @@ def test_add_with_token_stdin_keeps_the_token_and_says_where(config: Path) -> No
     assert "plantstore-tui profile test local" in result.stdout
     assert CANARY not in result.output
     assert CANARY not in (config / "profiles.toml").read_text()
-    assert ProfileStore().resolve_token(ProfileStore().get("local"))[0].get_secret_value() == CANARY
+    store = ProfileStore()
+    token, _source = profile_token(store.get("local"), store.tokens, os.environ)
+    assert token.get_secret_value() == CANARY
 
 
 def test_add_with_token_stdin_and_a_keyring_keeps_it_there(
@@ -250,7 +254,9 @@ def test_add_asks_at_a_hidden_prompt_without_a_token_option(terminal: None, conf
     assert result.exit_code == 0, result.output
     assert "Token for local (hidden):" in result.stdout
     assert CANARY not in result.output
-    assert ProfileStore().resolve_token(ProfileStore().get("local"))[0].get_secret_value() == CANARY
+    store = ProfileStore()
+    token, _source = profile_token(store.get("local"), store.tokens, os.environ)
+    assert token.get_secret_value() == CANARY
 
 
 def test_add_without_a_terminal_or_a_token_option_exits_2() -> None:
@@ -365,7 +371,8 @@ def test_edit_with_a_new_token_keeps_it_and_drops_the_variable(terminal: None) -
     assert CANARY not in result.output
     store = ProfileStore()
     assert store.get("prod").token_env is None
-    assert store.resolve_token(store.get("prod"))[0].get_secret_value() == CANARY
+    token, _source = profile_token(store.get("prod"), store.tokens, os.environ)
+    assert token.get_secret_value() == CANARY
 
 
 def test_edit_switches_to_a_command_and_forgets_the_kept_token(config: Path) -> None:

@@ -47,7 +47,7 @@ def test_the_walk_finds_the_known_families() -> None:
     assert {
         "plantstore_tui.core.errors.PlantStoreError",
         "plantstore_tui.core.store.database.StoreError",
-        "plantstore_tui.core.importing.files.FileProblem",
+        "plantstore_tui.core.importing.rows.FileProblem",
         "plantstore_tui.core.config.errors.ConfigError",
         "plantstore_tui.core.http.urls.InvalidBaseURL",
         "plantstore_tui.core.http.tls.CABundleError",

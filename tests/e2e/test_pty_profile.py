@@ -6,6 +6,7 @@ is resolved in the app after that frame, so what resolving finds wrong is said i
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from burst_support import Record, expected_rows, keys_for, stored_plants
 from pty_support import PtyProcess, isolated_env
 
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.targets import profile_token
 from plantstore_tui.server.runner import BackgroundServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
@@ -115,7 +117,7 @@ def test_the_editor_takes_name_url_and_token_typed_in_one_write_in_order(
     saved = store.get("bench")
     assert saved.base_url == url
     assert (saved.token_env, saved.token_command) == (None, None)
-    token, _source = store.resolve_token(saved)
+    token, _source = profile_token(saved, store.tokens, os.environ)
     assert token.get_secret_value() == TOKEN
 
 

@@ -34,6 +34,7 @@ from plantstore_tui.core.importing import ImportFormat, validate
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.store import PlantState, open_ledger
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
@@ -123,7 +124,7 @@ def sent_before(server: BackgroundServer, path: Path, rows: Sequence[tuple[str, 
     validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
     ledger = open_ledger("import")
     try:
-        batches = ledger.batches
+        batches = Batches(ledger)
         batch = batches.start(
             sha256=validation.sha256,
             base_url=server.base_url,

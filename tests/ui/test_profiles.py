@@ -4,6 +4,7 @@ the protected-send confirmation, a corrupt profiles.toml, and a canary token kep
 from __future__ import annotations
 
 import html
+import os
 import re
 import shlex
 import sqlite3
@@ -24,6 +25,7 @@ from textual.widgets import Input, ListView, RadioButton, Static, Switch
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.targets import profile_token
 from plantstore_tui.core.config.tokens import SourceKind
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.models import NewPlant
@@ -251,7 +253,7 @@ async def test_add_saves_the_profile_and_keeps_the_typed_token_masked(
     saved = store.get("local")
     assert saved.base_url == "http://127.0.0.1:8000"
     assert store.load().default == "local"
-    secret, source = store.resolve_token(saved)
+    secret, source = profile_token(saved, store.tokens, os.environ)
     assert secret.get_secret_value() == CANARY  # trimmed, as the core does
     assert source.kind is SourceKind.KEYRING
 
@@ -352,7 +354,8 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
 
     local = store.get("local")
     assert (local.base_url, local.protected) == ("http://localhost:9000", True)
-    assert store.resolve_token(local)[0].get_secret_value() == CANARY  # kept, not retyped
+    token, _source = profile_token(local, store.tokens, os.environ)
+    assert token.get_secret_value() == CANARY  # kept, not retyped
     prod = store.get("prod")
     assert (prod.token_env, prod.token_command, prod.protected) == ("PROD_TOKEN", None, True)
 

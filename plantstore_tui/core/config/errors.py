@@ -1,5 +1,4 @@
-"""The root of the configuration errors, apart from the file code: resolving a target before the
-first frame loads no TOML parser."""
+"""The root of the configuration errors, which every module of the configuration raises."""
 
 from __future__ import annotations
 

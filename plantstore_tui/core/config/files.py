@@ -5,12 +5,17 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import secrets
+import shlex
 import stat
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from plantstore_tui.core.config.errors import ConfigError
 
@@ -34,8 +39,6 @@ def config_dir() -> Path:
 
 def default_config_dir() -> Path:
     """The platform's user config dir for plantstore-tui (e.g. ~/.config/plantstore-tui)."""
-    import platformdirs
-
     return platformdirs.user_config_path(APP_NAME)
 
 
@@ -44,7 +47,6 @@ def data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override).expanduser()
-    import platformdirs
 
     return platformdirs.user_data_path(APP_NAME)
 
@@ -73,8 +75,6 @@ class UnsafeConfigFile(ConfigFileError):
     """A secrets file that other users may read or change; refused until its mode is fixed."""
 
     def __init__(self, path: Path) -> None:
-        import shlex
-
         super().__init__(
             path,
             "can be read or changed by other users, so it is not used: "
@@ -89,9 +89,6 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
     """The TOML in `data`, or `CorruptConfigFile` naming the path, line and column."""
-    # Imported when a file is there to parse: a start with no config file reads none.
-    import tomllib
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -191,10 +188,6 @@ def replace_atomically(path: Path, data: bytes, *, mode: int, exact_mode: bool =
     A temporary file beside it is written, synced and renamed over `path`. It is created with
     `mode` less the umask, or exactly `mode` if `exact_mode`.
     """
-    # Imported when a file is written: a start that only reads profiles.toml (the TUI's, before
-    # its first frame) loads neither it nor the hashlib and OpenSSL it brings.
-    import secrets
-
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
@@ -234,8 +227,6 @@ class Draft:
 
     def propose(self, text: str) -> dict[str, Any]:
         """Parse `text` and make it the new text; `tomllib.TOMLDecodeError` if it is not TOML."""
-        import tomllib
-
         parsed = tomllib.loads(text)
         self.text = self._parsed_text = text
         return parsed

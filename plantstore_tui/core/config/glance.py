@@ -1,6 +1,6 @@
 """A glance at profiles.toml before the TUI's first frame: the saved profile a start names and
-where it sends, read with tomllib alone (no Pydantic, httpx or keyring; the profile is checked
-and its token read when the target is resolved, after that frame)."""
+where it sends, read from the file alone (the profile is checked and its token read when the
+target is resolved, after that frame)."""
 
 from __future__ import annotations
 

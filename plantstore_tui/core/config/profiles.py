@@ -11,6 +11,7 @@ from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.proxy import check_proxy_setting
 from plantstore_tui.core.http.target import Limits
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
 MAX_TIMEOUT = 3600.0
 # Names double as keyring user names and TOML keys: keep them short and plain.
@@ -108,8 +109,6 @@ def name_problem(name: str) -> str | None:
 
 def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
     """Check one `[profiles.NAME]` table; `InvalidProfile` lists everything wrong with it."""
-    from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
-
     problems: list[str] = []
     if (problem := name_problem(name)) is not None:
         problems.append(problem)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +36,11 @@ from plantstore_tui.core.config.tokens import (
     TokenSource,
     env_source,
 )
+from plantstore_tui.core.http.urls import token_problem
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from plantstore_tui.core.http.target import Target
 
 CREDENTIALS_FILE = "credentials.toml"
 _TOP_LEVEL = ("default", "profiles", "history_limit")
@@ -220,6 +221,7 @@ class ProfileStore:
         return SaveReport(checked, saved_in, is_default, self._notice(saved_in))
 
     def _append(self, draft: Draft, profile: Profile, is_default: bool) -> None:
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         # Appending leaves every byte the operator wrote untouched; tomlkit is the fallback for
@@ -233,8 +235,6 @@ class ProfileStore:
     def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
         # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
         # back, and take it only if it holds the profile exactly as meant.
-        import tomllib
-
         try:
             table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
             return isinstance(table, dict) and profile_from_table(profile.name, table) == profile
@@ -257,6 +257,7 @@ class ProfileStore:
         Giving `token` makes plantstore-tui keep the token, dropping token_env and token_command;
         setting token_env or token_command forgets a token it kept.
         """
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         unknown = sorted(set(changes) - set(FIELDS))
@@ -293,6 +294,7 @@ class ProfileStore:
 
     def remove(self, name: str) -> str | None:
         """Delete a profile and the token kept for it; a warning if that token stayed behind."""
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
@@ -308,6 +310,7 @@ class ProfileStore:
 
     def set_default(self, name: str) -> Profile:
         """Make `name` the profile used when none is chosen."""
+        # toml_edit loads tomlkit: only a change to profiles.toml needs it.
         from plantstore_tui.core.config import toml_edit
 
         profile = self.get(name)
@@ -343,23 +346,7 @@ class ProfileStore:
         """Where a token typed for a profile would be kept: the keyring, else the file."""
         return self.tokens.home()
 
-    def resolve_token(
-        self, profile: Profile, environ: Mapping[str, str] | None = None
-    ) -> tuple[SecretStr, TokenSource]:
-        """The token for `profile` and its source, by the order of `targets.profile_token`."""
-        from plantstore_tui.core.config.targets import profile_token
-
-        return profile_token(profile, self.tokens, os.environ if environ is None else environ)
-
-    def target(self, profile: Profile, environ: Mapping[str, str] | None = None) -> Target:
-        """Where sends to this profile go, with its token resolved."""
-        from plantstore_tui.core.config.targets import profile_target
-
-        return profile_target(profile, self.tokens, os.environ if environ is None else environ)
-
     def _check_token(self, profile: Profile, token: SecretStr | None) -> None:
-        from plantstore_tui.core.http.urls import token_problem
-
         if token is None:
             return
         if not profile.keeps_token:

@@ -4,25 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
 
 from plantstore_tui.core.config.errors import ConfigError
-
-if TYPE_CHECKING:
-    from pydantic import SecretStr
-
-    from plantstore_tui.core.config.profiles import Profile
-    from plantstore_tui.core.config.store import ProfileStore
-    from plantstore_tui.core.config.tokens import StoredTokens, TokenSource
-    from plantstore_tui.core.http.proxy import Proxy
-    from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.config.profiles import InvalidProfile, Profile
+from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.tokens import (
+    NoToken,
+    SourceKind,
+    StoredTokens,
+    TokenSource,
+    clean_token,
+    command_token,
+    env_source,
+    env_token,
+)
+from plantstore_tui.core.http.hosts import insecure_http_problem
+from plantstore_tui.core.http.proxy import InvalidProxy, Proxy, choose_proxy
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.http.tls import tls_context
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 
 # The environment variables that choose a target for one run; none of them is ever saved.
 BASE_URL_ENV = "PLANTSTORE_BASE_URL"
 PROFILE_ENV = "PLANTSTORE_PROFILE"
 TOKEN_ENV = "PLANTSTORE_TOKEN"  # noqa: S105 (the name of a variable, not a token)
-# The command line imports this module to build its options: the token machinery (Pydantic)
-# loads only when a target is resolved, so the TUI's first frame does not wait for it.
 
 
 class NoTarget(ConfigError):
@@ -94,8 +101,6 @@ def resolve_target(
         target = replace(target, ca_bundle=options.ca_bundle)
     if target.ca_bundle is not None:
         # Loaded here so a bad CA file is a configuration problem, said before anything is sent.
-        from plantstore_tui.core.http.tls import tls_context
-
         tls_context(target.ca_bundle)
     return target
 
@@ -119,8 +124,6 @@ def _named_target(
         )
     profile = options.profile or environ.get(PROFILE_ENV)
     if store is None:
-        from plantstore_tui.core.config.store import ProfileStore
-
         store = ProfileStore()
     chosen = store.get(profile) if profile else default_profile(store)
     return profile_target(chosen, store.tokens, environ)
@@ -158,8 +161,6 @@ def default_profile(store: ProfileStore) -> Profile:
         assert profile is not None  # load() drops a default that names no usable profile
         return profile
     if saved.broken_default is not None:
-        from plantstore_tui.core.config.profiles import InvalidProfile
-
         # Said as it is: "No target" would send the operator to make a profile they have.
         raise InvalidProfile(
             f"The default profile cannot be used. {saved.broken[saved.broken_default]}"
@@ -187,10 +188,6 @@ def ad_hoc_target(
 ) -> Target:
     """A target without a profile: the URL checked first, then the token from the environment
     or `prompt`; `proxy` ("none" or a URL) wins over the environment's."""
-    from plantstore_tui.core.http.hosts import insecure_http_problem
-    from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
-
     try:
         normalized = normalize_base_url(base_url)
     except InvalidBaseURL as exc:
@@ -214,8 +211,6 @@ def target_proxy(
 ) -> Proxy | None:
     """The proxy sends to `base_url` go through: `setting` (given by `given_by`), else the
     environment's; `UnusableProxy` in words for one that cannot be used."""
-    from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy
-
     try:
         return choose_proxy(base_url, environ, given=setting, given_by=given_by)
     except InvalidProxy as exc:
@@ -227,8 +222,6 @@ def ad_hoc_token(
     environ: Mapping[str, str], prompt: Callable[[], str] | None
 ) -> tuple[SecretStr, TokenSource]:
     """The token of a target without a profile: `PLANTSTORE_TOKEN`, else what `prompt` reads."""
-    from plantstore_tui.core.config.tokens import NoToken, SourceKind, TokenSource, clean_token
-
     found = _env_token(TOKEN_ENV, environ)
     if found is not None:
         return found
@@ -243,8 +236,6 @@ def profile_token(
 ) -> tuple[SecretStr, TokenSource]:
     """The token for `profile` and its source, first to last: `PLANTSTORE_TOKEN` (this run
     only), the profile's `token_env`, its `token_command`, the token plantstore-tui keeps."""
-    from plantstore_tui.core.config.tokens import NoToken, SourceKind, TokenSource, command_token
-
     found = _env_token(TOKEN_ENV, environ)
     if found is None and profile.token_env is not None:
         found = _env_token(profile.token_env, environ)
@@ -269,16 +260,12 @@ def profile_token(
 
 def _env_token(variable: str, environ: Mapping[str, str]) -> tuple[SecretStr, TokenSource] | None:
     """The token in `variable` and its source, None if the variable is unset or blank."""
-    from plantstore_tui.core.config.tokens import env_source, env_token
-
     token = env_token(variable, environ)
     return None if token is None else (token, env_source(variable))
 
 
 def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]) -> Target:
     """Where sends to `profile` go, with its token resolved."""
-    from plantstore_tui.core.http.target import Target
-
     token, source = profile_token(profile, tokens, environ)
     proxy = target_proxy(profile.base_url, environ, profile.proxy, f"profile {profile.name}")
     return Target(

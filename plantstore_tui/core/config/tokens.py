@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pydantic import SecretStr
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import ConfigFileError, locked_update, read_toml
+from plantstore_tui.core.http.urls import token_problem
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -103,8 +105,6 @@ class KeyringFailed(TokenError):
 
 def clean_token(raw: str, source: TokenSource) -> SecretStr:
     """`raw` trimmed and wrapped at once; `InvalidToken` if it cannot go in a header."""
-    from plantstore_tui.core.http.urls import token_problem
-
     token = SecretStr(raw.strip())
     problem = token_problem(token)
     if problem is not None:
@@ -120,8 +120,6 @@ def env_token(variable: str, environ: Mapping[str, str]) -> SecretStr | None:
 
 def command_token(command: str, *, timeout: float = COMMAND_TIMEOUT) -> SecretStr:
     """The trimmed stdout of `command`, run without a shell; its output is never shown."""
-    import shlex  # only a profile with a token command needs it
-
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -171,6 +169,8 @@ def usable_keyring() -> KeyringBackend | None:
     found only its fail or null backend."""
     if os.environ.get(NO_KEYRING_ENV, "").strip() not in ("", "0"):
         return None
+    # keyring is heavy: loaded only for a token plantstore-tui keeps, not for one from the
+    # environment or a command.
     import keyring
     from keyring.backends import fail, null
 
@@ -205,7 +205,7 @@ class StoredTokens:
 
     def find(self, name: str) -> tuple[SecretStr, TokenSource] | None:
         """The token saved for profile `name` and where it was, None if there is none."""
-        import keyring.errors
+        import keyring.errors  # heavy: only a kept token needs it (see usable_keyring)
 
         backend = usable_keyring()
         if backend is not None:
@@ -237,7 +237,7 @@ class StoredTokens:
 
     def save(self, name: str, token: SecretStr) -> TokenSource:
         """Keep `token` for profile `name`; a keyring save also drops any copy in the file."""
-        import keyring.errors
+        import keyring.errors  # heavy: only a kept token needs it (see usable_keyring)
 
         backend = usable_keyring()
         if backend is None:
@@ -255,7 +255,7 @@ class StoredTokens:
 
     def forget(self, name: str) -> None:
         """Delete the token saved for profile `name`, wherever it is; no token is fine."""
-        import keyring.errors
+        import keyring.errors  # heavy: only a kept token needs it (see usable_keyring)
 
         backend = usable_keyring()
         if backend is not None:
@@ -270,7 +270,7 @@ class StoredTokens:
         self._write_file(name, None)
 
     def _write_file(self, name: str, token: SecretStr | None) -> None:
-        import tomlkit
+        import tomlkit  # heavy: only writing the credentials file needs it
 
         if token is None and not self.credentials_path.exists():
             return

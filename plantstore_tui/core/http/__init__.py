@@ -5,10 +5,10 @@ check_rows, check_report, probe_transport), and a send as a shell command (expor
 import sys
 
 # httpx imports its own command line (`httpx._main`: click, rich.progress, rich.syntax and
-# pygments) whenever those are installed, and Textual brings rich and pygments along: 1.8 MiB
-# resident in every process that sends, for a program none of them runs. Every import of httpx
-# in the package comes after this: marked as missing, httpx keeps its stand-in `httpx.main`, as
-# when its command line's extras are not installed. (An httpx imported earlier is left as it is.)
+# pygments) whenever those are installed, and Textual brings rich and pygments along: every
+# process that sends would load a program none of them runs. Every import of httpx in the package
+# comes after this: marked as missing, httpx keeps its stand-in `httpx.main`, as when its command
+# line's extras are not installed. (An httpx imported earlier is left as it is.)
 if "httpx" not in sys.modules:
     # None in sys.modules is the import system's "cannot be imported" (ModuleNotFoundError);
     # typeshed types the mapping as holding modules only.

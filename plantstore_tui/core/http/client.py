@@ -8,6 +8,7 @@ boundary), the capped read is `body`'s, TLS is `tls`'s: nothing from httpx reach
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import ssl
 import time
@@ -30,6 +31,7 @@ from plantstore_tui.core.http.failures import (
 from plantstore_tui.core.http.target import REDACTED, Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
+from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
 from plantstore_tui.core.plant.outcome import (
     Created,
     Failed,
@@ -42,7 +44,6 @@ from plantstore_tui.core.plant.text import shorten
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
-    from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -60,27 +61,17 @@ def _decode_text(body: bytes) -> str:
 
 
 def prepare_first_send() -> None:
-    """Import what the first send needs and the start leaves out: the plant models with their
-    validators, the OS trust store, httpx's transport (httpcore) and the async backend its
-    connections run on. About 60 ms of imports, all on the UI thread at the first Ctrl+S
-    otherwise (its answer took 85 ms to appear, the next ones 14): the UI runs this in a thread
-    as the first plant is typed. Idempotent; the first send works without it."""
-    import importlib
-
+    """Import what httpx loads only at its first request: its transport (httpcore) and the async
+    backend its connections run on. The UI runs this in a thread as the first plant is typed, so
+    its first Ctrl+S does not wait for them. Idempotent; the first send works without it."""
+    # httpcore here, not at the top: loading it off the UI thread is what this function is for.
     import httpcore  # noqa: F401
-    import truststore  # noqa: F401
-
-    import plantstore_tui.core.plant.models  # noqa: F401
 
     # anyio imports a backend by name at its first use: asyncio's is the one a send runs on.
     importlib.import_module("anyio._backends._asyncio")
 
 
-# The models are built when the first answer is read, not with the client: building Pydantic's
-# validators for them costs about 3 MiB that no frame before the first send needs.
 def _parse_plant(body: bytes) -> Plant | str:
-    from plantstore_tui.core.plant.models import Plant, describe_validation_error
-
     try:
         return Plant.model_validate_json(body)
     except ValidationError as exc:
@@ -94,7 +85,6 @@ def _parse_error(body: bytes) -> ApiError | str:
         json.loads(body)
     except (ValueError, RecursionError):
         return "the body is not JSON"
-    from plantstore_tui.core.plant.models import ApiError, describe_validation_error
 
     try:
         return ApiError.model_validate_json(body)
@@ -120,9 +110,8 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        # The OS trust store's context (truststore, about 0.5 MiB) is built for the first
-        # transport, not with the client; a CA file is read now, so that a bad one stops every
-        # send from the start.
+        # The OS trust store's context is built for the first transport, not with the client; a
+        # CA file is read now, so that a bad one stops every send from the start.
         verify: ssl.SSLContext | None = None
         if transport is None and ca_bundle is not None:
             try:
@@ -131,8 +120,8 @@ class PlantStoreClient:
                 unusable = Failure.not_created(FailureKind.TLS, str(exc), CA_BUNDLE_ADVICE)
                 self._unsendable = self._unsendable or unusable
         # Transports themselves, not an httpx.AsyncClient over them: a send needs none of the
-        # client's cookie jar, auth flow, redirects or request merging, which cost a quarter of
-        # the time of a request on loopback (benchmarks/import.py). And one transport (so one
+        # client's cookie jar, auth flow, redirects or request merging, and each of them costs
+        # time on every request (benchmarks/import.py). And one transport (so one
         # kept-alive connection) per send in flight, each used by one send at a time: a shared
         # pool polls every idle connection's socket on every request. Proxies and TLS go here:
         # through a proxy, each transport's one connection is to the proxy (CONNECT for https).

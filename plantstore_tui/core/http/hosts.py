@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
+import httpx
+
 
 def is_loopback_host(host: str) -> bool:
     """True for `localhost` (any case) and loopback addresses: 127.0.0.0/8, ::1, and IPv4-mapped
@@ -23,8 +25,6 @@ def is_loopback_host(host: str) -> bool:
 def insecure_http_problem(base_url: str, *, allowed: bool, proxy: str | None = None) -> str | None:
     """Why a token must not go to `base_url` (plain http beyond loopback, not allowed), or None;
     `proxy` names the proxy the token would pass through first."""
-    import httpx
-
     url = httpx.URL(base_url)
     if url.scheme != "http" or allowed or is_loopback_host(url.host):
         return None

@@ -13,14 +13,13 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+import httpx
+from pydantic import SecretStr
 
 from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.http.hosts import is_loopback_host
-
-if TYPE_CHECKING:
-    import httpx
-    from pydantic import SecretStr
+from plantstore_tui.core.http.tls import tls_context
 
 # The word that says "no proxy" on the command line and in profiles.toml.
 NO_PROXY = "none"
@@ -49,10 +48,6 @@ class Proxy:
     def for_httpx(self) -> httpx.Proxy:
         """What an httpx transport takes; the password is read from its SecretStr here. An
         https:// proxy's certificate is verified against the OS trust store."""
-        import httpx
-
-        from plantstore_tui.core.http.tls import tls_context
-
         ssl_context = tls_context() if self.url.startswith("https://") else None
         auth = None
         if self.credentials is not None:
@@ -73,9 +68,6 @@ def through_words(proxy_url: str | None) -> str:
 
 def parse_proxy(text: str, source: str) -> Proxy:
     """A proxy URL as curl takes it (no scheme means http://); `InvalidProxy` in words."""
-    import httpx
-    from pydantic import SecretStr
-
     stripped = text.strip()
     where = f"The proxy ({source})"
     if not stripped:
@@ -135,8 +127,6 @@ def choose_proxy(
     `given` is the setting that wins over the environment ("none" or a URL; None: not set).
     A loopback host is always direct. Raises `InvalidProxy` for an unusable setting.
     """
-    import httpx
-
     url = httpx.URL(base_url)
     if is_loopback_host(url.host):
         return None
@@ -209,8 +199,6 @@ def _split_port(entry: str) -> tuple[str, int | None]:
 
 def route_words(base_url: str, environ: Mapping[str, str], setting: str | None) -> str:
     """How sends to `base_url` go, in words, with `setting` (a profile's or --proxy's)."""
-    import httpx
-
     if is_loopback_host(httpx.URL(base_url).host):
         return "direct (this machine is always reached directly)"
     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ssl
 
+import truststore
+
 from plantstore_tui.core.errors import PlantStoreError
 
 # OpenSSL's X509_V_ERR_* codes for the certificate failures a deployment really meets.
@@ -41,8 +43,6 @@ def tls_context(ca_bundle: str | None = None) -> ssl.SSLContext:
                 f"The CA file {ca_bundle} cannot be used ({reason}): it must be a readable "
                 "file of PEM CA certificates"
             ) from None
-    # Imported here: building the context loads the trust store, which no first frame waits for.
-    import truststore
 
     return truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 

@@ -3,9 +3,7 @@ planned against the ledger (`plan`: a new batch, or the rest of an earlier one),
 one runner (`runner`), which writes every row to the ledger before its request goes out."""
 
 from plantstore_tui.core.importing.files import (
-    FileProblem,
     ImportFormat,
-    SourceRow,
     Validation,
     validate,
 )
@@ -32,6 +30,7 @@ from plantstore_tui.core.importing.results import (
     left_out,
     result_of,
 )
+from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.importing.runner import ImportRunner
 
 __all__ = [

@@ -1,10 +1,10 @@
 """Files of plants for `import`: CSV, TSV and JSON Lines, read as a stream and checked whole.
 
 Every row goes through the form's own checks (`FormTexts.errors`, the same words as the TUI and
-`add`). A file is validated completely before anything is sent: `validate` reads it once, keeps
-every row's id in a flat array (8 bytes a row) to find ids given twice, and returns every problem
-with its line. Sending reads the file a second time, row by row, so memory does not grow with the
-number of rows.
+`add`). A file is validated completely before anything is sent: `validate` reads it, marks every
+row's id in a bitmap of fixed size (reading it again only when two ids may be equal, to find those
+given twice), and returns every problem with its line. Sending reads the file once more, row by
+row, so memory does not grow with the number of rows.
 """
 
 from __future__ import annotations
@@ -12,27 +12,31 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.core.importing.jsonl import jsonl_rows
+from plantstore_tui.core.importing.rows import (
+    ESCAPED_BYTE,
+    FIELDS,
+    MAX_ROW_CHARACTERS,
+    READ_CHUNK,
+    TOO_LONG,
+    FileProblem,
+    RowProblem,
+    SourceRow,
+    decoded,
+)
 from plantstore_tui.core.plant.form import FormTexts, parse_id
 from plantstore_tui.core.plant.text import shorten, visible
 
 # Problems kept to show; the rest are counted. Enough for any file an operator will fix by hand.
 MAX_PROBLEMS_KEPT = 1000
-# The most characters one row may hold, line ends included, in every format (the csv module's
-# own field limit): checked as the file is read, so a huge row is never held whole.
-MAX_ROW_CHARACTERS = 1 << 17
-TOO_LONG = f"longer than {MAX_ROW_CHARACTERS:,} characters, the most a row may hold"
-FIELDS = ("name", "id", "tag")
 _REQUIRED = ("name", "id")
-READ_CHUNK = 1 << 16
-ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 class ImportFormat(StrEnum):
@@ -52,20 +56,6 @@ _EXTENSIONS = {
 }
 
 
-class FileProblem(PlantStoreError):
-    """The file cannot be read as a file of plants at all; `line` says where, if known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-    def where(self, name: str) -> str:
-        """`NAME:LINE: message`, as compilers say it."""
-        place = name if self.line is None else f"{name}:{self.line}"
-        return f"{place}: {self.message}"
-
-
 def format_for(path: str, given: str | None = None) -> ImportFormat:
     """The format `--format` names, else the one the extension says; FileProblem if neither."""
     if given:
@@ -76,27 +66,6 @@ def format_for(path: str, given: str | None = None) -> ImportFormat:
     raise FileProblem(
         f"cannot tell the format from the name {visible(path)!r}: use --format csv, tsv or jsonl"
     )
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRow:
-    """One plant of the file: where it starts, and its three fields as text."""
-
-    line: int
-    texts: FormTexts
-
-
-@dataclass(frozen=True, slots=True)
-class RowProblem:
-    """Why one row cannot be sent."""
-
-    line: int
-    field: str
-    message: str
-
-    def where(self, name: str) -> str:
-        """`NAME:LINE: field: message`."""
-        return f"{name}:{self.line}: {self.field}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -143,16 +112,6 @@ class _HashingReader(io.RawIOBase):
         return count
 
 
-def decoded(stream: IO[bytes], newline: str = "") -> io.TextIOWrapper:
-    """The file's bytes as text, lines ending as `newline` says (see io.TextIOWrapper)."""
-    # utf-8-sig: a BOM (as spreadsheets write) is not part of the first header name.
-    # surrogateescape: a byte that is not UTF-8 becomes a lone surrogate that the row holding it
-    # reports with its line (a strict decoder fails on a whole chunk, lines ahead of the row).
-    return io.TextIOWrapper(
-        cast(Any, stream), encoding="utf-8-sig", errors="surrogateescape", newline=newline
-    )
-
-
 class _RowTooLong(PlantStoreError):
     """A row went past `MAX_ROW_CHARACTERS`; nothing more of it was read."""
 
@@ -197,9 +156,6 @@ def read_rows(
     The texts are not yet checked as a plant (see `check_row`).
     """
     if fmt is ImportFormat.JSONL:
-        # Imported here: jsonl builds on this module's rows and problems.
-        from plantstore_tui.core.importing.jsonl import jsonl_rows
-
         yield from jsonl_rows(stream)
     else:
         yield from _delimited_rows(stream, "\t" if fmt is ImportFormat.TSV else ",", columns or {})

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from plantstore_tui.core.errors import PlantStoreError
-from plantstore_tui.core.importing.files import (
+from plantstore_tui.core.importing.rows import (
     ESCAPED_BYTE,
     FIELDS,
     MAX_ROW_CHARACTERS,

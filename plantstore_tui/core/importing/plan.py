@@ -13,23 +13,24 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from plantstore_tui.core.importing.files import (
-    FileProblem,
     ImportFormat,
-    SourceRow,
     Validation,
     format_for,
     read_rows,
     validate,
 )
 from plantstore_tui.core.importing.results import ImportProgress
+from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches, UnknownRow
 from plantstore_tui.core.store.database import StoreError
+from plantstore_tui.core.store.opening import open_for_reading, open_ledger
+from plantstore_tui.core.store.settings import history_settings
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.store.ledger import Ledger
 
 
@@ -106,13 +107,12 @@ def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str)
         return CheckedFile(name, path, fmt, problem=f"{shown}: {exc.strerror or exc}")
     if not validation.ok:
         return CheckedFile(name, path, fmt, validation, stamp=stamp)
-    from plantstore_tui.core.store.opening import open_for_reading
 
     try:
         ledger = open_for_reading()
         try:
             earlier = (
-                None if ledger is None else earlier_import(ledger.batches, validation, base_url)
+                None if ledger is None else earlier_import(Batches(ledger), validation, base_url)
             )
         finally:
             if ledger is not None:
@@ -136,9 +136,6 @@ class ImportLedger:
 
 def open_for_import(profile: str | None) -> ImportLedger:
     """The ledger for an import to `profile`, and its history switch; `StoreError` if unusable."""
-    from plantstore_tui.core.store.opening import open_ledger
-    from plantstore_tui.core.store.settings import history_settings
-
     settings = history_settings(profile)
     return ImportLedger(open_ledger("import", limit=settings.limit), settings.enabled)
 
@@ -233,7 +230,7 @@ def plan_import(
 ) -> tuple[ImportLedger, ImportPlan]:
     """Open the ledger and plan the rest of `resume`, else a new batch (blocks; `StoreError`)."""
     store = open_for_import(target.profile)
-    batches = store.ledger.batches
+    batches = Batches(store.ledger)
     try:
         if resume is not None:
             return store, resume_batch(batches, resume, validation)
@@ -271,8 +268,6 @@ def rows_to_send(
     The file was validated whole before, but it may have been edited since: a row that is not a
     plant any more stops the import instead of reaching the sender.
     """
-    from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
-
     with open_file() as stream:
         for item in read_rows(stream, fmt, columns):
             plant = (

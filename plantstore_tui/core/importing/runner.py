@@ -34,17 +34,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.importing.files import FileProblem
 from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
     result_of,
 )
+from plantstore_tui.core.importing.rows import FileProblem
 from plantstore_tui.core.plant.outcome import Failed, PlantFate, cancelled, not_processed
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.sending.waiting import DeploymentWait
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState, Source
 from plantstore_tui.core.store.rows import NewRow
@@ -124,7 +125,7 @@ class ImportRunner:
         on_wait: Callable[[Unreachable | None], None] | None = None,
     ) -> None:
         self._sender = sender
-        self._batches = ledger.ledger.batches
+        self._batches = Batches(ledger.ledger)
         self._redact = ledger.redact
         self._batch = plan.batch
         self._settings = settings

@@ -71,8 +71,8 @@ def forbidden_char_message(label: str, text: str) -> str | None:
     return f"{label} has {kind} ({char_label(char)}) at position {position}"
 
 
-# Named tuples, not frozen dataclasses: those compile their methods when this module is imported
-# (3.5M instructions each), and the TUI's first frame imports it.
+# Named tuples, not frozen dataclasses: those compile their methods when this module is imported,
+# and the TUI's first frame imports it.
 class FormTexts(NamedTuple):
     """The raw text of the three fields, exactly as typed."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ class CountingLedger:
     ) -> tuple[PlantState, bool]:
         """`TargetLedger.settle`, then the count of plants needing attention (None if it cannot
         be read)."""
-        from plantstore_tui.core.store import StoreError
-
         ledger = self._ledger.ledger
         # Counted and told before any other write of this process: a hold after this one tells
         # its None after ours, never before.

@@ -16,9 +16,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from plantstore_tui.core.http.address import same_target, target_words
+from plantstore_tui.core.plant.form import FormErrors, parse_id
+from plantstore_tui.core.plant.models import parse_new_plant
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
-from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews, store_error
+from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
     Asking,
     QueueState,
@@ -37,7 +41,10 @@ from plantstore_tui.core.sending.submitted import (
     Submitted,
     Taken,
 )
+from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState
+from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.core.store.settings import duplicate_warning
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -134,9 +141,6 @@ class EntrySession:
     def duplicate_warning(self, id_text: str) -> str | None:
         """Words saying the ledger shows this id created (or maybe created) on the target
         already (reads the ledger: call it off the UI thread)."""
-        from plantstore_tui.core.plant.form import parse_id
-        from plantstore_tui.core.store.settings import duplicate_warning
-
         ledger, target = self._ledger, self._target
         plant_id = parse_id(id_text)
         if ledger is None or target is None or not isinstance(plant_id, int):
@@ -219,7 +223,7 @@ class EntrySession:
         early, self._early = self._early, []
         if early:
             numbers = [plant.number for plant in early]
-            with contextlib.suppress(store_error()):  # the queue's own writes say so
+            with contextlib.suppress(StoreError):  # the queue's own writes say so
                 ledger.retarget(numbers, target.base_url, target.profile)
                 ledger.keep_settled(numbers, self._keep)
         for plant in early:
@@ -233,7 +237,7 @@ class EntrySession:
         self._problem = problem
         early, self._early = self._early, []
         note = f"Not sent: {problem}"
-        with contextlib.suppress(store_error()):  # the entries still say why
+        with contextlib.suppress(StoreError):  # the entries still say why
             self.ledger().hold([plant.number for plant in early], note)
         self._attention = None
         for plant in early:
@@ -261,10 +265,6 @@ class EntrySession:
         invalid, no target to send to, or a protected target to confirm first (`confirmed`:
         it was). Before the connection is made nobody knows whether the target is protected:
         such a plant is confirmed, if it must be, when its turn to be sent comes."""
-        from plantstore_tui.core.plant.form import FormErrors
-        from plantstore_tui.core.plant.models import parse_new_plant
-        from plantstore_tui.core.plant.text import visible
-
         if self._problem is not None:
             return NotTaken("Cannot send", self._problem)
         if not self._chosen:
@@ -279,7 +279,7 @@ class EntrySession:
             # Committed (synchronous=FULL) before the front end lets go of the plant or shows
             # it: what the screen shows as taken is on disk.
             queued = self.take(texts, plant, confirmed=confirmed or target is not None)
-        except store_error() as exc:
+        except StoreError as exc:
             return NotTaken(
                 "Not sent",
                 f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
@@ -295,8 +295,6 @@ class EntrySession:
         written as `sending` already, in the same durable transaction, and no other write comes
         before its request goes out. Taken with `sync_later`, the queue's own durable `sending`
         write comes first (it makes this take durable too, whenever `sync_taken` comes)."""
-        from plantstore_tui.core.store.rows import NewRow
-
         target, queue = self._target, self._queue
         base_url = self._base_url if target is None else target.base_url
         profile = self._profile if target is None else target.profile
@@ -424,12 +422,9 @@ class EntrySession:
         """The operator chose a plant in needs attention: load it into the form (`load`; not
         while the form holds a plant being typed, `form_busy`; a plant meant for another target
         only once confirmed, `anywhere`) or dismiss it."""
-        from plantstore_tui.core.plant.text import visible
-        from plantstore_tui.core.store.records import PlantState
-
         try:
             found = self.ledger().get(number)
-        except store_error() as exc:
+        except StoreError as exc:
             return NotTaken("Ledger not read", visible(str(exc)))
         if found is None:
             return NotTaken("Not found", f"Plant #{number} is no longer in the ledger.")
@@ -443,7 +438,7 @@ class EntrySession:
             released = self.release(
                 found.entry, f"{'Loaded into the form' if load else 'Dismissed'} at {at}."
             )
-        except store_error() as exc:
+        except StoreError as exc:
             return NotTaken("Ledger not written", visible(str(exc)))
         if not released:
             return NotTaken(
@@ -456,8 +451,6 @@ class EntrySession:
     def aimed_elsewhere(self, entry: HistoryEntry) -> AimedElsewhere | None:
         """Whether a plant of the ledger was meant for another target than the one plants taken
         now go to (never, while no target is chosen)."""
-        from plantstore_tui.core.http.address import same_target, target_words
-
         aim = self.aim
         if aim is None or same_target(entry.base_url, entry.profile, *aim):
             return None
@@ -486,7 +479,7 @@ class EntrySession:
         sending = int(queue is not None and queue.current is not None)
         attention = self._attention
         if attention is None and self._ledger is not None:
-            with contextlib.suppress(store_error()):  # counted as none, and again next time
+            with contextlib.suppress(StoreError):  # counted as none, and again next time
                 attention = self._attention = self._ledger.attention_count()
         return Counts(queued, sending, attention or 0)
 
@@ -525,7 +518,7 @@ class EntrySession:
             if queue.current is not None:
                 numbers.append(queue.current.number)
         if self._ledger is not None:
-            with contextlib.suppress(store_error()):  # nothing more to count
+            with contextlib.suppress(StoreError):  # nothing more to count
                 numbers += [entry.entry for entry in self._ledger.attention()]
         return numbers
 
@@ -535,7 +528,7 @@ class EntrySession:
         at = self._clock().strftime("%H:%M:%S")
         if self._queue is not None:
             self._queue.hold_waiting(f"Dropped when plantstore-tui was quit at {at}.")
-        with contextlib.suppress(store_error()):  # they are offered again, not lost
+        with contextlib.suppress(StoreError):  # they are offered again, not lost
             self.ledger().release_all(self.unsettled(), f"Dropped at quit, {at}.")
         self._attention = None
 

@@ -2,25 +2,15 @@
 operator is told about it once it is open.
 
 `session.py` holds the plants; this module holds only the ledger's opening, its news and its
-closing, so that SQLite is not loaded before a front end's first frame.
+closing.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from plantstore_tui.core.store import Ledger
-
-
-def store_error() -> type[Exception]:
-    """The ledger's error type, imported when it is needed: SQLite is not loaded before a front
-    end's first frame."""
-    from plantstore_tui.core.store import StoreError
-
-    return StoreError
+from plantstore_tui.core.store import Ledger, open_ledger
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +36,6 @@ class LazyLedger:
         """The ledger, opened now if it is not yet; safe from any thread."""
         with self._lock:
             if self._ledger is None:
-                from plantstore_tui.core.store import open_ledger
-
                 self._ledger = open_ledger("tui", memory_if_unusable=True)
             return self._ledger
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from plantstore_tui.core.plant.form import FormErrors
+from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.old_files import (
     Unreadable,
@@ -272,9 +274,6 @@ def _recovered_in_flight(connection: sqlite3.Connection) -> set[tuple[str, int, 
 
 
 def _recovery(connection: sqlite3.Connection, path: Path) -> int:
-    from plantstore_tui.core.plant.form import FormErrors
-    from plantstore_tui.core.plant.models import parse_new_plant
-
     plants = read_recovery(path)
     for number, item in enumerate(plants, 1):
         parsed = parse_new_plant(name=item["name"], id=item["id"], tag=item["tag"])

@@ -25,10 +25,10 @@ from plantstore_tui.core.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 LEDGER_FILE = "plantstore.sqlite3"
 # How long a write waits for another instance's write before it fails in words.
 BUSY_TIMEOUT_SECONDS = 5.0
-# SQLite's page cache, KiB. Its default (2 MiB) filled up at every start on a ledger with a long
-# history (trimming it to its limit walks the newest rows), and held 1.9 MiB for the rest of the
-# run; the pages the ledger reads again are a handful per write, and the operating system's cache
-# serves a history screen's scans as fast (same CPU time over 100,000 rows).
+# SQLite's page cache, KiB. Its default fills up at every start on a ledger with a long history
+# (trimming it to its limit walks the newest rows) and stays held for the run; the pages the
+# ledger reads again are a handful per write, and the operating system's cache serves a history
+# screen's scans as fast.
 CACHE_KIB = 256
 _PRIVATE_MODE = 0o600
 _MEMORY = Path(":memory:")

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from plantstore_tui.core.plant.outcome import Outcome
-    from plantstore_tui.core.store.batches import Batches
     from plantstore_tui.core.store.carry_over import CarryOver
 
 DEFAULT_LIMIT = 100_000
@@ -83,13 +82,6 @@ class Ledger:
     def session_id(self) -> int | None:
         """This instance's session, if it has one (a reader has none)."""
         return None if self.session is None else self.session.id
-
-    @property
-    def batches(self) -> Batches:
-        """The import batches kept in this ledger."""
-        from plantstore_tui.core.store.batches import Batches
-
-        return Batches(self)
 
     def close(self) -> None:
         """End this instance's session (what it left unsettled waits for the operator)."""

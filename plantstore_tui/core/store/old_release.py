@@ -1,6 +1,5 @@
-"""The previous release's files in a data directory, found without loading what reads them
-(carry_over.py and old_files.py: 60 KiB for as long as the app runs, on every start where there
-are none to take in)."""
+"""The previous release's files in a data directory: their names, and whether any is there (what
+reads them is carry_over.py and old_files.py)."""
 
 from __future__ import annotations
 

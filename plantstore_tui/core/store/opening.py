@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from plantstore_tui.core.store.carry_over import carry_over_previous_release
 from plantstore_tui.core.store.database import (
     Database,
     StoreError,
@@ -87,10 +88,7 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
 
 
 def _carried_over(db: Database) -> CarryOver | None:
-    """The previous release's files taken in; None, with nothing loaded to read them, when the
-    data directory holds none."""
+    """The previous release's files taken in; None when the data directory holds none."""
     if db.in_memory or not previous_release_files(db.path.parent):
         return None
-    from plantstore_tui.core.store.carry_over import carry_over_previous_release
-
     return carry_over_previous_release(db)

@@ -12,12 +12,15 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store.database import StoreError
+from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.core.store.records import HistoryEntry, PlantState
+from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.core.store.settings import history_settings
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.ledger import Ledger
@@ -47,9 +50,6 @@ class Recorder:
     @classmethod
     def open(cls, source: str, profile: str | None, *, warn: Callable[[str], None]) -> Recorder:
         """The ledger for sends of `source` to `profile`, or an inactive recorder (said why)."""
-        from plantstore_tui.core.store.opening import open_ledger
-        from plantstore_tui.core.store.settings import history_settings
-
         settings = history_settings(profile)
         try:
             ledger = open_ledger(source, limit=settings.limit)
@@ -80,9 +80,6 @@ class Recorder:
 
     def begin(self, target: Target, plant: NewPlant, texts: FormTexts | None = None) -> int | None:
         """Record a send about to go out (committed before it does); its entry, or None."""
-        from plantstore_tui.core.plant.form import FormTexts
-        from plantstore_tui.core.store.rows import NewRow
-
         ledger = self._ledger
         if ledger is None:
             return None

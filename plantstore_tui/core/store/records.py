@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected, not_processed
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, SHOWN, shorten
 
 if TYPE_CHECKING:
@@ -55,8 +56,6 @@ class Source(StrEnum):
 
 def state_of(outcome: Outcome) -> PlantState:
     """The state an outcome leaves a plant in (one rule for every front end)."""
-    from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected, not_processed
-
     if isinstance(outcome, Created):
         return PlantState.CREATED
     if isinstance(outcome, Rejected):

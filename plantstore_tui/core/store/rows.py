@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.outcome import Created, Rejected, outcome_to_json
 from plantstore_tui.core.store.records import PlantState, format_time, state_of, utc_now
 
 if TYPE_CHECKING:
@@ -120,8 +121,6 @@ _SETTLE = (
 def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[Any, ...]]:
     """The state an outcome leaves the row in, and the values of `SETTLE_COLUMNS`; `redact`
     takes out of every text what must not be kept."""
-    from plantstore_tui.core.plant.outcome import Created, Rejected, outcome_to_json
-
     answer = outcome_to_json(outcome)
     plant = error = None
     if isinstance(outcome, Created):

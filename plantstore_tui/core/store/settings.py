@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
+from plantstore_tui.core.config.files import PROFILES_FILE, config_dir
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.store.ledger import DEFAULT_LIMIT
 from plantstore_tui.core.store.records import HistoryEntry, PlantState
 
@@ -23,15 +25,10 @@ class HistorySettings:
 
 def history_settings(profile: str | None) -> HistorySettings:
     """The settings in force: the environment, then profiles.toml (never raises)."""
-    from plantstore_tui.core.config.files import PROFILES_FILE, config_dir
-
     no_history = os.environ.get(NO_HISTORY_ENV, "").strip() not in ("", "0")
     if not (config_dir() / PROFILES_FILE).exists():
-        # No profiles.toml (a start on --base-url): the defaults, without loading the profile
-        # store's modules to read nothing.
+        # No profiles.toml (a start on --base-url): the defaults.
         return HistorySettings(enabled=not no_history)
-    from plantstore_tui.core.config.store import ProfileStore
-
     saved = ProfileStore().load()
     if no_history:
         return HistorySettings(enabled=False, limit=saved.history_limit)

@@ -20,7 +20,7 @@ from textual.worker import Worker, WorkerState
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.config.targets import TOKEN_ENV
+from plantstore_tui.core.config.targets import TOKEN_ENV, profile_target
 from plantstore_tui.core.http.check_report import CheckReport
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible
@@ -346,7 +346,9 @@ class ProfilesScreen(Screen[str | None]):
     async def _test(self, profile: Profile) -> _Tested:
         try:
             # Resolving may run the token command or ask the keyring: in a thread.
-            target = await asyncio.to_thread(self._store.target, profile, self._environ)
+            target = await asyncio.to_thread(
+                profile_target, profile, self._store.tokens, self._environ
+            )
         except ConfigError as exc:
             return _Tested(profile.name, None, visible(str(exc)))
         return _Tested(profile.name, target)

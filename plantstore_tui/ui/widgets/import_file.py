@@ -10,7 +10,8 @@ from pathlib import Path
 from textual.suggester import Suggester
 from textual.widgets import DirectoryTree
 
-from plantstore_tui.core.importing.files import FileProblem, format_for
+from plantstore_tui.core.importing.files import format_for
+from plantstore_tui.core.importing.rows import FileProblem
 
 
 def importable(path: Path) -> bool:

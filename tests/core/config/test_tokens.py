@@ -24,6 +24,7 @@ from pydantic import SecretStr
 from plantstore_tui.core.config.files import CorruptConfigFile, UnsafeConfigFile
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.targets import profile_target, profile_token
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     KeyringFailed,
@@ -247,11 +248,11 @@ def test_without_a_keyring_the_token_goes_to_a_0600_credentials_file_and_says_so
     assert str(credentials) in report.notice
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
     assert store.token_home() == report.token_source
-    token, source = store.resolve_token(KEPT)
+    token, source = profile_token(KEPT, store.tokens, os.environ)
     assert token.get_secret_value() == CANARY
     assert source == report.token_source
     # The target says where in words; the profile listing names the file.
-    assert store.target(KEPT).token_source == "the credentials file"
+    assert profile_target(KEPT, store.tokens, os.environ).token_source == "the credentials file"
     assert store.token_status(KEPT) == f"credentials file {credentials}"
 
 
@@ -276,7 +277,7 @@ def test_saving_to_a_keyring_drops_the_copy_in_the_credentials_file(
     use_keyring(monkeypatch, MemoryKeyring())
     store.edit("kept", {}, token=SecretStr(CANARY))
     assert "old-token-without-keyring" not in (config / "credentials.toml").read_text()
-    assert store.resolve_token(KEPT)[1].kind is SourceKind.KEYRING
+    assert profile_token(KEPT, store.tokens, os.environ)[1].kind is SourceKind.KEYRING
 
 
 def test_a_keyring_entry_wins_over_the_credentials_file(
@@ -285,9 +286,9 @@ def test_a_keyring_entry_wins_over_the_credentials_file(
     store.add(KEPT, token=SecretStr("from-the-file"))
     keyring = MemoryKeyring()
     use_keyring(monkeypatch, keyring)
-    assert store.resolve_token(KEPT)[0].get_secret_value() == "from-the-file"
+    assert profile_token(KEPT, store.tokens, os.environ)[0].get_secret_value() == "from-the-file"
     keyring.set_password(store.tokens.service, "kept", CANARY)
-    token, source = store.resolve_token(KEPT)
+    token, source = profile_token(KEPT, store.tokens, os.environ)
     assert (token.get_secret_value(), source.kind) == (CANARY, SourceKind.KEYRING)
 
 
@@ -296,7 +297,7 @@ def test_a_keyring_that_finds_no_daemon_falls_back_to_the_file(
 ) -> None:
     store.add(KEPT, token=SecretStr(CANARY))
     use_keyring(monkeypatch, VanishingKeyring())
-    token, source = store.resolve_token(KEPT)
+    token, source = profile_token(KEPT, store.tokens, os.environ)
     assert (token.get_secret_value(), source.kind) == (CANARY, SourceKind.CREDENTIALS_FILE)
 
 
@@ -320,7 +321,8 @@ def test_keyring_entries_of_another_config_dir_are_apart(
     monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", str(tmp_path / "two"))
     ProfileStore().add(KEPT, token=SecretStr("token-two"))
     assert sorted(memory_keyring.passwords.values()) == ["token-one", "token-two"]
-    assert ProfileStore().resolve_token(KEPT)[0].get_secret_value() == "token-two"
+    token, _source = profile_token(KEPT, ProfileStore().tokens, os.environ)
+    assert token.get_secret_value() == "token-two"
     services = {service for service, _ in memory_keyring.passwords}
     assert services == {f"plantstore-tui {tmp_path / 'one'}", f"plantstore-tui {tmp_path / 'two'}"}
 
@@ -345,13 +347,13 @@ def test_a_credentials_file_others_can_read_is_refused_with_the_chmod_that_fixes
     credentials.chmod(mode)
     chmod = f"chmod 600 {shlex.quote(str(credentials))}"
     with pytest.raises(UnsafeConfigFile) as caught:
-        store.resolve_token(KEPT)
+        profile_token(KEPT, store.tokens, os.environ)
     assert str(caught.value).endswith(f"run `{chmod}`")
     with pytest.raises(UnsafeConfigFile):
         store.add(Profile(name="other", base_url="https://x.example"), token=SecretStr("t"))
     assert stat.S_IMODE(credentials.stat().st_mode) == mode
     os.chmod(credentials, 0o600)  # what the message says to run
-    assert store.resolve_token(KEPT)[0].get_secret_value() == CANARY
+    assert profile_token(KEPT, store.tokens, os.environ)[0].get_secret_value() == CANARY
 
 
 def test_a_corrupt_credentials_file_is_reported_and_not_overwritten(
@@ -364,7 +366,7 @@ def test_a_corrupt_credentials_file_is_reported_and_not_overwritten(
     os.close(fd)
     before = credentials.read_bytes()
     with pytest.raises(CorruptConfigFile, match=r"credentials\.toml:2:") as caught:
-        store.resolve_token(KEPT)
+        profile_token(KEPT, store.tokens, os.environ)
     assert CANARY not in str(caught.value)
     with pytest.raises(CorruptConfigFile):
         store.add(Profile(name="other", base_url="https://x.example"), token=SecretStr("t"))
@@ -379,7 +381,7 @@ def test_a_credentials_entry_that_is_not_a_string_is_reported(
     os.write(fd, b"[tokens]\nkept = 42\n")
     os.close(fd)
     with pytest.raises(Exception, match=r"tokens\.kept must be a string"):
-        store.resolve_token(KEPT)
+        profile_token(KEPT, store.tokens, os.environ)
 
 
 def test_removing_a_profile_forgets_its_token_everywhere(
@@ -431,7 +433,7 @@ def test_a_new_profile_does_not_inherit_a_token_left_behind(
     store.add(KEPT)
     assert memory_keyring.passwords == {}
     with pytest.raises(NoToken, match="has no saved token"):
-        store.resolve_token(KEPT)
+        profile_token(KEPT, store.tokens, os.environ)
 
 
 # --- the order of sources -----------------------------------------------------------------------
@@ -453,20 +455,20 @@ def test_plantstore_token_wins_over_every_profile_source(
 ) -> None:
     profile = everything(store, memory_keyring)
     environ = {"PLANTSTORE_TOKEN": "from-plantstore-token", "ALL_TOKEN": "from-variable"}
-    token, source = store.resolve_token(profile, environ)
+    token, source = profile_token(profile, store.tokens, environ)
     assert token.get_secret_value() == "from-plantstore-token"
     assert str(source) == "$PLANTSTORE_TOKEN"
 
 
 def test_then_the_profiles_variable(store: ProfileStore, memory_keyring: MemoryKeyring) -> None:
     profile = everything(store, memory_keyring)
-    token, source = store.resolve_token(profile, {"ALL_TOKEN": "from-variable"})
+    token, source = profile_token(profile, store.tokens, {"ALL_TOKEN": "from-variable"})
     assert (token.get_secret_value(), str(source)) == ("from-variable", "$ALL_TOKEN")
 
 
 def test_then_the_profiles_command(store: ProfileStore, memory_keyring: MemoryKeyring) -> None:
     profile = everything(store, memory_keyring)
-    token, source = store.resolve_token(profile, {})
+    token, source = profile_token(profile, store.tokens, {})
     assert (token.get_secret_value(), str(source)) == ("from-command", "command")
 
 
@@ -474,22 +476,22 @@ def test_then_the_keyring_and_last_the_credentials_file(
     store: ProfileStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.add(KEPT, token=SecretStr("from-file"))
-    assert store.resolve_token(KEPT, {})[0].get_secret_value() == "from-file"
+    assert profile_token(KEPT, store.tokens, {})[0].get_secret_value() == "from-file"
     keyring = MemoryKeyring()
     use_keyring(monkeypatch, keyring)
     keyring.set_password(store.tokens.service, "kept", "from-keyring")
-    assert store.resolve_token(KEPT, {})[0].get_secret_value() == "from-keyring"
+    assert profile_token(KEPT, store.tokens, {})[0].get_secret_value() == "from-keyring"
 
 
 def test_a_profile_reading_a_variable_that_is_unset_names_it(store: ProfileStore) -> None:
     profile = Profile(name="p", base_url="https://x.example", token_env="P_TOKEN")
     with pytest.raises(NoToken, match=r"\$P_TOKEN, which is not set"):
-        store.resolve_token(profile, {})
+        profile_token(profile, store.tokens, {})
 
 
 def test_a_profile_with_nothing_saved_says_how_to_get_a_token(store: ProfileStore) -> None:
     with pytest.raises(NoToken, match=r"has no saved token.*PLANTSTORE_TOKEN"):
-        store.resolve_token(KEPT, {})
+        profile_token(KEPT, store.tokens, {})
     assert store.token_source(KEPT) is None
 
 
@@ -506,7 +508,7 @@ def test_a_target_carries_the_profile_its_token_and_its_source(
             timeout=12,
         )
     )
-    target = store.target(store.get("prod"))
+    target = profile_target(store.get("prod"), store.tokens, os.environ)
     assert target.profile == "prod"
     assert target.protected
     assert target.limits.deadline == 12

@@ -10,14 +10,11 @@ from pathlib import Path
 import pytest
 
 from plantstore_tui.core.importing.files import (
-    MAX_ROW_CHARACTERS,
-    TOO_LONG,
-    FileProblem,
     ImportFormat,
-    RowProblem,
     Validation,
     validate,
 )
+from plantstore_tui.core.importing.rows import MAX_ROW_CHARACTERS, TOO_LONG, FileProblem, RowProblem
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 
 RANGE_RULE = f"ID must be between {INT64_MIN} and {INT64_MAX}"

@@ -21,6 +21,7 @@ from plantstore_tui.core.importing import (
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.store import Ledger, PlantState, open_ledger
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.rows import NewRow
 
 URL = "http://127.0.0.1:9"
@@ -61,7 +62,7 @@ def test_a_resume_sends_the_rows_never_sent_and_those_that_failed_never_the_unkn
 ) -> None:
     path = _csv(tmp_path / "plants.csv", 10)
     validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
-    batches = ledger.batches
+    batches = Batches(ledger)
     assert earlier_import(batches, validation, URL) is None
     plan = new_batch(batches, validation, base_url=URL, profile=None, file_name="plants.csv")
     assert (plan.to_send, plan.skip, plan.resumed) == (10, frozenset(), False)
@@ -90,7 +91,7 @@ def test_rows_marked_sending_and_taken_back_are_sent_by_a_resume(
 ) -> None:
     path = _csv(tmp_path / "plants.csv", 4)
     validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
-    batches = ledger.batches
+    batches = Batches(ledger)
     plan = new_batch(batches, validation, base_url=URL, profile=None, file_name="plants.csv")
     entries = batches.advance([], [_row(plan.batch.id, line) for line in (2, 3, 4)])
     one = NewPlant(id=1, name="Plant 1")
@@ -105,7 +106,7 @@ def test_a_finished_batch_sends_nothing_again_even_once_its_rows_are_gone(
 ) -> None:
     path = _csv(tmp_path / "plants.csv", 2)
     validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
-    batches = ledger.batches
+    batches = Batches(ledger)
     plan = new_batch(batches, validation, base_url=URL, profile=None, file_name="plants.csv")
     # A profile whose history is off keeps its rows only until the batch is finished.
     entries = batches.advance([], [_row(plan.batch.id, line, keep=False) for line in (2, 3)])
@@ -141,7 +142,7 @@ def test_a_row_no_longer_valid_stops_the_sending_at_its_line(tmp_path: Path) -> 
 def test_a_window_of_any_size_is_written_in_one_commit_its_entries_in_order(
     ledger: Ledger,
 ) -> None:
-    batches = ledger.batches
+    batches = Batches(ledger)
     batch = batches.start(
         sha256="f" * 64, base_url=URL, profile=None, file_name="big.csv", rows=1200
     )

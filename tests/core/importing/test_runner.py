@@ -54,7 +54,7 @@ class Import:
 
     def resume(self) -> ImportPlan:
         validation = validate(self.open, ImportFormat.CSV)
-        self.plan = resume_batch(self.ledger.batches, self.plan.batch, validation)
+        self.plan = resume_batch(Batches(self.ledger), self.plan.batch, validation)
         return self.plan
 
     def open(self) -> Any:
@@ -71,7 +71,7 @@ def make_import(tmp_path: Path) -> Iterator[Callable[[int, str], Import]]:
         opened.append(ledger)
         validation = validate(lambda: path.open("rb"), ImportFormat.CSV)
         plan = new_batch(
-            ledger.batches, validation, base_url=base_url, profile=None, file_name="plants.csv"
+            Batches(ledger), validation, base_url=base_url, profile=None, file_name="plants.csv"
         )
         return Import(path, ledger, plan)
 

@@ -16,6 +16,7 @@ import pytest
 from burst_support import stored_plants
 
 from plantstore_tui.core.store import HistoryFilter, Ledger, PlantState, open_for_reading
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.opening import open_ledger
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -105,7 +106,7 @@ def test_the_cut_short_batch_resumes_exactly_where_it_stopped(old_data: Path) ->
     [finished, cut_short] = EXPECTED["import-journal.sqlite3"]["batches"]
     ledger = opened(old_data)
     try:
-        batches = ledger.batches
+        batches = Batches(ledger)
         batch = batches.latest(cut_short["sha256"], cut_short["base_url"])
         assert batch is not None
         assert (batch.file_name, batch.rows, batch.profile) == ("cut_short.csv", 9, "lab")
@@ -229,9 +230,9 @@ def test_import_resume_sends_exactly_the_rows_the_old_journal_never_settled(
     assert set(cut_short["not_resent"]) == {2, 3, 4, 7, 8}
     again = opened(old_data)
     try:
-        batch = again.batches.latest(cut_short["sha256"], reference_server.base_url)
+        batch = Batches(again).latest(cut_short["sha256"], reference_server.base_url)
         assert batch is not None
-        counts = again.batches.counts(batch)
+        counts = Batches(again).counts(batch)
         assert (counts.created, counts.rejected, counts.failed, counts.unknown) == (6, 1, 0, 2)
     finally:
         again.close()

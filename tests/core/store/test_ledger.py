@@ -67,6 +67,7 @@ from plantstore_tui.core.store import (
     open_ledger,
 )
 from plantstore_tui.core.store import database as database_module
+from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.ledger import DEFAULT_LIMIT
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.rows import NewRow
@@ -321,13 +322,13 @@ def test_the_limit_never_prunes_a_row_somebody_still_has_to_deal_with() -> None:
         waiting = take_settled(ledger, new_row("Refused", "1", source="tui"), rejected_of("1"))
         queued = ledger.take(new_row("Queued", "2", source="tui", state=PlantState.QUEUED))
         in_flight = ledger.take(new_row("Flying", "3"))
-        batch = ledger.batches.start(
+        batch = Batches(ledger).start(
             sha256="ab" * 32, base_url="http://h", profile=None, file_name="plants.csv", rows=2
         )
-        [line_one, line_two] = ledger.batches.advance(
+        [line_one, line_two] = Batches(ledger).advance(
             [], [new_row("L1", "4", source="import", batch=batch.id, line=line) for line in (1, 2)]
         )
-        ledger.batches.advance([(line_one, created_of("4"))], [])
+        Batches(ledger).advance([(line_one, created_of("4"))], [])
         for number in range(5, 9):
             take_settled(ledger, new_row("Done", str(number)))
         assert ledger.prune() == 3
@@ -335,8 +336,8 @@ def test_the_limit_never_prunes_a_row_somebody_still_has_to_deal_with() -> None:
         assert kept == {waiting, queued, in_flight, line_one, line_two, max(kept)}
         # Dealt with: the operator dismissed it, the batch finished. Then they may go.
         assert ledger.release(waiting, "Dismissed by the test.")
-        ledger.batches.advance([(line_two, created_of("4"))], [])
-        assert ledger.batches.finish(batch)
+        Batches(ledger).advance([(line_two, created_of("4"))], [])
+        assert Batches(ledger).finish(batch)
         assert ledger.prune() == 3
         assert {row.entry for row in ledger.query()} == {queued, in_flight, max(kept)}
 
@@ -453,20 +454,20 @@ def test_clear_never_deletes_a_pending_row_or_a_row_of_an_unfinished_batch() -> 
         in_flight = ledger.take(new_row("Flying", "5", source="add"))
         take_settled(ledger, new_row("Created", "6", source="tui"))
         take_settled(ledger, new_row("Refused by add", "7"), rejected_of("7"))
-        batch = ledger.batches.start(
+        batch = Batches(ledger).start(
             sha256="cd" * 32, base_url="http://h", profile=None, file_name="plants.csv", rows=1
         )
-        [line] = ledger.batches.advance(
+        [line] = Batches(ledger).advance(
             [], [new_row("L", "8", source="import", batch=batch.id, line=1)]
         )
-        ledger.batches.advance([(line, created_of("8"))], [])
+        Batches(ledger).advance([(line, created_of("8"))], [])
         pending = {refused, unknown, queued, held, in_flight, line}
 
         assert ledger.clear() == 2
         assert {row.entry for row in ledger.query()} == pending
         assert ledger.clear(before=datetime.now(UTC) + timedelta(days=1)) == 0
 
-        assert ledger.batches.finish(batch)
+        assert Batches(ledger).finish(batch)
         assert ledger.release(refused, "Dismissed by the test.")
         assert ledger.clear() == 2
         assert {row.entry for row in ledger.query()} == pending - {line, refused}
@@ -474,7 +475,7 @@ def test_clear_never_deletes_a_pending_row_or_a_row_of_an_unfinished_batch() -> 
 
 def test_a_restarted_import_leaves_the_earlier_unfinished_batch_to_the_history() -> None:
     with opened("import") as ledger:
-        batches = ledger.batches
+        batches = Batches(ledger)
         earlier = batches.start(
             sha256="ef" * 32, base_url="http://h", profile=None, file_name="a.csv", rows=2
         )
