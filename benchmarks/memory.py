@@ -9,7 +9,7 @@ seconds after the marker was first painted. By then the TUI has resolved its tar
 its client. The plain alternative, written here, is the floor any such tool stands on, as the
 issue states it: a bare Textual app (Input, Button, RichLog) that has imported httpx and Pydantic
 (and builds nothing with them: an httpx client's TLS context alone is several MiB more). The
-programs take turns in rounds. Goal (issue 16): the TUI at most 48 MiB.
+programs take turns in rounds. Goal (issue 26): the TUI at most the floor + 8 MiB.
 
 The TUI is also measured with a ledger of --history settled plants (100,000 by default, the
 history's default limit; 0 leaves it out), as an operator's ledger grows to be: its start reads
@@ -36,7 +36,8 @@ from typing import Any
 from result import emit
 from startup import PROGRAMS, probe_in_rounds, probe_options
 
-GOAL_MIB = 48.0
+# Goal (issue 26): at most this much above the floor, measured in the same run.
+GOAL_ABOVE_FLOOR_MIB = 8.0
 
 # The floor: a bare Textual app with httpx and Pydantic imported.
 _FLOOR_APP = """
@@ -109,15 +110,16 @@ def main() -> None:
             f"with {args.history:,} plants kept in its ledger: "
             f"{medians[long_name] - ours:+.1f} MiB (no goal of its own)"
         )
-    print(f"goal: <= {GOAL_MIB:.0f} MiB: {'met' if ours <= GOAL_MIB else 'NOT met'}")
+    met = ours - floor <= GOAL_ABOVE_FLOOR_MIB
+    print(f"goal: <= floor + {GOAL_ABOVE_FLOOR_MIB:.0f} MiB: {'met' if met else 'NOT met'}")
     if args.json:
         emit(
             f"Peak RSS {args.settle:g} s after first paint, client built",
             f"{ours:.1f} MiB",
             f"Textual + httpx + Pydantic imported: {floor:.1f} MiB",
             ours / floor,
-            f"<= {GOAL_MIB:.0f} MiB",
-            ours <= GOAL_MIB,
+            f"<= floor + {GOAL_ABOVE_FLOOR_MIB:.0f} MiB",
+            met,
             runs=len(peaks["plantstore-tui"]),
         )
 
