@@ -22,8 +22,9 @@ from plantstore_tui.cli.options import json_option
 from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
 from plantstore_tui.core.config import profiles
 from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.config.targets import TOKEN_ENV, profile_target
+from plantstore_tui.core.config.targets import profile_target
 from plantstore_tui.core.config.tokens import InvalidToken
 from plantstore_tui.core.http.check import run_check
 from plantstore_tui.core.http.proxy import InvalidProxy, choose_proxy, route_words, shown_proxy

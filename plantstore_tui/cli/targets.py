@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
-from plantstore_tui.core.config import targets
+from plantstore_tui.core.config import options as chosen
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.targets import BASE_URL_ENV, PROFILE_ENV, TargetOptions
+from plantstore_tui.core.config.options import BASE_URL_ENV, PROFILE_ENV, TargetOptions
 from plantstore_tui.core.http.tls import CABundleError
 from plantstore_tui.core.plant.text import visible
 
@@ -109,12 +109,16 @@ def _prompt_token() -> str:
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
+    # Resolving brings httpx, Pydantic and the token sources: the TUI does it after its first
+    # frame (cli/tui.py), so they are not loaded with this module.
+    from plantstore_tui.core.config import targets
+
     prompt = _prompt_token if interactive and sys.stdin.isatty() else None
     try:
         return targets.resolve_target(options, os.environ, prompt=prompt)
-    except targets.NoTarget as exc:
+    except chosen.NoTarget as exc:
         raise NoTarget(str(exc)) from None
-    except targets.InvalidAdHocTarget as exc:
+    except chosen.InvalidAdHocTarget as exc:
         # A bad --base-url is a usage mistake (exit 2); a bad environment is configuration (4).
         raise (InvalidInput if exc.on_command_line else ConfigProblem)(str(exc)) from None
     except (ConfigError, CABundleError) as exc:

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 import click
 
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
-from plantstore_tui.core.config import targets
 from plantstore_tui.core.config.glance import named_profile
+from plantstore_tui.core.config.options import TOKEN_ENV, unprompted_ad_hoc_url
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to
 
@@ -45,9 +45,9 @@ def unprompted_plan(
     """How the app connects to the target the options name when nothing need be asked or said
     before the TUI opens (an ad hoc target whose token is in the environment, or a profile
     profiles.toml holds), and its label until then; None: it is resolved before the TUI."""
-    base_url = targets.unprompted_ad_hoc_url(options, environ)
+    base_url = unprompted_ad_hoc_url(options, environ)
     if base_url is not None:
-        label = TargetLabel(base_url=base_url, token_source=f"${targets.TOKEN_ENV}")
+        label = TargetLabel(base_url=base_url, token_source=f"${TOKEN_ENV}")
         return _resolved_in_app(options), label
     # A profile given a CA bundle is resolved first, so that a bad bundle ends the run (exit 4).
     profile = None if options.ca_bundle else named_profile(options, environ)
@@ -67,6 +67,9 @@ def _resolved_in_app(options: TargetOptions) -> Connect:
     asked anything): what cannot be used is said in the TUI, in the core's words."""
 
     def connect() -> Connection:
+        # In the app's connect thread, after the first frame (see cli/targets.py).
+        from plantstore_tui.core.config import targets
+
         return connect_to(targets.resolve_target(options, os.environ))
 
     return connect

@@ -14,7 +14,8 @@ from export_support import run_shell, tools
 from proxy_support import HIDDEN_HOST, TestProxy, background_proxy
 
 from plantstore_tui.cli import main
-from plantstore_tui.core.config.targets import TargetOptions, resolve_target
+from plantstore_tui.core.config.options import TargetOptions
+from plantstore_tui.core.config.targets import resolve_target
 
 SECRET = "pr0xy-S3CRET"  # a proxy password: never printed
 

@@ -14,9 +14,9 @@ from textual.widgets import Static
 
 from plantstore_tui.cli.tui import unprompted_plan
 from plantstore_tui.core.config.files import config_dir
+from plantstore_tui.core.config.options import TargetOptions
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.core.config.targets import TargetOptions
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.profile_row import ProfileRow

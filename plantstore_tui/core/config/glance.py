@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import PROFILES_FILE, config_dir, read_toml
-from plantstore_tui.core.config.targets import (
+from plantstore_tui.core.config.options import (
     PROFILE_ENV,
     TOKEN_ENV,
     TargetOptions,

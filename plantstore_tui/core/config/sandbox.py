@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plantstore_tui.core.config.files import CONFIG_DIR_ENV, DATA_DIR_ENV
-from plantstore_tui.core.config.targets import BASE_URL_ENV, PROFILE_ENV, TOKEN_ENV
+from plantstore_tui.core.config.options import BASE_URL_ENV, PROFILE_ENV, TOKEN_ENV
 from plantstore_tui.core.config.tokens import NO_KEYRING_ENV
 
 SANDBOX_PREFIX = "plantstore-demo-"

@@ -4,6 +4,7 @@ order (`OrderedScreen`), Tab and Enter moving on to the next field, Enter on the
 from __future__ import annotations
 
 from textual import on
+from textual.widget import Widget
 from textual.widgets import Button
 
 from plantstore_tui.ui.ordered_input import OrderedScreen
@@ -17,6 +18,17 @@ class FormScreen(OrderedScreen[None]):
     def form(self) -> PlantForm:
         """The plant form."""
         return self.query_one(PlantForm)
+
+    def set_focus(
+        self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False
+    ) -> None:
+        """Focus a widget (its text selected, as on any ordered screen); the form is marked
+        while the focus is within it."""
+        super().set_focus(widget, scroll_visible, from_app_focus)
+        form = self.form
+        within = self.focused is not None and form in self.focused.ancestors
+        if form.has_class("-focus-within") != within:
+            form.set_class(within, "-focus-within")
 
     def action_send(self) -> None:
         """Check the form and send what it holds."""

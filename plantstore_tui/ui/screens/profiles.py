@@ -18,9 +18,10 @@ from textual.widgets import Footer, Label, ListView, Static
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore, SavedProfiles, SaveReport
-from plantstore_tui.core.config.targets import TOKEN_ENV, profile_target
+from plantstore_tui.core.config.targets import profile_target
 from plantstore_tui.core.http.check_report import CheckReport
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.text import visible

@@ -113,7 +113,7 @@ class SendScreen(FormScreen):
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
         # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
-        form = PlantForm(id="form")
+        form = PlantForm(id="form", classes="-focus-within")
         form.border_title = "New plant"
         yield form
         log = ResponseLog(id="log")

@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 from profiles_support import CANARY, isolate
 
-from plantstore_tui.core.config import files, profiles, targets, tokens
-from plantstore_tui.core.config.profiles import Profile
-from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.core.config.targets import (
+from plantstore_tui.core.config import files, options, profiles, targets, tokens
+from plantstore_tui.core.config.options import (
     InvalidAdHocTarget,
     NoTarget,
     TargetOptions,
-    resolve_target,
     unprompted_ad_hoc_url,
 )
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.targets import resolve_target
 from plantstore_tui.core.config.tokens import InvalidToken, NoToken
 from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.http.tls import CABundleError
@@ -177,7 +177,7 @@ def test_the_subcommands_target_options_win_over_the_groups() -> None:
     assert group.merged("b", None, ca_bundle="own.pem").ca_bundle == "own.pem"
 
 
-@pytest.mark.parametrize("module", [files, profiles, tokens, targets])
+@pytest.mark.parametrize("module", [files, profiles, tokens, options])
 def test_every_config_error_is_a_plantstore_error_with_a_docstring(module: object) -> None:
     errors = [
         value
