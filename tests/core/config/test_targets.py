@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from profiles_support import CANARY, isolate
 
-from plantstore_tui.core.config import files, options, profiles, targets, tokens
+from plantstore_tui.core.config import files, options, profiles, tokens
 from plantstore_tui.core.config.options import (
     InvalidAdHocTarget,
     NoTarget,
