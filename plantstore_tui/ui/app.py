@@ -18,11 +18,16 @@ from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.ui.commands import ProfileCommands
-from plantstore_tui.ui.connection import Connect, TargetLabel
+from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
+from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
+from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
 from plantstore_tui.ui.textual_compat import CompatApp
+
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -52,8 +57,7 @@ class PlantStoreApp(CompatApp[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("f2", "profiles", "Profiles"),
-        # Not in the footer (yet): the palette and the README name it, and every picture of the
-        # send screen stays as it is until the branches of issue 9 are merged.
+        # Not in the footer, which keeps to the keys of every plant: the palette and help name it.
         Binding("f5", "import", "Import", show=False),
     ]
 
@@ -174,7 +178,6 @@ class PlantStoreApp(CompatApp[None]):
 
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
-        from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 
         session = self._send_screen.session
         unsettled = session.unsettled()
@@ -249,7 +252,6 @@ class PlantStoreApp(CompatApp[None]):
 
     def use_profile(self, name: str) -> None:
         """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
-        from plantstore_tui.ui.connection import connect_to_profile
 
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
         self._send_screen.reconnect(lambda: connect_to_profile(name), label)
@@ -301,7 +303,6 @@ class PlantStoreApp(CompatApp[None]):
 
     def action_help(self) -> None:
         """Show the help screen (once)."""
-        from plantstore_tui.ui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

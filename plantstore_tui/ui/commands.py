@@ -12,6 +12,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from plantstore_tui.core.plant.text import visible
 
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
+
 
 @runtime_checkable
 class ProfileUser(Protocol):

@@ -23,13 +23,14 @@ from plantstore_tui.ui.widgets.status_line import (
     joined,
 )
 
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
+
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.sending.queue import PlantSender
 
 
-# Named tuples, not dataclasses: a frozen dataclass compiles its methods at import (3.5M
-# instructions each before the first frame), a named tuple needs none of that.
 class Connection(NamedTuple):
     """A resolved target and the one client that sends to it for the whole session."""
 
@@ -98,7 +99,8 @@ def _token_part(source: str) -> StatusPart:
     return StatusPart(f"token from {source}", gives)
 
 
-# Runs in a thread after the first frame: it may import httpx and Pydantic and read files.
+# Runs in the app's connect thread, after the first frame: it may load httpx and Pydantic, read
+# files and a keyring, and block.
 # It raises (e.g. click's ConfigProblem) with words for the operator when the target is unusable.
 Connect = Callable[[], Connection]
 

@@ -67,7 +67,6 @@ ABOUT = (
 class HelpScreen(ModalScreen[None]):
     """Keys and meanings, over the main screen."""
 
-    # Its styles are read when it first opens: the first frame parses none of them.
     CSS_PATH = "../help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,q", "dismiss", "Close help"),

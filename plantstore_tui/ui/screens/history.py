@@ -19,11 +19,15 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from plantstore_tui.core.http.address import host_port
+from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
 from plantstore_tui.core.store.records import outcome_words
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.widgets.typed_input import TypedInput
+
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import HistoryEntry, HistoryFilter, Ledger
@@ -253,7 +257,6 @@ class HistoryScreen(OrderedScreen[None]):
 
     def action_copy_curl(self) -> None:
         """Copy the highlighted send as a curl command, and show it below to select."""
-        from plantstore_tui.core.http.export import ExportFormat, export_command
 
         entry = self._current()
         if entry is None:

@@ -59,6 +59,9 @@ from plantstore_tui.ui.widgets.import_file import ImportFileTree, PathSuggester
 from plantstore_tui.ui.widgets.import_run import ImportRun, summary_lines
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
+
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
 

@@ -13,7 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -22,7 +22,16 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable
-from plantstore_tui.ui.connection import Connect, Connection, TargetLabel
+from plantstore_tui.core.sending.submitted import (
+    AimedElsewhere,
+    Invalid,
+    Loaded,
+    NeedsConfirmation,
+    NotTaken,
+    Taken,
+)
+from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to_profile
+from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.send_notices import (
     stop_question,
@@ -33,6 +42,9 @@ from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
+
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,9 +102,7 @@ class SendScreen(FormScreen):
     def session(self) -> EntrySession:
         """The plants this screen takes, sends and deals with.
 
-        Made at its first use: right after the first frame (the ledger opens then), or by a key
-        read before it. The first frame shows no plant, so it waits for none of the session's,
-        queue's and ledger states' modules."""
+        Made at its first use: when the screen starts connecting, or by a key read before."""
         if self._session is None:
             from plantstore_tui.core.sending.session import EntrySession
 
@@ -147,28 +157,16 @@ class SendScreen(FormScreen):
         return self.session.target
 
     def on_mount(self) -> None:
-        """Focus Name; open the ledger and build the client only after the first frame."""
+        """Focus Name; open the ledger and connect once the screen is shown."""
         if not self.query(PlantForm):
             # Taken down before it was mounted: the app is ending (its terminal closed at once).
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        # One thread opens the ledger, then connects: a second one would not connect sooner
-        # (both jobs are mostly imports, which hold the GIL) and kept a malloc arena of its own.
         # With no target yet (first run), not before one is chosen: a demo chosen instead runs
         # in a sandbox, and must find the operator's ledger as it was.
         if self._connect is not None:
             self.call_after_refresh(self._start_connecting)
-
-    _resumed = False
-
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        """The first resume comes right after the screen was mounted and styled: Textual would
-        style every node again (34M instructions before the first frame); later resumes (back
-        from another screen, perhaps after a theme change) restyle as usual."""
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
@@ -215,8 +213,7 @@ class SendScreen(FormScreen):
         self._prepare_when_free()
 
     def _prepare_when_free(self) -> None:
-        # After the first connect worker, not beside it: the two would import at
-        # once (Pydantic in both), and a second thread would keep a malloc arena of its own.
+        # After the first connect worker, not beside it: both would load the same modules.
         if self._typing and self._first_worker_done and not self._preparing:
             self._preparing = True
             self._prepare_first_send()
@@ -237,13 +234,6 @@ class SendScreen(FormScreen):
         """Hand texts to the session and show what became of them (`from_form`: the form lets
         go of a plant taken); a protected target asks first. The words when nothing was taken
         and nothing else says why (a resend from the history shows them)."""
-        from plantstore_tui.core.sending.submitted import (
-            Invalid,
-            NeedsConfirmation,
-            NotTaken,
-            Taken,
-        )
-        from plantstore_tui.ui.screens.confirm import protected_question
 
         match self.session.submit(texts, confirmed=confirmed):
             case Taken():
@@ -278,7 +268,6 @@ class SendScreen(FormScreen):
     def confirmed(self, answer: Answer) -> bool:
         """Whether a protected target's question was answered yes; "don't ask again" is
         remembered for the session."""
-        from plantstore_tui.ui.screens.confirm import Answer
 
         target = self.session.target
         if answer is Answer.YES_FOR_SESSION and target is not None:
@@ -376,8 +365,6 @@ class SendScreen(FormScreen):
         and send the refused plant again, then the rest."""
         session, target = self.session, self.session.target
         if target is not None and target.profile is not None:
-            from plantstore_tui.ui.connection import connect_to_profile
-
             name = target.profile
             self._switch(lambda: connect_to_profile(name), TargetLabel.of(target), carry=True)
         session.resume()
@@ -412,7 +399,8 @@ class SendScreen(FormScreen):
             self.connect = connect
             self.problem = problem
 
-    # A thread: importing httpx and Pydantic takes ~100 ms, and the form is usable meanwhile.
+    # A thread: opening the ledger and resolving the target load modules and may block; the
+    # form is usable meanwhile.
     @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
     def _connect_and_read_settings(self) -> None:
         from plantstore_tui.core.store.settings import history_settings
@@ -425,9 +413,7 @@ class SendScreen(FormScreen):
         except Exception as exc:  # `Connect` raises with words for the operator (ui/connection.py)
             self.post_message(self.ConnectionFailed(connect, visible(str(exc))))
             return
-        # Read here, off the UI thread: profiles.toml costs nothing before the first frame; the
-        # next id too: another worker for it, started as this one ends, often found this thread
-        # still busy and started a second one, with a malloc arena of its own.
+        # Read here, off the UI thread, as the ledger's next id.
         settings = history_settings(connection.target.profile)
         next_id = self.session.next_id(connection.target)
         self.post_message(self.Connected(connect, connection, settings, next_id))
@@ -465,7 +451,6 @@ class SendScreen(FormScreen):
         target = self.target
         if target is None or not self.session.protection.needs_asking(target):
             return True
-        from plantstore_tui.ui.screens.confirm import protected_question
 
         return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
 
@@ -577,7 +562,6 @@ class SendScreen(FormScreen):
     def attend(self, number: int, load: bool, anywhere: bool = False) -> None:
         """The operator chose a plant in needs attention: load it into the form (a plant meant
         for another target asks first) or dismiss it; the session decides."""
-        from plantstore_tui.core.sending.submitted import AimedElsewhere, Loaded, NotTaken
 
         form_busy = load and self.form.holds_typing()
         match self.session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere):
@@ -599,7 +583,6 @@ class SendScreen(FormScreen):
         self.show_state()
 
     def _ask_elsewhere(self, elsewhere: AimedElsewhere, load: Callable[[], None]) -> None:
-        from plantstore_tui.ui.screens.confirm import elsewhere_question
 
         def answered(answer: Answer) -> None:
             if answer.confirmed:

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable
+from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
 if TYPE_CHECKING:
     from plantstore_tui.core.sending.session import EntrySession
@@ -48,7 +49,6 @@ def tell_ledger_news(
 def stop_question(session: EntrySession, waiting: int) -> ChoiceScreen[Answer]:
     """Esc cancelled a send with plants behind it: are they held too? (Asked through the send
     screen's one path: nothing goes out until the answer.)"""
-    from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
     def answered(answer: Answer) -> None:
         if answer.confirmed:
@@ -74,7 +74,6 @@ def switch_question(
     """Plants are in line for the old target: do they go there as planned, or are they held?
     The switch comes after the answer, unless it is "don't switch". A queue that cannot send
     now (a refused token, a deployment that cannot be reached) offers only to hold them."""
-    from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 
     target = session.target
     old = "the old target" if target is None else visible(target.profile or target.base_url)

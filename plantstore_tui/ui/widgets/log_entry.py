@@ -6,6 +6,7 @@ for display. The response log (`response_log.py`) draws these entries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -18,7 +19,11 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Span, Text
 
+from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
+
+# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
+# frame, when first used (the start's budget: benchmarks/README.md).
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
@@ -59,7 +64,6 @@ def _json_block(data: Any) -> Text:
     Each text in it is cut to a few hundred characters, and each cut named below it: a server's
     megabyte name is never held or drawn whole.
     """
-    import json  # an answer's body is drawn after the first frame: json waits for it
 
     shown, notes = bounded_json(data)
     flat = json.dumps(shown, ensure_ascii=False)
@@ -78,7 +82,6 @@ def _json_block(data: Any) -> Text:
 
 def _body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
-    import json
 
     try:
         data = json.loads(body)
@@ -93,7 +96,6 @@ def _status_words(outcome: Outcome) -> str:
 
 
 def _outcome_style_name(outcome: Outcome) -> str:
-    from plantstore_tui.core.plant.outcome import Created, Rejected
 
     if isinstance(outcome, Created):
         return "created"
@@ -213,7 +215,6 @@ def _header(at: datetime, number: int | None, url: str, styles: Mapping[str, Sty
 def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -> list[Row]:
     """What came of one send attempt: its status on the header, and the rows under it; built
     from Text without interpreting any markup."""
-    from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
 
     kind = _outcome_style_name(outcome)
     header.append(_status_words(outcome), _style(styles, kind))

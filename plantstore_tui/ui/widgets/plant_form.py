@@ -228,8 +228,7 @@ class PlantForm(Vertical):
         # before the first of their messages arrives here.
         field, value = field_input.field, field_input.value
         if field != "id":
-            # Nothing above the form wants it (the screen looks up IDs only): each level it
-            # bubbled through was one more message dispatched, at every key.
+            # Nothing above the form wants it (the screen looks up IDs only).
             event.stop()
         if value:
             self._touched.add(field)
@@ -297,8 +296,7 @@ class PlantForm(Vertical):
         if value:
             field_input.value = value
         else:
-            # An emptied field, not touched since, has nothing to check or look up: its change
-            # goes nowhere (two dispatches for Name and most Tags, at every plant of a burst).
+            # An emptied field, not touched since, has nothing to check or look up.
             with field_input.prevent(Input.Changed):
                 field_input.value = value
         field_input.cursor_position = len(value)
