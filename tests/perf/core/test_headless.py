@@ -16,23 +16,6 @@ def test_the_core_leaves_out_httpxs_command_line() -> None:
     assert not {name for name in loaded if name.split(".")[0] in ("rich", "pygments", "click")}
 
 
-def test_a_start_with_no_config_file_loads_no_toml_parser() -> None:
-    # The ledger's data directory and the history settings read no file that is not there, and
-    # load no profile store to find none.
-    loaded = loaded_after_running(
-        "from plantstore_tui.core.store import open_ledger\n"
-        "from plantstore_tui.core.store.settings import history_settings\n"
-        "open_ledger('tui'); history_settings(None)"
-    )
-    assert "plantstore_tui.core.store.settings" in loaded
-    assert "tomllib" not in loaded
-    assert "plantstore_tui.core.config.store" not in loaded
-    assert "plantstore_tui.core.config.profiles" not in loaded
-    # Nor what reads the previous release's files, when there are none to take in.
-    assert "plantstore_tui.core.store.carry_over" not in loaded
-    assert "plantstore_tui.core.store.old_files" not in loaded
-
-
 def test_the_form_and_text_checks_load_neither_pydantic_nor_httpx() -> None:
     loaded = loaded_after_importing(
         "plantstore_tui.core.plant.form", "plantstore_tui.core.plant.text"

@@ -1,6 +1,6 @@
-"""The first plant's send is got ready while the plant is typed: what only a send needs (the
-plant models, httpx's transport, its async backend) is imported in a thread from the first key
-or paste a field takes, not on the UI thread at the first Ctrl+S; an idle app imports none of it.
+"""The first plant's send is got ready while the plant is typed: what only a send needs (httpx's
+transport, its async backend) is imported in a thread from the first key or paste a field takes,
+not on the UI thread at the first Ctrl+S; an idle app imports none of it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from textual import events
 from plantstore_tui.core.http import client
 
 # What the first send imports and the connected, idle app has not.
-NEEDED = ("plantstore_tui.core.plant.models", "httpcore", "truststore", "anyio._backends._asyncio")
+NEEDED = ("httpcore", "anyio._backends._asyncio")
 
 
 class Prepared:

@@ -11,16 +11,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-from textual import events
-
 from plantstore_tui.core.plant import form
 from plantstore_tui.ui import connection
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connection, TargetLabel
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.help import HelpScreen
-from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets import log_entry, status_line
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
@@ -58,38 +54,6 @@ def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> Non
     assert json.loads(result.stdout) == {"httpx": False, "pydantic": False}
 
 
-def test_building_the_client_builds_no_pydantic_model_nor_tls_context(tmp_path: Path) -> None:
-    # The models' validators (about 3 MiB of RSS) are built when the first answer is read, the
-    # trust store's TLS context (0.5 MiB) for the first connection.
-    result = _python(
-        """
-        import json, sys
-        from plantstore_tui.cli.targets import TargetOptions
-        from plantstore_tui.cli.tui import _plan
-
-        connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
-        connection = connect()
-        names = ("pydantic.main", "plantstore_tui.core.plant.models", "truststore")
-        print(json.dumps({name: name in sys.modules for name in ("httpx", *names)}))
-        """,
-        env={
-            "PLANTSTORE_TOKEN": CANARY,
-            "PLANTSTORE_PROFILE": "",
-            "PLANTSTORE_BASE_URL": "",
-            "HOME": str(tmp_path),
-            "XDG_CONFIG_HOME": str(tmp_path / "config"),
-            "XDG_DATA_HOME": str(tmp_path / "data"),
-        },
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {
-        "httpx": True,
-        "pydantic.main": False,
-        "plantstore_tui.core.plant.models": False,
-        "truststore": False,
-    }
-
-
 # Run as `python -c CODE`: the app headless until its first frame is drawn, then the modules
 # loaded by then. What the send screen defers to after that frame (the ledger, the client) is
 # scheduled with call_after_refresh: the first such call records instead, and the rest never run.
@@ -123,12 +87,9 @@ _FIRST_FRAME = """
 # config files, the other screens, the subcommands, the server. Each is loaded after that frame,
 # or when its screen or command is first used.
 NOT_BEFORE_THE_FIRST_FRAME = (
-    "json",
     "httpx",
     "pydantic",
     "sqlite3",
-    "tomllib",
-    "truststore",
     "keyring",
     "pygments",
     "rich.markdown",
@@ -140,7 +101,6 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "plantstore_tui.core.config.store",
     "plantstore_tui.core.http.client",
     "plantstore_tui.core.plant.models",
-    "plantstore_tui.core.plant.outcome",
     # The entry session and its states: made right after the first frame, which shows no plant.
     "plantstore_tui.core.sending.session",
     "plantstore_tui.core.sending.queue",
@@ -159,9 +119,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "plantstore_tui.cli.profile",
     "plantstore_tui.ui.screens.attention",
     "plantstore_tui.ui.screens.check",
-    "plantstore_tui.ui.screens.confirm",
     "plantstore_tui.ui.screens.first_run",
-    "plantstore_tui.ui.screens.help",
     "plantstore_tui.ui.screens.history",
     "plantstore_tui.ui.screens.import_screen",
     "plantstore_tui.ui.screens.import_verdict",
@@ -184,7 +142,7 @@ def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
 # The same probe, on the plan the front door makes for a profile.
 _PROFILE_FIRST_FRAME = (
     _FIRST_FRAME.replace("    from plantstore_tui.cli.tui import _plan\n", "")
-    .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.targets import")
+    .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.options import")
     .replace(
         'connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))',
         "import os\n"
@@ -251,35 +209,3 @@ async def test_the_send_screen_is_twelve_widgets() -> None:
         widgets = [type(widget).__name__ for widget in screen.walk_children()]
         assert len(widgets) == 12, widgets
         assert widgets.count("Horizontal") == 1  # the switches' row
-
-
-async def test_the_send_screen_is_not_styled_again_at_its_first_resume(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Its first resume comes right after it was mounted and styled: Textual would style all
-    # its nodes again (34M instructions before the first frame). Later resumes are Textual's.
-    resumes: list[tuple[bool, bool]] = []
-    handler = SendScreen.on_screen_resume
-
-    def recording(self: SendScreen, event: events.ScreenResume) -> None:
-        asked = event.refresh_styles
-        handler(self, event)
-        resumes.append((asked, event.refresh_styles))
-
-    monkeypatch.setattr(SendScreen, "on_screen_resume", recording)
-
-    def connect() -> Connection:
-        raise RuntimeError("no deployment in this test")
-
-    label = TargetLabel(base_url="http://127.0.0.1:9", token_source="test")
-    app = PlantStoreApp(connect, label)
-    async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause()
-        assert resumes == [(True, False)]
-        await app.push_screen(HelpScreen())
-        await pilot.pause()
-        app.pop_screen()
-        await pilot.pause()
-        assert isinstance(app.screen, SendScreen)
-        assert len(resumes) == 2
-        assert resumes[1][0] == resumes[1][1]
