@@ -24,7 +24,7 @@ from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
-from plantstore_tui.ui.textual_compat import CompatApp
+from plantstore_tui.ui.textual_compat import KeysFirstApp
 
 # Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
 # frame, when first used (the start's budget: benchmarks/README.md).
@@ -45,7 +45,7 @@ def _now() -> datetime:
     return datetime.now().astimezone()
 
 
-class PlantStoreApp(CompatApp[None]):
+class PlantStoreApp(KeysFirstApp[None]):
     """plantstore-tui: a form, a send that never freezes the screen, and a log of the answers."""
 
     CSS_PATH = "app.tcss"

@@ -2,7 +2,7 @@
 
 Each private name used here is listed in `PRIVATE_NAMES`, with the behaviour that needs it and the
 upstream issue; tests/ui/test_textual_compat.py fails, naming the symbol, when a Textual upgrade
-removes or renames one. Everywhere else uses the functions and the two base classes below.
+removes or renames one. Everywhere else uses the functions and the base class below.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def replace_writer_file(
         driver._file = replace(output)
 
 
-class CompatApp(App[ReturnType]):
+class KeysFirstApp(App[ReturnType]):
     """Textual's App with two hooks into its internals: keys taken before Textual delivers them,
     and a crash report that may leave out every frame's locals."""
 
@@ -110,10 +110,7 @@ class CompatApp(App[ReturnType]):
         self.panic(Traceback(show_locals=False, width=None, suppress=[rich]))
 
 
-class CompatInput(Input):
-    """Textual's Input whose cursor can be shown at once for a key applied without Input's own
-    key handler (see `PRIVATE_NAMES`)."""
-
-    def restart_blink(self) -> None:
-        """Show the cursor and start its blink over, as Input does for each key it handles."""
-        self._restart_blink()
+def restart_blink(field: Input) -> None:
+    """Show the field's cursor and start its blink over, as Input does for each key it handles:
+    for a key applied without Input's own key handler."""
+    field._restart_blink()

@@ -9,9 +9,10 @@ import pytest
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import Input
 
 from plantstore_tui.ui import textual_compat
-from plantstore_tui.ui.textual_compat import CompatApp, CompatInput, check_bindings, missing
+from plantstore_tui.ui.textual_compat import KeysFirstApp, check_bindings, missing
 
 
 def test_every_private_name_is_in_the_installed_textual() -> None:
@@ -28,7 +29,7 @@ def test_a_name_textual_no_longer_has_is_named(monkeypatch: pytest.MonkeyPatch) 
     assert missing() == ["textual.app.App._check_bindings_renamed"]
 
 
-class _Hooked(CompatApp[None]):
+class _Hooked(KeysFirstApp[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f5", "hit", "Hit")]
 
     def __init__(self) -> None:
@@ -37,7 +38,7 @@ class _Hooked(CompatApp[None]):
         self.taken: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield CompatInput()
+        yield Input()
 
     def action_hit(self) -> None:
         self.hits += 1
@@ -64,4 +65,4 @@ async def test_a_key_taken_first_goes_no_further() -> None:
     async with app.run_test() as pilot:
         await pilot.press("y", "z")
         assert app.taken == ["y"]
-        assert app.query_one(CompatInput).value == "z"
+        assert app.query_one(Input).value == "z"

@@ -33,15 +33,15 @@ from plantstore_tui.core.sending.submitted import (
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.form_keys import FormScreen
-from plantstore_tui.ui.screens.send_notices import (
+from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
     switch_question,
     tell_ledger_news,
 )
+from plantstore_tui.ui.widgets.one_line_footer import OneLineFooter
 from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
-from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
 
 # Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
 # frame, when first used (the start's budget: benchmarks/README.md).
@@ -129,7 +129,7 @@ class SendScreen(FormScreen):
         log = ResponseLog(id="log")
         log.border_title = "Responses"
         yield log
-        yield SteadyFooter()
+        yield OneLineFooter()
 
     def _initial_state(self) -> tuple[str, StatusKind]:
         if self._connect is None:

@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.highlighter import Highlighter
 from rich.text import Text
+from textual.widgets import Input
 
 from plantstore_tui.core.plant.form import is_forbidden_char
-from plantstore_tui.ui.textual_compat import CompatInput
 
 
 def _symbol(char: str) -> str:
@@ -36,7 +36,7 @@ class VisibleControls(Highlighter):
                 text.stylize("reverse", index, index + 1)
 
 
-class SafeInput(CompatInput):
+class SafeInput(Input):
     """Shows a pasted ESC, C1, DEL or bidi control as a visible symbol; the value is unchanged.
 
     The form refuses such text and names the character; this keeps it off the terminal meanwhile.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from plantstore_tui.ui.textual_compat import restart_blink
 from plantstore_tui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class TypedInput(SafeInput):
         if not event.is_printable or event.character is None:
             return False
         self._replace_selection(event.character)
-        self.restart_blink()  # the cursor stays on while the operator types, as in any Input
+        restart_blink(self)  # the cursor stays on while the operator types, as in any Input
         return True
 
     def several_lines(self, count: int) -> str:

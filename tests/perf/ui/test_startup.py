@@ -96,7 +96,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "rich.syntax",
     "textual.widgets._markdown",
     "textual.widgets._data_table",
-    # The footer is drawn by a widget of the project's own (ui/widgets/steady_footer.py).
+    # The footer is drawn by a widget of the project's own (ui/widgets/one_line_footer.py).
     "textual.widgets._footer",
     "plantstore_tui.core.config.store",
     "plantstore_tui.core.http.client",

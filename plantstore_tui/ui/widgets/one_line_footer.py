@@ -30,7 +30,7 @@ class FooterKey(NamedTuple):
     tooltip: str
 
 
-class SteadyFooter(Widget, can_focus=False):
+class OneLineFooter(Widget, can_focus=False):
     """The keys of the screen's active bindings on one line; the palette's key at the right end."""
 
     ALLOW_SELECT = False

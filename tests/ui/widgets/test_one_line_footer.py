@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.events import MouseScrollDown
 from textual.widgets import Input
 
-from plantstore_tui.ui.widgets.steady_footer import SteadyFooter
+from plantstore_tui.ui.widgets.one_line_footer import OneLineFooter
 
 
 class _Keys(App[None]):
@@ -30,7 +30,7 @@ class _Keys(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Input()
-        yield SteadyFooter()
+        yield OneLineFooter()
 
     def action_count(self, what: str) -> None:
         self.counted.append(what)
@@ -45,13 +45,13 @@ class _Keys(App[None]):
 
 
 def _line(app: _Keys) -> str:
-    return app.query_one(SteadyFooter).render().plain
+    return app.query_one(OneLineFooter).render().plain
 
 
 async def test_the_keys_are_one_widget_drawn_from_the_first_frame() -> None:
     app = _Keys()
     async with app.run_test(size=(80, 5)):
-        footer = app.query_one(SteadyFooter)
+        footer = app.query_one(OneLineFooter)
         line = _line(app)
         # Textual's Footer composed one widget a key, a frame after its first.
         assert list(footer.children) == []
@@ -66,17 +66,17 @@ async def test_a_click_on_a_key_presses_it_and_a_disabled_key_rings_the_bell() -
     app = _Keys()
     async with app.run_test(size=(80, 5)) as pilot:
         line = _line(app)
-        await pilot.click(SteadyFooter, offset=(line.index("Needs"), 0))
+        await pilot.click(OneLineFooter, offset=(line.index("Needs"), 0))
         await pilot.pause()
         assert app.counted == ["attention"]
-        await pilot.click(SteadyFooter, offset=(line.index("Locked"), 0))
+        await pilot.click(OneLineFooter, offset=(line.index("Locked"), 0))
         await pilot.pause()
         assert app.counted == ["attention"]
         assert app.bells == 1
         app.locked = False
         app.refresh_bindings()
         await pilot.pause()
-        await pilot.click(SteadyFooter, offset=(line.index("Locked"), 0))
+        await pilot.click(OneLineFooter, offset=(line.index("Locked"), 0))
         await pilot.pause()
         assert app.counted == ["attention", "locked"]
 
@@ -84,10 +84,10 @@ async def test_a_click_on_a_key_presses_it_and_a_disabled_key_rings_the_bell() -
 async def test_the_key_under_the_mouse_shows_its_tooltip() -> None:
     app = _Keys()
     async with app.run_test(size=(80, 5)) as pilot:
-        footer = app.query_one(SteadyFooter)
-        await pilot.hover(SteadyFooter, offset=(_line(app).index("palette"), 0))
+        footer = app.query_one(OneLineFooter)
+        await pilot.hover(OneLineFooter, offset=(_line(app).index("palette"), 0))
         assert footer.tooltip == "Open the command palette"
-        await pilot.hover(SteadyFooter, offset=(1, 0))
+        await pilot.hover(OneLineFooter, offset=(1, 0))
         assert footer.tooltip is None
 
 
@@ -95,7 +95,7 @@ async def test_the_wheel_shows_the_keys_that_do_not_fit() -> None:
     app = _Keys()
     async with app.run_test(size=(40, 5)) as pilot:
         assert "Locked" not in _line(app)
-        footer = app.query_one(SteadyFooter)
+        footer = app.query_one(OneLineFooter)
         for _ in range(10):
             footer.post_message(MouseScrollDown(footer, 1, 0, 0, 1, 0, False, False, False))
             await pilot.pause()
