@@ -11,22 +11,12 @@ from pathlib import Path
 
 import keyring
 import pytest
-import textual._wait as textual_wait
 from hypothesis import settings
 from keyring.backends import fail
 from pydantic import SecretStr
 from seen_support import record_notifications
-from textual_css_cache import share_parsed_css
 
 from plantstore_tui.server.runner import BackgroundServer
-
-share_parsed_css()
-# How long Textual's pilot sleeps each time it looks whether the app is idle (after every key and
-# every pause): it calls the app idle when it took under a twentieth of that in CPU. Textual's 20 ms
-# made the UI tests wait ~40 ms a key, most of their time; 5 ms finds the same idle app sooner.
-# Only the pace of the look changes: a busy app (any thread of this process) is still waited for.
-textual_wait.SLEEP_GRANULARITY = 0.005
-textual_wait.SLEEP_IDLE = textual_wait.SLEEP_GRANULARITY / 20
 
 # CI runs on a fresh clone with no example database: the same examples every run, so a red CI
 # is reproducible, and no deadline, so a loaded machine cannot fail a test on time alone.
