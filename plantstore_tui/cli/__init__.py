@@ -52,6 +52,7 @@ class LazyGroup(click.Group):
         "import": "plantstore_tui.cli.import_file.import_file",
         "check": "plantstore_tui.cli.check.check",
         "history": "plantstore_tui.cli.history.history",
+        "web": "plantstore_tui.cli.web.web",
     },
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
