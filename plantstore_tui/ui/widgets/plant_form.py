@@ -27,6 +27,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
+from plantstore_tui.ui.browser_keys import browser_keys, terminal_keys
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -123,8 +124,9 @@ class PlantForm(Vertical):
         for field in FORM_FIELDS:
             yield FieldInput(field)
         with Horizontal(id="switches"):
-            yield MarkedCheckbox("Next id ^N", value=True, id="next-id")
-            yield MarkedCheckbox("Keep tag ^T", value=False, id="keep-tag")
+            keys = browser_keys if self.app.is_web else terminal_keys
+            yield MarkedCheckbox(f"Next id {keys('^N')}", value=True, id="next-id")
+            yield MarkedCheckbox(f"Keep tag {keys('^T')}", value=False, id="keep-tag")
         yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 
