@@ -57,6 +57,10 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
         opened.close()
 
 
+def _alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
 def _web(server: BackgroundServer) -> tuple[list[str], dict[str, str]]:
     return ["--base-url", server.base_url], {"PLANTSTORE_TOKEN": server.token.get_secret_value()}
 
@@ -113,6 +117,13 @@ def test_two_tabs_at_once_each_create_their_own(
         screen_has(second, f"Created plant {another_plant_id}")
         assert sorted(stored_plants(reference_server.db_path)) == sorted(
             [(plant_id, "First Tab Fern", None), (another_plant_id, "Second Tab Fern", None)]
+        )
+        # Stopping the server ends every tab's TUI, as closing the tabs would.
+        apps = web.apps()
+        web.process.terminate()
+        assert web.process.wait(STARTUP_SECONDS) == 0
+        wait_until(
+            lambda: not any(_alive(app) for app in apps), GONE_SECONDS, what="the TUIs to end"
         )
 
 
