@@ -41,7 +41,7 @@ SCREEN_RECORDER = """
 """
 # The recorded text without escape sequences, for `wait_for_function`.
 SCREEN_TEXT = (
-    r"""() => window.__screen.replace("""
+    r"""(since = 0) => window.__screen.slice(since).replace("""
     r"""/\x1b\[[0-9;?<>=]*[ -\/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]/g, "")"""
 )
 
@@ -135,14 +135,23 @@ def running_web(*arguments: str, env: dict[str, str] | None = None) -> Iterator[
         stdout.close()
 
 
-def screen_has(page: Any, text: str, timeout: float = STARTUP_SECONDS) -> None:
-    """Wait until the page's terminal was sent `text` (escape sequences left out)."""
+def screen_mark(page: Any) -> int:
+    """Where the page's terminal output ends now, for `screen_has(since=)`."""
+    mark: int = page.evaluate("() => window.__screen.length")
+    return mark
+
+
+def screen_has(page: Any, text: str, timeout: float = STARTUP_SECONDS, *, since: int = 0) -> None:
+    """Wait until the page's terminal was sent `text` (escape sequences left out), after the
+    mark `since`."""
     page.wait_for_function(
-        f"(text) => ({SCREEN_TEXT})().includes(text)", arg=text, timeout=timeout * 1000
+        f"([text, since]) => ({SCREEN_TEXT})(since).includes(text)",
+        arg=[text, since],
+        timeout=timeout * 1000,
     )
 
 
-def screen_text(page: Any) -> str:
-    """Everything the page's terminal was sent so far, escape sequences left out."""
-    text: str = page.evaluate(SCREEN_TEXT)
+def screen_text(page: Any, since: int = 0) -> str:
+    """What the page's terminal was sent after the mark `since`, escape sequences left out."""
+    text: str = page.evaluate(SCREEN_TEXT, since)
     return re.sub(r"\s+", " ", text)

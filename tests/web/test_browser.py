@@ -22,6 +22,8 @@ from web_support import (
     chromium_path,
     running_web,
     screen_has,
+    screen_mark,
+    screen_text,
 )
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -187,6 +189,11 @@ def test_in_a_browser_the_form_and_help_name_keys_the_page_receives(
             (plant_id, "Tagged Fern", "porch"),
             (another_plant_id, "Kept Tag Fern", "porch"),
         ]
+        mark = screen_mark(page)
         page.keyboard.press("F1")
-        screen_has(page, "Alt+N")
-        screen_has(page, "turn moving the ID on after a send on or off")
+        screen_has(page, "turn keeping the tag after a send on or off", since=mark)
+        shown = screen_text(page, since=mark)
+        assert "Alt+N" in shown
+        assert "Alt+T" in shown
+        assert "Ctrl+N" not in shown
+        assert "Ctrl+T" not in shown
