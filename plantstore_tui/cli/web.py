@@ -90,6 +90,8 @@ def web(
             f"Serving on {host} beyond this machine needs HTTPS (--cert and --key), since anyone "
             "on the network could read the access key; or keep 127.0.0.1 behind a reverse proxy."
         )
+    if public_url is not None and not public_url.startswith(("http://", "https://")):
+        raise InvalidInput("--public-url must start with http:// or https://.")
     if options.proxy and "@" in options.proxy:
         raise InvalidInput(
             "A proxy with a password cannot be given to web (each tab's command line is "
