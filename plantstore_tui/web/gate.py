@@ -12,6 +12,7 @@ import hmac
 import os
 import secrets
 from collections.abc import Awaitable, Callable
+from urllib.parse import quote, urlencode
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -44,6 +45,14 @@ def _matches(given: str, key: str) -> bool:
     return hmac.compare_digest(given.encode(), key.encode())
 
 
+def _without_key(request: web.Request) -> str:
+    """The address of `request` without the key, relative to it: right behind a reverse proxy
+    that serves it under a path of its own too."""
+    rest = urlencode([(k, v) for k, v in request.query.items() if k != KEY_PARAMETER])
+    page = quote(request.path.rsplit("/", 1)[1])
+    return f"./{page}?{rest}" if rest else f"./{page}"
+
+
 def key_gate(key: str, *, cookie_name: str, secure: bool) -> Middleware:
     """An aiohttp middleware that refuses a request without the key before any handler runs:
     401 when no key is shown, 403 when a wrong one is."""
@@ -54,9 +63,7 @@ def key_gate(key: str, *, cookie_name: str, secure: bool) -> Middleware:
         if in_url is not None:
             if not _matches(in_url, key):
                 raise web.HTTPForbidden(text="This access key is not the right one.\n")
-            # The key leaves the URL: the same path and other parameters, with the cookie.
-            query = {k: v for k, v in request.query.items() if k != KEY_PARAMETER}
-            response = web.HTTPSeeOther(request.rel_url.with_query(query).path_qs)
+            response = web.HTTPSeeOther(_without_key(request))
             response.set_cookie(
                 cookie_name, key, httponly=True, samesite="Strict", secure=secure, path="/"
             )

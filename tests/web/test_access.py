@@ -51,7 +51,10 @@ def test_requests_without_the_key_or_with_a_wrong_one_are_refused_and_start_no_a
         # The right key opens the page once, as a cookie, and takes itself out of the URL.
         opened = client.get("/", params={"key": web.key})
         assert opened.status_code == 303
-        assert opened.headers["location"] == "/"
+        assert opened.headers["location"] == "./"
+        # Other parameters stay.
+        sized = client.get("/", params={"key": web.key, "fontsize": "20"})
+        assert sized.headers["location"] == "./?fontsize=20"
         cookie = opened.headers["set-cookie"]
         assert "HttpOnly" in cookie
         assert "SameSite=Strict" in cookie
