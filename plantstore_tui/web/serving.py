@@ -7,18 +7,19 @@ middleware, so a request without the key is refused before any handler, and no p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import socket
 import ssl
 from collections.abc import Callable
 
 from aiohttp import web
-from aiohttp.typedefs import Middleware
+from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
 
-# A tab's websocket may stay open for hours: on Ctrl+C the server waits this long for the tabs
-# to end, then ends them (each app is told to quit, as a closed tab does).
-SHUTDOWN_SECONDS = 2.0
+# On Ctrl+C every tab's connection is dropped, which ends its app as a closed tab does; the
+# server waits this long for them to end, then for any other request, before it stops.
+SHUTDOWN_SECONDS = 3.0
 
 
 class GatedServer(Server):
@@ -27,6 +28,10 @@ class GatedServer(Server):
     def __init__(self, command: str, *, public_url: str, title: str, gate: Middleware) -> None:
         super().__init__(command, public_url=public_url, title=title)
         self._gate = gate
+        # The connections of the requests being handled (a tab's websocket, while it is open).
+        self._open: set[asyncio.BaseTransport] = set()
+        self._all_closed = asyncio.Event()
+        self._all_closed.set()
 
     async def gated_app(self) -> web.Application:
         """textual-serve's aiohttp application, the gate first in its middlewares."""
@@ -34,12 +39,36 @@ class GatedServer(Server):
         # downloads, static files) that its page and handlers refer to by name.
         # tests/web/test_serving.py fails loudly if an upgrade moves it.
         app = await self._make_app()
-        app.middlewares.append(self._gate)
+        app.middlewares.extend([self._gate, self._tracked])
         return app
+
+    @web.middleware
+    async def _tracked(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        transport = request.transport
+        if transport is None:  # the client is gone already
+            return await handler(request)
+        self._open.add(transport)
+        self._all_closed.clear()
+        try:
+            return await handler(request)
+        finally:
+            self._open.discard(transport)
+            if not self._open:
+                self._all_closed.set()
 
     async def on_startup(self, app: web.Application) -> None:
         """Nothing: the command prints the one URL to open, and textual-serve's banner names
         the command every tab runs."""
+
+    async def end_tabs(self) -> None:
+        """Drop every open connection (a tab's websocket never ends by itself), and wait up to
+        `SHUTDOWN_SECONDS` for their handlers: each tab's app is told to quit by textual-serve,
+        as when its tab closes, and the handler returns once the app has ended."""
+        for transport in list(self._open):
+            transport.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                await self._all_closed.wait()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -88,5 +117,6 @@ async def _serve(
         await web.SockSite(runner, sock, ssl_context=tls).start()
         on_ready()
         await stop.wait()
+        await server.end_tabs()
     finally:
         await runner.cleanup()
