@@ -67,10 +67,11 @@ def _web(server: BackgroundServer) -> tuple[list[str], dict[str, str]]:
     return ["--base-url", server.base_url], {"PLANTSTORE_TOKEN": server.token.get_secret_value()}
 
 
-def open_tab(context: BrowserContext, web: WebServer) -> Page:
-    """A new tab on the URL the server printed, its TUI drawn and taking keys."""
+def open_tab(context: BrowserContext, web: WebServer, url: str | None = None) -> Page:
+    """A new tab on `url` (by default the URL the server printed), its TUI drawn and taking
+    keys."""
     page = context.new_page()
-    page.goto(web.url)
+    page.goto(url or web.url)
     screen_has(page, READY)
     page.locator("textarea.xterm-helper-textarea").focus()
     return page
@@ -91,14 +92,22 @@ def test_a_plant_typed_in_the_page_is_stored_once(
     reference_server: BackgroundServer, context: BrowserContext, plant_id: int
 ) -> None:
     arguments, env = _web(reference_server)
-    with running_web(*arguments, env=env) as web:
-        page = open_tab(context, web)
+    token = reference_server.token.get_secret_value()
+    key = "a-fixed-key-for-this-test-0123456789"
+    with running_web(*arguments, env={**env, "PLANTSTORE_WEB_KEY": key}) as web:
+        page = open_tab(context, web, f"{web.origin}/?key={key}")
         # The key is in a cookie now, not in the address bar.
         assert "key=" not in page.url
         type_plant(page, "Browser Fern", plant_id, "indoor")
         screen_has(page, f"Created plant {plant_id}")
         assert stored_plants(reference_server.db_path) == [(plant_id, "Browser Fern", "indoor")]
-        assert len(web.apps()) == 1
+        [app] = web.apps()
+        # Neither the token nor the key on a command line `ps` shows; the key not even in the
+        # tab's environment (the token is: that is how the tab gets it).
+        for pid in (app, web.process.pid):
+            assert token not in Path(f"/proc/{pid}/cmdline").read_text()
+            assert key not in Path(f"/proc/{pid}/cmdline").read_text()
+        assert key not in Path(f"/proc/{app}/environ").read_text()
 
 
 def test_two_tabs_at_once_each_create_their_own(
