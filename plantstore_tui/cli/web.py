@@ -14,6 +14,7 @@ from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.targets import TargetOptions, merged_target_options, resolve_target
 from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.http.hosts import is_loopback_host
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.web.gate import KEY_ENV, KEY_PARAMETER, UnusableKey, access_key, key_gate
 from plantstore_tui.web.serving import GatedServer, listening_socket, serve, tls_context
 
@@ -87,8 +88,9 @@ def web(
         raise InvalidInput("--cert and --key go together: give both, or neither.")
     if cert is None and not is_loopback_host(host):
         raise InvalidInput(
-            f"Serving on {host} beyond this machine needs HTTPS (--cert and --key), since anyone "
-            "on the network could read the access key; or keep 127.0.0.1 behind a reverse proxy."
+            f"Serving on {visible(host)} beyond this machine needs HTTPS (--cert and --key), "
+            "since anyone on the network could read the access key; or keep 127.0.0.1 behind a "
+            "reverse proxy."
         )
     if public_url is not None and not public_url.startswith(("http://", "https://")):
         raise InvalidInput("--public-url must start with http:// or https://.")
@@ -121,7 +123,9 @@ def web(
     try:
         sock = listening_socket(host, port)
     except OSError as exc:
-        raise InvalidInput(f"Cannot listen on {host} port {port}: {exc.strerror or exc}.") from None
+        raise InvalidInput(
+            f"Cannot listen on {visible(host)} port {port}: {exc.strerror or exc}."
+        ) from None
     bound_port = sock.getsockname()[1]
     scheme = "https" if tls is not None else "http"
     address = (public_url or f"{scheme}://{_url_host(host)}:{bound_port}").rstrip("/")
@@ -130,12 +134,15 @@ def web(
         command,
         public_url=address,
         title="plantstore-tui",
-        gate=key_gate(key, cookie_name=f"plantstore_web_{bound_port}", secure=tls is not None),
+        # Secure: over HTTPS, here or at the reverse proxy in front.
+        gate=key_gate(
+            key, cookie_name=f"plantstore_web_{bound_port}", secure=address.startswith("https:")
+        ),
     )
 
     def ready() -> None:
         click.echo(f"Serving the TUI on {address}: each browser tab runs its own, sending to")
-        click.echo(f"  {target.base_url}")
+        click.echo(f"  {visible(target.base_url)}")
         if from_env:
             click.echo(f"Open this URL, with the access key from ${KEY_ENV}:")
             click.echo(f"  {address}/?{KEY_PARAMETER}=<${KEY_ENV}>")
