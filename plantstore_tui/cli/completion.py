@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
-from click.shell_completion import CompletionItem, get_completion_class
 
-from plantstore_tui.core.config.glance import saved_profile_names
 from plantstore_tui.core.plant.text import shorten, visible
 
+# Every command line loads this module (`--profile` names `profile_names`): what completing
+# needs is imported when a shell completes, or asks for its script.
 if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
     from plantstore_tui.core.store import HistoryEntry
 
 PROG_NAME = "plantstore-tui"
@@ -33,6 +35,10 @@ def profile_names(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """The saved profiles whose names start with what is typed."""
+    from click.shell_completion import CompletionItem
+
+    from plantstore_tui.core.config.glance import saved_profile_names
+
     return [
         CompletionItem(name)
         for name in saved_profile_names()
@@ -46,7 +52,8 @@ def history_entries(
 ) -> list[CompletionItem]:
     """The newest entries of the ledger whose numbers start with what is typed, each described
     by its plant and how it ended (zsh and fish show the description)."""
-    # The ledger's modules load when an entry is completed, not with every command line.
+    from click.shell_completion import CompletionItem
+
     from plantstore_tui.core.store import StoreError, open_unchanged
 
     try:
@@ -87,6 +94,8 @@ def completion(ctx: click.Context, shell: str) -> None:
 
     Commands, options, saved profile names and history entries then complete.
     """
+    from click.shell_completion import get_completion_class
+
     script = get_completion_class(shell)
     # Every SHELLS name is one of click's own shells.
     assert script is not None
