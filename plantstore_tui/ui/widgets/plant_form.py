@@ -123,7 +123,8 @@ class PlantForm(Vertical):
         made when the field first has something to say (`_message_line`)."""
         for field in FORM_FIELDS:
             yield FieldInput(field)
-        with Horizontal(id="switches"):
+        # In a browser the keys' names are longer (Alt+N): the switches go one under the other.
+        with Horizontal(id="switches", classes="-browser" if self.app.is_web else ""):
             keys = browser_keys if self.app.is_web else terminal_keys
             yield MarkedCheckbox(f"Next id {keys('^N')}", value=True, id="next-id")
             yield MarkedCheckbox(f"Keep tag {keys('^T')}", value=False, id="keep-tag")
