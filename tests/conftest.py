@@ -38,10 +38,11 @@ collect_ignore = ["perf"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The pty and subprocess tests (tests/e2e) first: they are the longest, mostly waiting on
-    other processes, and a long test started last keeps one worker busy while the other has
-    nothing left (xdist hands each worker half the list in this order, then steals)."""
-    items.sort(key=lambda item: item.path.parent.name != "e2e")
+    """The pty, subprocess and browser tests (tests/e2e, tests/web) first: they are the longest,
+    mostly waiting on other processes, and a long test started last keeps one worker busy while
+    the other has nothing left (xdist hands each worker half the list in this order, then
+    steals)."""
+    items.sort(key=lambda item: item.path.parent.name not in {"e2e", "web"})
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
 """The command line, `plantstore-tui` and `python -m plantstore_tui`: without a subcommand it
-opens the TUI; subcommands add, serve, demo, profile, import, check, history and completion."""
+opens the TUI; subcommands add, serve, demo, profile, import, check, history, completion and web."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ class LazyGroup(click.Group):
         "check": "plantstore_tui.cli.check.check",
         "history": "plantstore_tui.cli.history.history",
         "completion": "plantstore_tui.cli.completion.completion",
+        "web": "plantstore_tui.cli.web.web",
     },
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
