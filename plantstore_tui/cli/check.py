@@ -7,7 +7,10 @@ import json
 import re
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -21,6 +24,7 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
+from plantstore_tui.core.http.junit import junit_xml
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
@@ -59,6 +63,13 @@ def parse_ids(text: str) -> range:
     help="With --create: how many plants to send.",
 )
 @json_option()
+@click.option(
+    "--report-junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write the report as JUnit XML for a CI server: one test case per probe.",
+)
 @yes_option("With --create: create on a protected profile.")
 @timeout_option(
     60, "Give up on any one probe after this long [default: 10, or the profile's if shorter]."
@@ -70,6 +81,7 @@ def check(
     ids_text: str | None,
     samples: int,
     as_json: bool,
+    junit_path: Path | None,
     yes: bool,
     timeout: float | None,
 ) -> None:
@@ -78,6 +90,7 @@ def check(
     Every probe sends a body the spec's server must refuse. With --create --ids A-B it also
     sends --samples valid plants and measures latency. Exits 0 when no probe fails, 1 when
     one fails, 3 when the deployment cannot be reached, 4 for a configuration problem.
+    With --report-junit FILE the report is also written as JUnit XML, whatever the verdict.
     """
     plan = _plan(create, ids_text, samples)
     target = resolve_target(options, interactive=not as_json)
@@ -88,7 +101,11 @@ def check(
     if timeout is not None:
         target = with_limits(target, timeout)
     on_sent = None if plan is None else _kept_in_history(target)
-    report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
+    # Opened before any probe: a file that cannot be written stops the check before it begins.
+    with _report_file(junit_path) as junit:
+        report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
+        if junit is not None:
+            junit.write(junit_xml(report))
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True))
     else:
@@ -108,6 +125,22 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
     if len(ids) < samples:
         raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
     return CreatePlan(ids=ids, samples=samples)
+
+
+@contextmanager
+def _report_file(path: Path | None) -> Iterator[BinaryIO | None]:
+    if path is None:
+        yield None
+        return
+    try:
+        sink = path.open("wb")
+    except OSError as exc:
+        reason = exc.strerror or "it cannot be opened"
+        raise InvalidInput(
+            f"--report-junit {visible(str(path))} cannot be written ({reason}); nothing was sent"
+        ) from None
+    with sink:
+        yield sink
 
 
 def _kept_in_history(target: Target) -> Callable[[Outcome], None]:
