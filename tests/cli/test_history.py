@@ -30,7 +30,7 @@ from ledger_support import (
     rejected,
     take_settled,
 )
-from misbehaving import Hang, MisbehavingServer, Send, json_response
+from misbehaving import Close, Hang, MisbehavingServer, Send, ServerThread, json_response
 
 from plantstore_tui.cli import main
 from plantstore_tui.cli.history import parse_moment
@@ -210,6 +210,23 @@ def test_no_history_yet() -> None:
     assert json.loads(run("history", "--pending", "--json").stdout) == []
     assert run("history", "clear", "--yes").stdout == "The history is empty.\n"
     assert not ledger_file().exists()
+
+
+def test_an_answer_that_is_not_http_is_told_in_words_by_add_and_by_the_history() -> None:
+    with ServerThread([Send(b"SPROING 999 whatever\r\n\r\n"), Close()]) as server:
+        sent = run(
+            "add", "--name", "Fern", "--id", "7", "--base-url", server.base_url, token=CANARY
+        )
+    assert sent.exit_code == 3, sent.output
+    assert "The answer is not valid HTTP: its status line reads 'SPROING 999 whatever'" in (
+        sent.output
+    )
+    listed = run("history")
+    assert "failed: invalid answer (fate unknown)" in listed.output
+    for said in (sent.output, listed.output):
+        assert "bytearray" not in said
+        assert "b'" not in said
+        assert "invalid_response" not in said
 
 
 def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None:

@@ -6,7 +6,9 @@ is translated here, at one boundary; the client turns the `Failure` into a `Fail
 
 from __future__ import annotations
 
+import ast
 import errno
+import re
 import socket
 import ssl
 import zlib
@@ -21,7 +23,7 @@ from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.tls import handshake_problem
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
 from plantstore_tui.core.plant.outcome import FailureKind, PlantFate
-from plantstore_tui.core.plant.text import shorten
+from plantstore_tui.core.plant.text import quoted, shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
@@ -140,7 +142,7 @@ def explain(
             message = f"The server did not answer within {limits.read:g} s"
             return Failure.unknown(FailureKind.TIMEOUT, message)
         case httpx.RemoteProtocolError() if not _disconnected(exc):
-            message = f"{answer} is not valid HTTP: {shorten(str(exc), 200)}"
+            message = f"{answer} is not valid HTTP: {protocol_words(str(exc))}"
             advice = (
                 "Check the base URL's scheme, host and port: something other than a Plant "
                 "Store may be answering. " + _CHECK_STORE
@@ -152,6 +154,42 @@ def explain(
         case _:
             message = f"The request failed: {type(exc).__name__}"
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+
+
+# What h11 (under httpx) says of an answer that is not HTTP, as an operator would say it; the
+# bytes it quotes follow these words.
+_PROTOCOL_WORDS = {
+    "illegal status line": "its status line reads",
+    "illegal header line": "a header line reads",
+    "illegal chunk header": "a chunk of its body begins",
+    "bad content-length": "its Content-Length is not a number",
+    "conflicting content-length headers": "it has two different Content-Length headers",
+    "only transfer-encoding: chunked is supported": "its Transfer-Encoding is not chunked",
+}
+# A Python literal of bytes as h11 puts it in its words: bytearray(b'...') or b'...'.
+_BYTES_LITERAL = re.compile(r"""(?:bytearray\()?(b'(?:[^'\\]|\\.)*'|b"(?:[^"\\]|\\.)*")\)?""")
+
+
+def _quoted_bytes(found: re.Match[str]) -> str:
+    try:
+        data = ast.literal_eval(found.group(1))
+    except (ValueError, SyntaxError):
+        return "(bytes that cannot be shown)"
+    return quoted(visible(bytes(data).decode("latin-1")))
+
+
+def protocol_words(text: str) -> str:
+    """h11's words for a malformed answer, without Python's notation: "illegal status line:
+    bytearray(b'SPROING 999')" becomes "its status line reads 'SPROING 999'"."""
+    words = _PROTOCOL_WORDS.get(text.strip().lower())
+    if words is not None:
+        text = words
+    else:
+        head, _, rest = text.partition(":")
+        words = _PROTOCOL_WORDS.get(head.strip().lower())
+        if words is not None:
+            text = f"{words} {rest.strip()}".rstrip()
+    return shorten(_BYTES_LITERAL.sub(_quoted_bytes, text), 200)
 
 
 def _proxy_failure(exc: Exception, limits: Limits, proxy: Proxy) -> Failure | None:

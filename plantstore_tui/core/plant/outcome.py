@@ -41,6 +41,26 @@ class FailureKind(StrEnum):
     CANCELLED = "cancelled"
     PROXY = "proxy"
 
+    @property
+    def words(self) -> str:
+        """The kind as an operator reads it ("invalid answer", not `invalid_response`)."""
+        return _KIND_WORDS[self]
+
+
+_KIND_WORDS = {
+    FailureKind.INVALID_URL: "unusable base URL",
+    FailureKind.INVALID_TOKEN: "unusable token",
+    FailureKind.CANNOT_CONNECT: "cannot connect",
+    FailureKind.TLS: "TLS failed",
+    FailureKind.TIMEOUT: "timed out",
+    FailureKind.CONNECTION_DROPPED: "connection dropped",
+    FailureKind.REDIRECT: "redirected",
+    FailureKind.TOO_LARGE: "answer too large",
+    FailureKind.INVALID_RESPONSE: "invalid answer",
+    FailureKind.CANCELLED: "cancelled",
+    FailureKind.PROXY: "proxy failed",
+}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Created:

@@ -466,6 +466,25 @@ async def test_an_answer_that_is_not_http_says_so() -> None:
     assert outcome.fate is PlantFate.UNKNOWN
 
 
+@pytest.mark.parametrize(
+    ("sent", "words"),
+    [
+        (b"SPROING 999 whatever\r\n\r\n", "its status line reads 'SPROING 999 whatever'"),
+        (b"HTTP/1.1 200 OK\r\nX: a\x00\x1bz\r\n\r\n", "a header line reads 'X: a\\x00\\ez'"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "its Content-Length is not a number"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "its Transfer-Encoding is not"),
+    ],
+)
+async def test_what_is_wrong_with_an_answer_is_said_without_python_notation(
+    sent: bytes, words: str
+) -> None:
+    outcome, _ = await answer([Send(sent), Close()])
+    assert isinstance(outcome, Failed)
+    assert outcome.message.startswith(f"The answer is not valid HTTP: {words}")
+    assert "bytearray" not in outcome.message
+    assert "b'" not in outcome.message
+
+
 async def test_a_refused_connection_was_not_created() -> None:
     outcome = await send(f"http://127.0.0.1:{closed_port()}")
     assert isinstance(outcome, Failed)
