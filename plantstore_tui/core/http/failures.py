@@ -22,13 +22,12 @@ from plantstore_tui.core.http.body import BodyTooLarge, UnsupportedEncoding
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.tls import handshake_problem
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
-from plantstore_tui.core.plant.outcome import FailureKind, PlantFate
+from plantstore_tui.core.plant.outcome import RESEND_ADVICE, FailureKind, PlantFate
 from plantstore_tui.core.plant.text import quoted, shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
 
-_CHECK_STORE = "Check the store before sending this plant again."
 _CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
 _CORRECT_URL = "Correct the base URL of the target."
 _SMALL_JSON = "Check the base URL: a Plant Store answers with a small JSON body."
@@ -66,7 +65,7 @@ class Failure(NamedTuple):
         return cls(kind, message, PlantFate.NOT_CREATED, advice)
 
     @classmethod
-    def unknown(cls, kind: FailureKind, message: str, advice: str = _CHECK_STORE) -> Failure:
+    def unknown(cls, kind: FailureKind, message: str, advice: str = RESEND_ADVICE) -> Failure:
         """A failure after the plant may have reached the server."""
         return cls(kind, message, PlantFate.UNKNOWN, advice)
 
@@ -145,7 +144,7 @@ def explain(
             message = f"{answer} is not valid HTTP: {protocol_words(str(exc))}"
             advice = (
                 "Check the base URL's scheme, host and port: something other than a Plant "
-                "Store may be answering. " + _CHECK_STORE
+                "Store may be answering. " + RESEND_ADVICE
             )
             return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
         case httpx.RemoteProtocolError() | httpx.NetworkError():
