@@ -29,7 +29,7 @@ from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, quoted, visible
 from plantstore_tui.core.store.recorder import Recorder
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
@@ -39,7 +39,7 @@ def parse_ids(text: str) -> range:
     """`A-B` (inclusive, int64, A <= B) as a range, or `InvalidInput` saying what is wrong."""
     match = _RANGE.fullmatch(text)
     if match is None:
-        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {visible(text)!r}")
+        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {quoted(visible(text))}")
     first, last = int(match[1]), int(match[2])
     if not (INT64_MIN <= first <= INT64_MAX and INT64_MIN <= last <= INT64_MAX):
         raise InvalidInput("--ids must lie inside int64")
@@ -96,7 +96,7 @@ def check(
     target = resolve_target(options, interactive=not as_json)
     if plan is not None and target.protected and not yes:
         ids = plan.ids[: plan.samples]
-        question = f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on"
+        question = f"Create {plural(plan.samples, 'plant')} (ids {ids[0]}-{ids[-1]}) on"
         confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
@@ -123,7 +123,9 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
         raise InvalidInput("--create needs --ids A-B: the ids the check may create plants with")
     ids = parse_ids(ids_text)
     if len(ids) < samples:
-        raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
+        raise InvalidInput(
+            f"--ids {ids_text} holds {plural(len(ids), 'id')}, fewer than --samples {samples}"
+        )
     return CreatePlan(ids=ids, samples=samples)
 
 

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import plural
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
@@ -222,7 +223,7 @@ class PlantStoreApp(KeysFirstApp[None]):
                 Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
                 stay,
             ]
-        subject = Text(f"{len(unsettled)} plant(s): " + ", ".join(counts))
+        subject = Text(f"{plural(len(unsettled), 'plant')}: " + ", ".join(counts))
         question = ChoiceScreen(
             title, subject, explanation, choices, cancel="stay", answered=answered
         )

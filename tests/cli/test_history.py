@@ -238,9 +238,9 @@ def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None
     assert "Nothing was deleted: without a terminal to ask on, clear needs --yes" in refused.output
     assert len(history_json()) == 2
     cleared = run("history", "clear", "--before", "2000-01-01", "--yes")
-    assert "Deleted 0 send(s)" in cleared.stdout
+    assert "Deleted 0 sends" in cleared.stdout
     cleared = run("history", "clear", "--yes")
-    assert "Deleted 2 send(s)" in cleared.stdout
+    assert "Deleted 2 sends" in cleared.stdout
     assert "Kept" not in cleared.stdout
     assert history_json() == []
 
@@ -271,7 +271,7 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
         Batches(ledger).advance([(entry, created_of(4)) for entry in lines], [])
     cleared = run("history", "clear", "--yes")
     assert cleared.exit_code == 0, cleared.output
-    assert "Deleted 2 send(s)" in cleared.stdout
+    assert "Deleted 2 sends" in cleared.stdout
     assert "Kept 3: pending, or of an import not finished." in cleared.stdout
     assert sorted(e["entry"] for e in history_json()) == [refused, *lines]
     imported = history_json("--state", "created")
@@ -281,7 +281,7 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
         assert Batches(ledger).finish(batch)
         assert ledger.release(refused, "Dismissed by the test.")
     cleared = run("history", "clear", "--yes")
-    assert "Deleted 3 send(s)" in cleared.stdout
+    assert "Deleted 3 sends" in cleared.stdout
     assert history_json() == []
 
 
@@ -429,7 +429,7 @@ def test_pending_lists_what_waits_for_an_operator_exactly_as_typed() -> None:
     assert "fate unknown" in lines[2]
     assert lines[3].split()[3] == "held"
     assert " 007 " in lines[3]
-    assert lines[-1].startswith("(3 plant(s): the TUI's needs attention (F4)")
+    assert lines[-1].startswith("(3 plants: the TUI's needs attention (F4)")
 
 
 def test_pending_names_each_plants_profile_and_host_and_port() -> None:

@@ -25,6 +25,7 @@ from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Failed, Outcome, Rejected
+from plantstore_tui.core.plant.text import plural, quoted
 
 # No single probe waits longer than this, whatever the profile allows: the check is bounded.
 PROBE_DEADLINE = 10.0
@@ -174,8 +175,8 @@ async def _create(
         created = ProbeResult(
             "create",
             Verdict.PASS,
-            f"{len(plants)} plants created (ids {plants[0].id}-{plants[-1].id}), each answered "
-            "200 with a Plant echoing its name and tag",
+            f"{plural(len(plants), 'plant')} created (ids {plants[0].id}-{plants[-1].id}), each "
+            "answered 200 with a Plant echoing its name and tag",
         )
     judged = [created, _latency(latencies)] if latencies else [created]
     # Both rows judge the same sends.
@@ -189,9 +190,11 @@ def _create_problem(plant: NewPlant, outcome: Outcome) -> str | None:
         return f"plant {plant.id} was refused: {outcome.headline}"
     marks = list(outcome.off_spec)
     if outcome.plant.name != plant.name:
-        marks.append(f"the name came back as {outcome.plant.name!r}")
-    if outcome.plant.tag != plant.tag:
-        marks.append(f"the tag came back as {outcome.plant.tag!r}")
+        marks.append(f"the name came back as {quoted(outcome.plant.name)}")
+    if outcome.plant.tag is None:
+        marks.append("the tag did not come back")
+    elif outcome.plant.tag != plant.tag:
+        marks.append(f"the tag came back as {quoted(outcome.plant.tag)}")
     if marks:
         return f"plant {plant.id} was created, but " + "; ".join(marks)
     return None
@@ -212,7 +215,7 @@ def _latency(latencies: list[float]) -> ProbeResult:
     }
     seen = (
         f"p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms, "
-        f"max {figures['max_ms']:.1f} ms over {len(latencies)} sends"
+        f"max {figures['max_ms']:.1f} ms over {plural(len(latencies), 'send')}"
     )
     if figures["p95_ms"] > SLOW_P95_MS:
         return ProbeResult(

@@ -11,6 +11,12 @@ from plantstore_tui.core.plant.form import is_forbidden_char
 _NAMED_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """The count and the noun that fits it: "1 plant", "3 plants", "1,024 rows";
+    `many` for a plural not made with "s" ("1 entry", "2 entries")."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def _escape(char: str) -> str:
     named = _NAMED_ESCAPES.get(char)
     if named is not None:

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plantstore_tui.core.plant.text import SHOWN, bounded_json, clipped, shorten, visible
+from plantstore_tui.core.plant.text import (
+    SHOWN,
+    bounded_json,
+    clipped,
+    plural,
+    shorten,
+    visible,
+)
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 LINE_BREAKERS = "\u2028\u2029\ufeff"
@@ -73,6 +80,20 @@ def test_nothing_dangerous_survives_and_the_result_can_always_be_encoded(text: s
 @given(st.text().filter(lambda text: not any(dangerous(char) for char in text)))
 def test_safe_text_is_unchanged(text: str) -> None:
     assert visible(text) == text
+
+
+@pytest.mark.parametrize(
+    ("count", "words"),
+    [(0, "0 plants"), (1, "1 plant"), (3, "3 plants"), (1500, "1,500 plants"), (-1, "-1 plants")],
+)
+def test_plural_fits_the_noun_to_the_count(count: int, words: str) -> None:
+    assert plural(count, "plant") == words
+
+
+def test_plural_takes_a_plural_not_made_with_s() -> None:
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(2, "entry", "entries") == "2 entries"
+    assert plural(1, "more plant is", "more plants are") == "1 more plant is"
 
 
 def test_shorten_leaves_short_text_alone() -> None:
