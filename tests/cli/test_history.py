@@ -229,6 +229,23 @@ def test_an_answer_that_is_not_http_is_told_in_words_by_add_and_by_the_history()
         assert "invalid_response" not in said
 
 
+def test_a_zero_width_character_in_a_name_is_shown_escaped_by_add_and_the_history(
+    shared_reference_server: BackgroundServer, plant_id: int
+) -> None:
+    token = shared_reference_server.token.get_secret_value()
+    name = "Ro\u200bse"
+    base = ["--id", str(plant_id), "--base-url", shared_reference_server.base_url]
+    sent = run("add", "--name", name, *base, token=token)
+    assert sent.exit_code == 0, sent.output
+    assert f"Created plant {plant_id} (Ro\\u200bse)" in sent.output
+    listed = run("history", "--id", str(plant_id))
+    shown = run("history", "show", listed.output.splitlines()[1].split()[0])
+    assert "Ro\\u200bse" in listed.output
+    assert "Ro\\u200bse" in shown.output
+    for said in (sent.output, listed.output, shown.output):
+        assert "\u200b" not in said
+
+
 def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None:
     add(shared_reference_server, plant_id)
     add(shared_reference_server, plant_id)
