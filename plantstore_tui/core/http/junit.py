@@ -79,4 +79,5 @@ def junit_xml(report: CheckReport, hostname: str | None = None) -> bytes:
     ET.SubElement(properties, "property", name="verdict", value=report.verdict.value)
     suite.extend(_testcase(report, result) for result in report.results)
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"

@@ -254,11 +254,13 @@ def outcome_words(entry: HistoryEntry) -> str:
 
 
 def _kind_words(kind: str | None) -> str:
+    if kind is None:
+        return "no reason recorded"
     try:
         return FailureKind(kind).words
     except ValueError:
         # A kind this version does not know (a newer one wrote the row): its name, in words.
-        return (kind or "no reason recorded").replace("_", " ")
+        return kind.replace("_", " ")
 
 
 def pending_words(entry: HistoryEntry) -> str:
