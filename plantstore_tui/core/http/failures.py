@@ -150,8 +150,15 @@ def explain(
         case httpx.RemoteProtocolError() | httpx.NetworkError():
             message = "The connection dropped before the answer was complete"
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+        case httpx.DecodingError():
+            message = f"{answer} cannot be decoded as its Content-Encoding says"
+            advice = (
+                "Check the base URL, or the deployment's compression settings. " + RESEND_ADVICE
+            )
+            return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
         case _:
-            message = f"The request failed: {type(exc).__name__}"
+            # Words, not the exception's class: whatever it was, no usable answer came.
+            message = "The exchange with the server failed before a usable answer came"
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
 
 

@@ -51,6 +51,7 @@ from pydantic import SecretStr
 
 from plantstore_tui import __version__
 from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.failures import explain
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, plants_url
 from plantstore_tui.core.plant.models import NewPlant
@@ -483,6 +484,19 @@ async def test_what_is_wrong_with_an_answer_is_said_without_python_notation(
     assert outcome.message.startswith(f"The answer is not valid HTTP: {words}")
     assert "bytearray" not in outcome.message
     assert "b'" not in outcome.message
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [OSError(errno.EIO, "Input/output error"), httpx.DecodingError("bad gzip"), UnicodeError("x")],
+)
+def test_any_other_failure_is_said_in_words_not_by_its_class(exc: Exception) -> None:
+    failure = explain(exc, 200, Limits(), "127.0.0.1")
+    assert type(exc).__name__ not in failure.message
+    assert failure.message.startswith("The answer (200) cannot be decoded") or (
+        failure.message == "The exchange with the server failed before a usable answer came"
+    )
+    assert failure.fate is PlantFate.UNKNOWN
 
 
 async def test_a_refused_connection_was_not_created() -> None:
