@@ -263,8 +263,8 @@ class ProfileStore:
 
         unknown = sorted(set(changes) - set(FIELDS))
         if unknown:
-            settings = plural(len(unknown), "unknown setting")
-            raise InvalidProfile(f"Profile {name!r}: {settings}: {', '.join(unknown)}")
+            counted = plural(len(unknown), "unknown setting")
+            raise InvalidProfile(f"Profile {name!r}: {counted}: {', '.join(unknown)}")
         saved_in: TokenSource | None = None
         with locked_update(self.path) as draft:
             tables = _profile_tables(self.path, draft.data)
