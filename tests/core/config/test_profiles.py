@@ -178,9 +178,9 @@ def test_edit_of_an_unknown_profile_or_setting_is_refused(store: ProfileStore) -
     store.add(LOCAL)
     with pytest.raises(UnknownProfile, match="'nope'; saved profiles: local"):
         store.edit("nope", {"timeout": 3})
-    with pytest.raises(InvalidProfile, match="^Profile 'local': 1 unknown setting: password$"):
+    with pytest.raises(InvalidProfile, match=r"^Profile 'local': 1 unknown setting: password$"):
         store.edit("local", {"password": "x"})
-    with pytest.raises(InvalidProfile, match="2 unknown settings: colour, password$"):
+    with pytest.raises(InvalidProfile, match=r"2 unknown settings: colour, password$"):
         store.edit("local", {"password": "x", "colour": "red"})
 
 
