@@ -15,15 +15,17 @@ BIN = Path(sys.executable).parent
 HTTPIE = shutil.which("http", path=str(BIN)) or shutil.which("http")
 
 
-def run_shell(command: str, token: str) -> subprocess.CompletedProcess[str]:
+def run_shell(command: str, token: str | None) -> subprocess.CompletedProcess[str]:
+    """Run `command` in bash with $PLANTSTORE_TOKEN set to `token` (None: unset)."""
     # HTTPie is the dev extra's, in this venv's bin; a private config dir keeps it from writing
     # to the operator's.
     env = {
-        **os.environ,
-        "PLANTSTORE_TOKEN": token,
+        **{name: value for name, value in os.environ.items() if name != "PLANTSTORE_TOKEN"},
         "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
         "HTTPIE_CONFIG_DIR": str(Path(os.environ["PLANTSTORE_DATA_DIR"]) / "httpie"),
     }
+    if token is not None:
+        env["PLANTSTORE_TOKEN"] = token
     return subprocess.run(
         ["bash", "-c", command], capture_output=True, text=True, env=env, timeout=60, check=False
     )

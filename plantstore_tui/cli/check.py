@@ -7,7 +7,10 @@ import json
 import re
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -21,11 +24,12 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
+from plantstore_tui.core.http.junit import junit_xml
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.outcome import Outcome
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, quoted, visible
 from plantstore_tui.core.store.recorder import Recorder
 
 _RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
@@ -35,7 +39,7 @@ def parse_ids(text: str) -> range:
     """`A-B` (inclusive, int64, A <= B) as a range, or `InvalidInput` saying what is wrong."""
     match = _RANGE.fullmatch(text)
     if match is None:
-        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {visible(text)!r}")
+        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {quoted(visible(text))}")
     first, last = int(match[1]), int(match[2])
     if not (INT64_MIN <= first <= INT64_MAX and INT64_MIN <= last <= INT64_MAX):
         raise InvalidInput("--ids must lie inside int64")
@@ -59,6 +63,13 @@ def parse_ids(text: str) -> range:
     help="With --create: how many plants to send.",
 )
 @json_option()
+@click.option(
+    "--report-junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write the report as JUnit XML for a CI server: one test case per probe.",
+)
 @yes_option("With --create: create on a protected profile.")
 @timeout_option(
     60, "Give up on any one probe after this long [default: 10, or the profile's if shorter]."
@@ -70,6 +81,7 @@ def check(
     ids_text: str | None,
     samples: int,
     as_json: bool,
+    junit_path: Path | None,
     yes: bool,
     timeout: float | None,
 ) -> None:
@@ -78,17 +90,22 @@ def check(
     Every probe sends a body the spec's server must refuse. With --create --ids A-B it also
     sends --samples valid plants and measures latency. Exits 0 when no probe fails, 1 when
     one fails, 3 when the deployment cannot be reached, 4 for a configuration problem.
+    With --report-junit FILE the report is also written as JUnit XML, whatever the verdict.
     """
     plan = _plan(create, ids_text, samples)
     target = resolve_target(options, interactive=not as_json)
     if plan is not None and target.protected and not yes:
         ids = plan.ids[: plan.samples]
-        question = f"Create {plan.samples} plants (ids {ids[0]}-{ids[-1]}) on"
+        question = f"Create {plural(plan.samples, 'plant')} (ids {ids[0]}-{ids[-1]}) on"
         confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
     on_sent = None if plan is None else _kept_in_history(target)
-    report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
+    # Opened before any probe: a file that cannot be written stops the check before it begins.
+    with _report_file(junit_path) as junit:
+        report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
+        if junit is not None:
+            junit.write(junit_xml(report))
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True))
     else:
@@ -106,8 +123,26 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
         raise InvalidInput("--create needs --ids A-B: the ids the check may create plants with")
     ids = parse_ids(ids_text)
     if len(ids) < samples:
-        raise InvalidInput(f"--ids {ids_text} holds {len(ids)} ids, fewer than --samples {samples}")
+        raise InvalidInput(
+            f"--ids {ids_text} holds {plural(len(ids), 'id')}, fewer than --samples {samples}"
+        )
     return CreatePlan(ids=ids, samples=samples)
+
+
+@contextmanager
+def _report_file(path: Path | None) -> Iterator[BinaryIO | None]:
+    if path is None:
+        yield None
+        return
+    try:
+        sink = path.open("wb")
+    except OSError as exc:
+        reason = exc.strerror or "it cannot be opened"
+        raise InvalidInput(
+            f"--report-junit {visible(str(path))} cannot be written ({reason}); nothing was sent"
+        ) from None
+    with sink:
+        yield sink
 
 
 def _kept_in_history(target: Target) -> Callable[[Outcome], None]:

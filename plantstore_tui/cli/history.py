@@ -19,7 +19,7 @@ from plantstore_tui.cli.options import json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, quoted, visible
 from plantstore_tui.core.store import (
     HistoryEntry,
     HistoryFilter,
@@ -48,13 +48,13 @@ def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
         try:
             return (now or utc_now()) - span
         except OverflowError:
-            raise ValueError(f"{text!r} reaches back before the year 1") from None
+            raise ValueError(f"{quoted(visible(text))} reaches back before the year 1") from None
     try:
         moment = datetime.fromisoformat(stripped)
     except ValueError:
         raise ValueError(
-            f"{text!r} is neither a date (2026-11-20, 2026-11-20T09:30) nor a duration "
-            "(90s, 30m, 2h, 7d, 1w)"
+            f"{quoted(visible(text))} is neither a date (2026-11-20, 2026-11-20T09:30) nor a "
+            "duration (90s, 30m, 2h, 7d, 1w)"
         ) from None
     if moment.tzinfo is not None:
         return moment
@@ -62,7 +62,7 @@ def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
         # A time without a zone is the operator's local time, as the list shows it.
         return moment.astimezone()
     except (OverflowError, OSError):
-        raise ValueError(f"{text!r} is too far in the past or the future") from None
+        raise ValueError(f"{quoted(visible(text))} is too far in the past or the future") from None
 
 
 def _moment_option(
@@ -241,8 +241,8 @@ def _list_pending(where: HistoryFilter, as_json: bool) -> None:
         return
     click.echo(pending_table(entries))
     click.echo(
-        f"({len(entries)} plant(s): the TUI's needs attention (F4) loads each into the form or "
-        "dismisses it)"
+        f"({plural(len(entries), 'plant')}: the TUI's needs attention (F4) loads each into the "
+        "form or dismisses it)"
     )
 
 
@@ -335,7 +335,7 @@ def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
             )
         deleted = store.clear(profile=profile, before=before)
         kept = store.count(HistoryFilter(profile=profile))
-    words = f"Deleted {deleted:,} send(s) from {visible(str(path))}."
+    words = f"Deleted {plural(deleted, 'send')} from {visible(str(path))}."
     if kept and before is None:
         words += f" Kept {kept:,}: pending, or of an import not finished."
     click.echo(words)

@@ -85,8 +85,8 @@ def entry_text(found: HistoryEntry) -> str:
     typed = found.typed
     if (typed.name, typed.id, typed.tag) != (found.name, str(found.plant_id), found.tag or ""):
         lines.append(
-            f"  typed: name {visible(repr(typed.name))}, id {visible(repr(typed.id))}, "
-            f"tag {visible(repr(typed.tag))}"
+            f"  typed: name '{visible(typed.name)}', id '{visible(typed.id)}', "
+            f"tag '{visible(typed.tag)}'"
         )
     if found.note and found.note != found.message:
         lines.append(f"  note: {visible(found.note)}")

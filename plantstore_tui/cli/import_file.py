@@ -41,7 +41,7 @@ from plantstore_tui.core.importing.plan import (
 )
 from plantstore_tui.core.importing.results import ImportSettings
 from plantstore_tui.core.importing.rows import FileProblem, SourceRow
-from plantstore_tui.core.plant.text import bounded_json, shorten, visible
+from plantstore_tui.core.plant.text import bounded_json, plural, quoted, shorten, visible
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.database import StoreError
 
@@ -89,7 +89,8 @@ def _columns(values: tuple[str, ...]) -> dict[str, str]:
         field, sep, column = value.partition("=")
         if not sep or field.strip() not in ("name", "id", "tag") or not column.strip():
             raise InvalidInput(
-                f"--column {visible(value)!r}: expected FIELD=COLUMN, FIELD one of name, id, tag"
+                f"--column {quoted(visible(value))}: expected FIELD=COLUMN, FIELD one of name, id, "
+                "tag"
             )
         mapping[field.strip()] = column.strip()
     return mapping
@@ -104,7 +105,9 @@ def _rate(value: str | None) -> float | None:
     except ValueError:
         rate = -1.0
     if not 0 < rate <= 100_000:
-        raise InvalidInput(f"--rate {visible(value)!r}: expected requests a second, e.g. 50/s")
+        raise InvalidInput(
+            f"--rate {quoted(visible(value))}: expected requests a second, e.g. 50/s"
+        )
     return rate
 
 
@@ -221,7 +224,7 @@ def import_file(
             except StoreError as exc:
                 raise _unusable(exc) from None
             if target.protected and not yes:
-                question = f"Send {plan.to_send} plant(s) to"
+                question = f"Send {plural(plan.to_send, 'plant')} to"
                 confirm_protected(target, question, interactive=not as_json)
             settings = ImportSettings(
                 concurrency=concurrency, rate=rate, give_up_after=give_up_after
@@ -290,15 +293,19 @@ def _print_unknown(name: str, plan: ImportPlan) -> None:
     why; on stderr even with --json: a script must not miss them either."""
     if not plan.unknown:
         return
-    verb = (
-        "are sent again, and may exist already"
-        if plan.resend_unknown
-        else "are left out, not sent again (--resend-unknown sends them; they may exist already)"
-    )
-    click.echo(f"{len(plan.unknown)} row(s) whose fate is unknown {verb}:", err=True)
+    one = len(plan.unknown) == 1
+    if plan.resend_unknown:
+        verb = f"{'is' if one else 'are'} sent again, and may exist already"
+    else:
+        it, they = ("it", "it") if one else ("them", "they")
+        verb = (
+            f"{'is' if one else 'are'} left out, not sent again (--resend-unknown sends {it}; "
+            f"{they} may exist already)"
+        )
+    click.echo(f"{plural(len(plan.unknown), 'row')} whose fate is unknown {verb}:", err=True)
     shown = visible(name)
     for row in plan.unknown[:_SHOWN_RESULTS]:
-        named = f" ({visible(shorten(row.name, 40))!r})" if row.name else ""
+        named = f" ({quoted(visible(row.name), 40)})" if row.name else ""
         words = visible(shorten(row.words))
         click.echo(f"  {shown}:{row.line}: id {row.plant_id}{named}: {words}", err=True)
     if len(plan.unknown) > _SHOWN_RESULTS:
@@ -311,9 +318,10 @@ def _print_problems(name: str, validation: Validation) -> None:
         click.echo(problem.where(shown), err=True)
     hidden = validation.problem_count - min(len(validation.problems), _SHOWN)
     if hidden:
-        click.echo(f"... and {hidden} more bad row(s) not listed", err=True)
+        click.echo(f"... and {plural(hidden, 'more bad row')} not listed", err=True)
     click.echo(
-        f"{shown}: {validation.problem_count} bad row(s) of {validation.rows}; nothing was sent.",
+        f"{shown}: {plural(validation.problem_count, 'bad row')} of {validation.rows:,}; "
+        "nothing was sent.",
         err=True,
     )
 
@@ -344,8 +352,8 @@ def _print_dry_run(
         )
         return
     click.echo(
-        f"{visible(source.name)}: {validation.valid} plant(s), every row valid "
-        f"({form.value}, {validation.size} bytes). Nothing was sent (dry run)."
+        f"{visible(source.name)}: {plural(validation.valid, 'plant')}, every row valid "
+        f"({form.value}, {plural(validation.size, 'byte')}). Nothing was sent (dry run)."
     )
     if ignored:
         click.echo(f"Columns not read: {shorten(', '.join(ignored), what='the columns')}")
@@ -363,7 +371,7 @@ def _dry_run_row(row: SourceRow) -> str:
     texts = {"id": row.texts.id, "name": row.texts.name, "tag": row.texts.tag}
     values, notes = bounded_json({label: text.strip() for label, text in texts.items()})
     words = [
-        f"{label} {visible(value) if label == 'id' else repr(visible(value))}"
+        f"{label} {visible(value)}" if label == "id" else f"{label} '{visible(value)}'"
         for label, value in values.items()
         if value or label != "tag"
     ]

@@ -20,7 +20,7 @@ from rich.progress import Progress as RichProgress
 
 from plantstore_tui.cli.exits import ExitCode
 from plantstore_tui.core.importing.results import StopReason
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -160,8 +160,8 @@ def print_summary(
         )
         return
     click.echo(
-        f"{name} ({progress.rows:,} rows) -> {visible(target.base_url)}: {progress.counts()} "
-        f"in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
+        f"{name} ({plural(progress.rows, 'row')}) -> {visible(target.base_url)}: "
+        f"{progress.counts()} in {progress.seconds:.1f} s ({progress.rate:,.0f} rows/s)"
     )
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
@@ -185,7 +185,8 @@ def print_summary(
         click.echo(f"Stopped before the end. To send the rows not yet sent: {resume}")
     unknown = progress.unknown + progress.unknown_skipped
     if unknown:
+        them = "it" if unknown == 1 else "them"
         click.echo(
-            f"{unknown} row(s) may or may not have been created: --resume leaves them out "
-            "(check the store; --resume --resend-unknown sends them again)."
+            f"{plural(unknown, 'row')} may or may not have been created: --resume leaves "
+            f"{them} out (check the store; --resume --resend-unknown sends {them} again)."
         )

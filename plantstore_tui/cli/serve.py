@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.server.app import create_app
-from plantstore_tui.server.runner import run_server
+from plantstore_tui.server.runner import CannotListen, listen, run_server
 
 
 def default_db_path() -> Path:
@@ -52,17 +52,24 @@ def serve(host: str, port: int, db_path: Path | None, token_env: str | None, del
         if not os.environ.get(token_env, "").strip():
             raise ConfigProblem(f"The environment variable {token_env} is not set or is empty.")
         token = SecretStr(os.environ[token_env].strip())
-        click.echo(f"Accepting the token from ${token_env}.")
     else:
         token = SecretStr(secrets.token_urlsafe(32))
-        click.echo("Accepting this token (shown once, not stored):")
-        click.echo(f"  {token.get_secret_value()}")
     db = db_path or default_db_path()
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         app = create_app(db_path=db, token=token, delay=delay)
     except OSError as exc:
         raise ConfigProblem(f"Cannot open the database {db}: {exc.strerror or exc}") from None
+    # Every way a start can fail comes before the token is printed: a failed start shows none.
+    try:
+        sock = listen(host, port)
+    except CannotListen as exc:
+        raise ConfigProblem(str(exc)) from None
+    if token_env is not None:
+        click.echo(f"Accepting the token from ${token_env}.")
+    else:
+        click.echo("Accepting this token (shown once, not stored):")
+        click.echo(f"  {token.get_secret_value()}")
     if not is_loopback_host(host):
         click.echo(
             f"Warning: listening on {host} over plain HTTP; tokens sent to it can be read "
@@ -72,4 +79,4 @@ def serve(host: str, port: int, db_path: Path | None, token_env: str | None, del
     click.echo(f"Plants are kept in {db}")
     if delay:
         click.echo(f"Every POST /plants is answered after {delay:g} s.")
-    run_server(app, host=host, port=port)
+    run_server(app, sock)

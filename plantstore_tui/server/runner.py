@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import socket
 import sys
@@ -15,6 +16,8 @@ import uvicorn
 from pydantic import SecretStr
 from starlette.applications import Starlette
 
+from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.server.app import create_app
 
 # Longest wait for the server to start.
@@ -44,15 +47,60 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+class CannotListen(PlantStoreError):
+    """The server cannot listen where it was asked; the text says why and what to try."""
+
+
+# Ports below this need privileges on most systems.
+_FIRST_FREE_PORT = 1024
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host` and `port` and listening (port 0: a free one); `CannotListen`
+    in one sentence when that is impossible."""
+    shown = visible(host)
+    try:
+        return _listen(host, port)
+    except socket.gaierror:
+        raise CannotListen(
+            f"Cannot listen on {shown}: it is not an address of this machine or a host name that "
+            "resolves to one (127.0.0.1 is this machine alone, 0.0.0.0 every network)."
+        ) from None
+    except OSError as exc:
+        raise CannotListen(_listen_words(exc, shown, port)) from None
+
+
+def _listen_words(exc: OSError, host: str, port: int) -> str:
+    match exc.errno:
+        case errno.EADDRINUSE:
+            return (
+                f"Port {port} on {host} is in use: stop what listens there, or choose another "
+                "--port."
+            )
+        case errno.EADDRNOTAVAIL:
+            return (
+                f"Cannot listen on {host}: it is not an address of this machine (127.0.0.1 is "
+                "this machine alone, 0.0.0.0 every network)."
+            )
+        case errno.EACCES | errno.EPERM if 0 < port < _FIRST_FREE_PORT:
+            return (
+                f"Port {port} needs privileges this user does not have: choose a --port of "
+                f"{_FIRST_FREE_PORT} or above."
+            )
+        case errno.EACCES | errno.EPERM:
+            return f"Listening on {host} port {port} is not allowed here: choose another --port."
+    reason = (exc.strerror or "the system refused").rstrip(".").lower()
+    return f"Cannot listen on {host} port {port}: {reason}."
+
+
 def _url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
 
 
-def run_server(app: Starlette, *, host: str, port: int) -> None:
-    """Serve `app` until Ctrl+C, logging each request; port 0 picks a free port."""
-    sock = _listen(host, port)
+def run_server(app: Starlette, sock: socket.socket) -> None:
+    """Serve `app` on `sock` (from `listen`) until Ctrl+C, logging each request; closes `sock`."""
     # Bound and listening before the URL is printed: a client that reads it can connect at once.
     print(f"Plant Store listening on {_url_of(sock)}", flush=True)
     print("Press Ctrl+C to stop", flush=True)

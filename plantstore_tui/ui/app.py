@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import plural
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
@@ -204,25 +205,28 @@ class PlantStoreApp(KeysFirstApp[None]):
                 self.exit()
 
         stay = Choice("Keep working", "Esc", "stay", "quit-stay")
+        one = len(unsettled) == 1
+        them, they = ("it", "It is") if one else ("them", "They are")
+        plants = "a plant" if one else "plants"
         if session.ledger_in_memory:
-            title = "Quit and lose plants not settled?"
+            title = f"Quit and lose {plants} not settled?"
             explanation = (
                 "The ledger is in memory only (its file could not be used): quitting loses "
-                "them. Deal with them in needs attention (F4) first."
+                f"{them}. Deal with {them} in needs attention (F4) first."
             )
-            choices = [Choice("Quit, lose them", "d", "drop", "quit-drop", "error"), stay]
+            choices = [Choice(f"Quit, lose {them}", "d", "drop", "quit-drop", "error"), stay]
         else:
-            title = "Quit with plants not settled?"
+            title = f"Quit with {plants} not settled?"
             explanation = (
-                "They are in the ledger: the next plantstore-tui offers them in needs attention "
-                "(never sends them without you). A plant being sent may or may not arrive."
+                f"{they} in the ledger: the next plantstore-tui offers {them} in needs attention "
+                f"(never sends {them} without you). A plant being sent may or may not arrive."
             )
             choices = [
-                Choice("Quit, offer them next time", "s", "keep", "quit-save", "primary"),
-                Choice("Quit, drop them", "d", "drop", "quit-drop", "error"),
+                Choice(f"Quit, offer {them} next time", "s", "keep", "quit-save", "primary"),
+                Choice(f"Quit, drop {them}", "d", "drop", "quit-drop", "error"),
                 stay,
             ]
-        subject = Text(f"{len(unsettled)} plant(s): " + ", ".join(counts))
+        subject = Text(f"{plural(len(unsettled), 'plant')}: " + ", ".join(counts))
         question = ChoiceScreen(
             title, subject, explanation, choices, cancel="stay", answered=answered
         )

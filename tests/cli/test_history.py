@@ -30,7 +30,7 @@ from ledger_support import (
     rejected,
     take_settled,
 )
-from misbehaving import Hang, MisbehavingServer, Send, json_response
+from misbehaving import Close, Hang, MisbehavingServer, Send, ServerThread, json_response
 
 from plantstore_tui.cli import main
 from plantstore_tui.cli.history import parse_moment
@@ -212,6 +212,40 @@ def test_no_history_yet() -> None:
     assert not ledger_file().exists()
 
 
+def test_an_answer_that_is_not_http_is_told_in_words_by_add_and_by_the_history() -> None:
+    with ServerThread([Send(b"SPROING 999 whatever\r\n\r\n"), Close()]) as server:
+        sent = run(
+            "add", "--name", "Fern", "--id", "7", "--base-url", server.base_url, token=CANARY
+        )
+    assert sent.exit_code == 3, sent.output
+    assert "The answer is not valid HTTP: its status line reads 'SPROING 999 whatever'" in (
+        sent.output
+    )
+    listed = run("history")
+    assert "failed: invalid answer (fate unknown)" in listed.output
+    for said in (sent.output, listed.output):
+        assert "bytearray" not in said
+        assert "b'" not in said
+        assert "invalid_response" not in said
+
+
+def test_a_zero_width_character_in_a_name_is_shown_escaped_by_add_and_the_history(
+    shared_reference_server: BackgroundServer, plant_id: int
+) -> None:
+    token = shared_reference_server.token.get_secret_value()
+    name = "Ro\u200bse"
+    base = ["--id", str(plant_id), "--base-url", shared_reference_server.base_url]
+    sent = run("add", "--name", name, *base, token=token)
+    assert sent.exit_code == 0, sent.output
+    assert f"Created plant {plant_id} (Ro\\u200bse)" in sent.output
+    listed = run("history", "--id", str(plant_id))
+    shown = run("history", "show", listed.output.splitlines()[1].split()[0])
+    assert "Ro\\u200bse" in listed.output
+    assert "Ro\\u200bse" in shown.output
+    for said in (sent.output, listed.output, shown.output):
+        assert "\u200b" not in said
+
+
 def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None:
     add(shared_reference_server, plant_id)
     add(shared_reference_server, plant_id)
@@ -221,9 +255,9 @@ def test_clear(shared_reference_server: BackgroundServer, plant_id: int) -> None
     assert "Nothing was deleted: without a terminal to ask on, clear needs --yes" in refused.output
     assert len(history_json()) == 2
     cleared = run("history", "clear", "--before", "2000-01-01", "--yes")
-    assert "Deleted 0 send(s)" in cleared.stdout
+    assert "Deleted 0 sends" in cleared.stdout
     cleared = run("history", "clear", "--yes")
-    assert "Deleted 2 send(s)" in cleared.stdout
+    assert "Deleted 2 sends" in cleared.stdout
     assert "Kept" not in cleared.stdout
     assert history_json() == []
 
@@ -254,7 +288,7 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
         Batches(ledger).advance([(entry, created_of(4)) for entry in lines], [])
     cleared = run("history", "clear", "--yes")
     assert cleared.exit_code == 0, cleared.output
-    assert "Deleted 2 send(s)" in cleared.stdout
+    assert "Deleted 2 sends" in cleared.stdout
     assert "Kept 3: pending, or of an import not finished." in cleared.stdout
     assert sorted(e["entry"] for e in history_json()) == [refused, *lines]
     imported = history_json("--state", "created")
@@ -264,7 +298,7 @@ def test_clear_keeps_pending_plants_and_the_rows_of_an_unfinished_import() -> No
         assert Batches(ledger).finish(batch)
         assert ledger.release(refused, "Dismissed by the test.")
     cleared = run("history", "clear", "--yes")
-    assert "Deleted 3 send(s)" in cleared.stdout
+    assert "Deleted 3 sends" in cleared.stdout
     assert history_json() == []
 
 
@@ -412,7 +446,7 @@ def test_pending_lists_what_waits_for_an_operator_exactly_as_typed() -> None:
     assert "fate unknown" in lines[2]
     assert lines[3].split()[3] == "held"
     assert " 007 " in lines[3]
-    assert lines[-1].startswith("(3 plant(s): the TUI's needs attention (F4)")
+    assert lines[-1].startswith("(3 plants: the TUI's needs attention (F4)")
 
 
 def test_pending_names_each_plants_profile_and_host_and_port() -> None:

@@ -156,7 +156,7 @@ def test_ten_thousand_rows_with_bad_rows_at_known_lines_send_nothing(
     )
     assert f"{path}:7502: id: ID must be between" in result.stderr
     assert f"{path}:9999: id: id 17 is given twice in the file (first on line 18)" in result.stderr
-    assert "5 bad row(s) of 10000; nothing was sent" in result.stderr
+    assert "5 bad rows of 10,000; nothing was sent" in result.stderr
     assert stored(reference_server) == []
 
 
@@ -204,7 +204,7 @@ def test_a_dry_run_validates_and_sends_nothing(
         str(path), "--dry-run", token=token_of(reference_server), base_url=reference_server.base_url
     )
     assert result.exit_code == 0, result.output
-    assert "1 plant(s), every row valid" in result.stdout
+    assert "1 plant, every row valid" in result.stdout
     assert "Nothing was sent (dry run)" in result.stdout
     assert "Columns not read: notes" in result.stdout
     assert "line 2: id 1, name 'Fern', tag 'a'" in result.stdout
@@ -357,7 +357,8 @@ def test_a_batch_stopped_halfway_resumes_without_sending_any_row_twice(
     unknown = {line for line, state in left.items() if state == "sending"}
     assert created | sent_again | unknown == set(ids_by_line)
     if unknown:
-        assert f"{len(unknown)} row(s) whose fate is unknown" in resumed.stderr
+        rows = "1 row" if len(unknown) == 1 else f"{len(unknown)} rows"
+        assert f"{rows} whose fate is unknown" in resumed.stderr
         listed = [line for line in resumed.stderr.splitlines() if f"{path.name}:" in line]
         assert {int(line.split(f"{path.name}:")[1].split(":")[0]) for line in listed} <= unknown
 

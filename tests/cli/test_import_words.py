@@ -46,7 +46,7 @@ def test_hostile_json_lines_are_refused_each_at_its_line(tmp_path: Path) -> None
         f"{path}:1: json: the key 'name' is given twice (each key once)",
         f"{path}:2: id: ID must be between -9223372036854775808 and 9223372036854775807",
         f"{path}:3: row: {TOO_LONG}",
-        f"{path}: 3 bad row(s) of 4; nothing was sent.",
+        f"{path}: 3 bad rows of 4; nothing was sent.",
     ]
     assert "nested too deeply" not in result.output
 
@@ -91,7 +91,7 @@ def test_a_resume_counts_and_names_the_unknown_rows_it_leaves_out_and_does_not_e
     result = run_import(str(path), "--resume", server=reference_server)
     assert result.exit_code == 3, result.output
     assert result.stderr.splitlines()[:3] == [
-        "2 row(s) whose fate is unknown are left out, not sent again (--resend-unknown sends "
+        "2 rows whose fate is unknown are left out, not sent again (--resend-unknown sends "
         "them; they may exist already):",
         f"  {path}:3: id 2 ('Plant 2'): It was being sent when plantstore-tui ended: it may "
         "exist already.",
@@ -102,7 +102,7 @@ def test_a_resume_counts_and_names_the_unknown_rows_it_leaves_out_and_does_not_e
         f"{path} (10 rows) -> {reference_server.base_url}: 7 created, 0 rejected, "
         "0 not sent after a failure, 0 unknown; 1 done before, skipped; 2 unknown, skipped in "
     )
-    assert "2 row(s) may or may not have been created" in result.stdout
+    assert "2 rows may or may not have been created" in result.stdout
     assert sorted(stored_plants(reference_server.db_path)) == expected(rows[3:])
 
 

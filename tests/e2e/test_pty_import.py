@@ -41,10 +41,10 @@ def test_a_path_and_enter_typed_in_one_write_check_that_file(
         # F5 and the path in the same write: the keys read while the import screen opens are
         # held until its path field has the focus, then applied in order.
         terminal.write(F5 + f"{PATH}\r".encode())
-        terminal.wait_for(f"{PATH}: 3 plant(s)", SCREEN_SECONDS, since=mark)
+        terminal.wait_for(f"{PATH}: 3 plants", SCREEN_SECONDS, since=mark)
         mark = terminal.mark()
         terminal.write(CTRL_S)
-        terminal.wait_for(f"3 plant(s) from {PATH}", SCREEN_SECONDS, since=mark)
+        terminal.wait_for(f"3 plants from {PATH}", SCREEN_SECONDS, since=mark)
         mark = terminal.mark()
         terminal.write(b"\r")
         terminal.wait_for("3 created", SCREEN_SECONDS, since=mark)

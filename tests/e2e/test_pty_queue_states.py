@@ -172,7 +172,7 @@ def test_kill_9_while_plants_wait_loses_none_and_a_restart_offers_them_without_s
             ServerThread(spec_like, port=port) as server,
             tui(base_url, tmp_path, started="3 need attention") as terminal,
         ):
-            terminal.wait_for("3 plant(s) from an earlier session", SCREEN_SECONDS)
+            terminal.wait_for("3 plants from an earlier session", SCREEN_SECONDS)
             mark = terminal.mark()
             terminal.write(F4)
             listed = terminal.wait_for(name_of(IDS[-1]), SCREEN_SECONDS, since=mark)

@@ -457,9 +457,9 @@ def test_run_server_prints_its_url_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -
     script = (
         "import sys; from pathlib import Path; from pydantic import SecretStr\n"
         "from plantstore_tui.server.app import create_app\n"
-        "from plantstore_tui.server.runner import run_server\n"
+        "from plantstore_tui.server.runner import listen, run_server\n"
         "app = create_app(db_path=Path(sys.argv[1]), token=SecretStr('token'))\n"
-        "run_server(app, host='127.0.0.1', port=0)\n"
+        "run_server(app, listen('127.0.0.1', 0))\n"
     )
     with subprocess.Popen(
         [sys.executable, "-c", script, str(tmp_path / "plants.sqlite3")],

@@ -95,7 +95,7 @@ async def test_an_off_spec_answer_gets_a_row_in_the_log() -> None:
         async with app.run_test(size=SIZE) as pilot:
             screen = await send_fern(app, pilot, "enter")
             text = log_text(screen)
-    assert "≠       off spec: the Plant has fields the spec does not list: 'id', '\\x1b[2J'" in text
+    assert "≠       off spec: the Plant has fields the spec does not list: 'id', '\\e[2J'" in text
     assert "\x1b" not in text
 
 

@@ -13,6 +13,7 @@ from misbehaving import (
     MisbehavingServer,
     Send,
     first_hangs,
+    json_response,
     markup_and_escapes,
     response,
 )
@@ -314,6 +315,23 @@ async def test_markup_and_escape_sequences_from_the_server_are_shown_literally(
             assert "\\e]52;c;cm0gLXJmIH4=\\x07\\e[2J\\x9b31m\\u202e" in saved
             assert ESCAPES not in saved
             _assert_terminal_safe(app.export_screenshot())
+
+
+async def test_a_zero_width_character_in_a_name_from_the_server_is_shown_escaped() -> None:
+    # A name that looks like "Rose" and is not: the log says what it holds.
+    named = [Send(json_response(200, {"name": "Ro\u200bse\u2060"}))]
+    async with MisbehavingServer(named) as server:
+        app = app_for(server.base_url, SecretStr("token-for-a-tricky-server"))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(app, pilot)
+            await fill(pilot, screen, name="Rose", id="8")
+            await send_and_wait(pilot, app, "ctrl+s")
+            saved = log_text(screen)
+            drawn = drawn_log(screen)
+            assert "Created plant 8 (Ro\\u200bse\\u2060)" in saved
+            for text in (saved, drawn, app.export_screenshot()):
+                assert "\u200b" not in text
+                assert "\u2060" not in text
 
 
 async def test_a_long_body_is_cut_for_display_with_its_size() -> None:

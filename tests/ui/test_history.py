@@ -96,7 +96,7 @@ async def test_load_resend_and_copy_as_curl(reference_server: BackgroundServer) 
         history = await open_history(app, pilot)
         await pilot.press("c")
         assert app.clipboard.startswith("curl ")
-        assert '"$PLANTSTORE_TOKEN"' in app.clipboard
+        assert '"${PLANTSTORE_TOKEN:?set PLANTSTORE_TOKEN to the token}"' in app.clipboard
         assert reference_server.token.get_secret_value() not in app.clipboard
         assert app.clipboard in detail(history).replace("\n", "")
 

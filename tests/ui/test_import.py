@@ -67,9 +67,9 @@ async def test_a_valid_csv_is_checked_confirmed_and_sent(
         await pilot.pause()
         assert app.screen_stack[1:] == [screen]
         await check(pilot, screen, "plants.csv")
-        assert "40 plant(s), every row valid (csv" in text_of(screen, "#import-verdict")
+        assert "40 plants, every row valid (csv" in text_of(screen, "#import-verdict")
         question = await confirm(pilot)
-        assert "40 plant(s) from plants.csv" in question
+        assert "40 plants from plants.csv" in question
         assert stored(reference_server) == expected(rows)
         progress = screen.progress
         assert progress is not None
@@ -95,7 +95,7 @@ async def test_a_file_with_bad_rows_lists_every_one_and_sends_nothing(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_import(app, pilot)
         await check(pilot, screen, "bad.csv")
-        assert "3 bad row(s) of 8; nothing will be sent" in text_of(screen, "#import-verdict")
+        assert "3 bad rows of 8; nothing will be sent" in text_of(screen, "#import-verdict")
         problems = text_of(screen, "#import-problems").splitlines()
         assert problems[0] == "bad.csv:7: name: Name is required"
         assert problems[1].startswith("bad.csv:8: id: ")
@@ -272,7 +272,7 @@ async def test_the_palette_opens_the_import_and_a_file_picked_in_the_tree_is_che
         await pilot.press("down", "enter")
         await finished(pilot, "check-file")
         assert screen.query_one("#import-path", Input).value == "spring.jsonl"
-        assert "2 plant(s), every row valid (jsonl" in text_of(screen, "#import-verdict")
+        assert "2 plants, every row valid (jsonl" in text_of(screen, "#import-verdict")
         await confirm(pilot)
     assert stored(reference_server) == [(1, "Fern", None), (2, "Ivy", "climber")]
 
@@ -337,9 +337,7 @@ async def test_the_path_typed_is_completed_with_right_and_checked_with_enter(
         await pilot.press("right", "enter")
         await finished(pilot, "check-file")
         assert path.value == "orders/spring.csv"
-        assert "orders/spring.csv: 3 plant(s), every row valid" in text_of(
-            screen, "#import-verdict"
-        )
+        assert "orders/spring.csv: 3 plants, every row valid" in text_of(screen, "#import-verdict")
 
 
 async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
@@ -351,11 +349,11 @@ async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_import(app, pilot)
         await check(pilot, screen, "bad.csv")
-        assert "1,500 bad row(s) of 1,500" in text_of(screen, "#import-verdict")
+        assert "1,500 bad rows of 1,500" in text_of(screen, "#import-verdict")
         problems = text_of(screen, "#import-problems").splitlines()
         assert len(problems) == 1001
         assert problems[999].startswith("bad.csv:1001: id: ")
-        assert problems[-1] == "… and 500 more bad row(s) not listed"
+        assert problems[-1] == "… and 500 more bad rows not listed"
     assert stored(reference_server) == []
 
 

@@ -50,7 +50,7 @@ async def test_a_resume_counts_the_rows_it_leaves_out(
         f"plants.csv (10 rows) → {reference_server.base_url}: 7 created, 0 rejected, "
         "0 not sent after a failure, 0 unknown; 1 done before, skipped; 2 unknown, skipped in "
     )
-    assert "2 row(s) may or may not have been created" in summary
+    assert "2 rows may or may not have been created" in summary
     assert stored(reference_server) == expected(rows[3:])
 
 

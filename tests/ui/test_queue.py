@@ -249,7 +249,7 @@ async def test_quit_with_a_plant_needing_attention_asks_and_esc_keeps_working(
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         question = app.screen
-        assert "1 plant(s): 1 needing attention" in str(
+        assert "1 plant: 1 needing attention" in str(
             question.query_one("#confirm-subject").render()
         )
         await pilot.press("escape")

@@ -37,6 +37,7 @@ from plantstore_tui.core.config.tokens import (
     env_source,
 )
 from plantstore_tui.core.http.urls import token_problem
+from plantstore_tui.core.plant.text import plural
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -262,7 +263,8 @@ class ProfileStore:
 
         unknown = sorted(set(changes) - set(FIELDS))
         if unknown:
-            raise InvalidProfile(f"Profile {name!r}: unknown setting(s) {', '.join(unknown)}")
+            counted = plural(len(unknown), "unknown setting")
+            raise InvalidProfile(f"Profile {name!r}: {counted}: {', '.join(unknown)}")
         saved_in: TokenSource | None = None
         with locked_update(self.path) as draft:
             tables = _profile_tables(self.path, draft.data)

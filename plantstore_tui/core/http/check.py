@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import math
 import secrets
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 import httpx
 
@@ -23,6 +25,7 @@ from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Failed, Outcome, Rejected
+from plantstore_tui.core.plant.text import plural, quoted
 
 # No single probe waits longer than this, whatever the profile allows: the check is bounded.
 PROBE_DEADLINE = 10.0
@@ -60,6 +63,7 @@ async def run_check(
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> CheckReport:
     """Probe the target and judge every answer; creates plants only with `create`."""
+    started, clock = datetime.now(UTC), time.perf_counter()
     limits = target.limits
     limits = Limits(
         connect=min(limits.connect, PROBE_DEADLINE),
@@ -68,6 +72,17 @@ async def run_check(
         max_body=limits.max_body,
     )
     proxy = None if target.proxy is None else target.proxy.url
+
+    def report(results: Iterable[ProbeResult], *, reachable: bool = True) -> CheckReport:
+        return CheckReport(
+            target.base_url,
+            tuple(results),
+            reachable=reachable,
+            proxy=proxy,
+            started=started,
+            seconds=time.perf_counter() - clock,
+        )
+
     if transport is None:
         try:
             transport = httpx.AsyncHTTPTransport(
@@ -75,41 +90,50 @@ async def run_check(
                 proxy=None if target.proxy is None else target.proxy.for_httpx(),
             )
         except CABundleError as exc:
-            failed = ProbeResult("tls", Verdict.FAIL, str(exc), CA_BUNDLE_ADVICE)
-            return CheckReport(target.base_url, (failed,), proxy=proxy)
+            return report([ProbeResult("tls", Verdict.FAIL, str(exc), CA_BUNDLE_ADVICE, seconds=0)])
     probe = ProbeTransport(transport)
     async with PlantStoreClient.for_target(target, limits=limits, transport=probe) as client:
 
-        async def send(body: bytes | None, authorization: object = KEEP) -> Outcome:
+        async def send(body: bytes | None, authorization: object = KEEP) -> tuple[Outcome, float]:
             probe.body, probe.authorization = body, authorization
-            return await client.create_plant(_PLACEHOLDER)
+            sent = time.perf_counter()
+            outcome = await client.create_plant(_PLACEHOLDER)
+            return outcome, time.perf_counter() - sent
 
-        first = await send(b"{}", None)
+        first, seconds = await send(b"{}", None)
         opening = rows.opening(first)
         if opening is not None:
-            return CheckReport(target.base_url, opening, reachable=rows.reached(first), proxy=proxy)
+            judged = [_timed(result, seconds) for result in opening]
+            return report(judged, reachable=rows.reached(first))
+        # Three rows judge the first answer: each is given its time.
         results = [
-            rows.reachable_result(first),
-            rows.tls_result(target, probe.seen),
-            rows.token_result("no token", "without Authorization", first, probe.seen),
+            _timed(rows.reachable_result(first), seconds),
+            _timed(rows.tls_result(target, probe.seen), seconds),
+            _timed(
+                rows.token_result("no token", "without Authorization", first, probe.seen), seconds
+            ),
         ]
         wrong = "Bearer " + _wrong_token(target)
-        outcome = await send(b"{}", wrong)
-        results.append(rows.token_result("wrong token", "with a wrong token", outcome, probe.seen))
+        outcome, seconds = await send(b"{}", wrong)
+        result = rows.token_result("wrong token", "with a wrong token", outcome, probe.seen)
+        results.append(_timed(result, seconds))
         nameless = json.dumps({"id": 0, "tag": _TAG}).encode()
-        outcome = await send(nameless)
-        results.append(rows.refusal_result("missing name", "without a name", outcome, probe.seen))
+        outcome, seconds = await send(nameless)
+        result = rows.refusal_result("missing name", "without a name", outcome, probe.seen)
+        results.append(_timed(result, seconds))
         bad_id = json.dumps({"id": "not-a-number", "name": "plantstore-tui check"}).encode()
-        outcome = await send(bad_id)
-        results.append(
-            rows.refusal_result(
-                "id not an integer", "whose id is not an integer", outcome, probe.seen
-            )
-        )
+        outcome, seconds = await send(bad_id)
+        what = "whose id is not an integer"
+        result = rows.refusal_result("id not an integer", what, outcome, probe.seen)
+        results.append(_timed(result, seconds))
         if create is not None:
             probe.body, probe.authorization = None, KEEP
             results.extend(await _create(client, create, on_sent))
-    return CheckReport(target.base_url, tuple(results), proxy=proxy)
+    return report(results)
+
+
+def _timed(result: ProbeResult, seconds: float) -> ProbeResult:
+    return replace(result, seconds=seconds)
 
 
 def _wrong_token(target: Target) -> str:
@@ -125,8 +149,11 @@ async def _create(
     problems: list[str] = []
     latencies: list[float] = []
     plants = plan.plants()
+    seconds = 0.0
     for plant in plants:
+        sent = time.perf_counter()
         outcome = await client.create_plant(plant)
+        seconds += time.perf_counter() - sent
         if on_sent is not None:
             on_sent(outcome)
         if outcome.elapsed_ms is not None and outcome.status is not None:
@@ -148,10 +175,12 @@ async def _create(
         created = ProbeResult(
             "create",
             Verdict.PASS,
-            f"{len(plants)} plants created (ids {plants[0].id}-{plants[-1].id}), each answered "
-            "200 with a Plant echoing its name and tag",
+            f"{plural(len(plants), 'plant')} created (ids {plants[0].id}-{plants[-1].id}), each "
+            "answered 200 with a Plant echoing its name and tag",
         )
-    return [created, _latency(latencies)] if latencies else [created]
+    judged = [created, _latency(latencies)] if latencies else [created]
+    # Both rows judge the same sends.
+    return [_timed(result, seconds) for result in judged]
 
 
 def _create_problem(plant: NewPlant, outcome: Outcome) -> str | None:
@@ -161,9 +190,11 @@ def _create_problem(plant: NewPlant, outcome: Outcome) -> str | None:
         return f"plant {plant.id} was refused: {outcome.headline}"
     marks = list(outcome.off_spec)
     if outcome.plant.name != plant.name:
-        marks.append(f"the name came back as {outcome.plant.name!r}")
-    if outcome.plant.tag != plant.tag:
-        marks.append(f"the tag came back as {outcome.plant.tag!r}")
+        marks.append(f"the name came back as {quoted(outcome.plant.name)}")
+    if outcome.plant.tag is None:
+        marks.append("the tag did not come back")
+    elif outcome.plant.tag != plant.tag:
+        marks.append(f"the tag came back as {quoted(outcome.plant.tag)}")
     if marks:
         return f"plant {plant.id} was created, but " + "; ".join(marks)
     return None
@@ -184,7 +215,7 @@ def _latency(latencies: list[float]) -> ProbeResult:
     }
     seen = (
         f"p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms, "
-        f"max {figures['max_ms']:.1f} ms over {len(latencies)} sends"
+        f"max {figures['max_ms']:.1f} ms over {plural(len(latencies), 'send')}"
     )
     if figures["p95_ms"] > SLOW_P95_MS:
         return ProbeResult(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -28,6 +29,8 @@ class ProbeResult:
     seen: str
     why: str = ""
     figures: Mapping[str, float] = field(default_factory=dict)
+    # Seconds the request (or requests) this row judges took; None: not timed.
+    seconds: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """This row as `check --json` prints it."""
@@ -51,6 +54,9 @@ class CheckReport:
     reachable: bool = True
     # The proxy the probes went through (no user or password); None: straight to the target.
     proxy: str | None = None
+    # When the check began, and how long it took in all; None: not timed.
+    started: datetime | None = None
+    seconds: float | None = None
 
     @property
     def verdict(self) -> Verdict:

@@ -43,14 +43,31 @@ def _timed(outcome: Outcome) -> str:
     return status + ms
 
 
+# What to try when a probe got no usable answer and the send's advice was only about the plant.
+_FIXES = {
+    FailureKind.TIMEOUT: "Check that the deployment is running and not overloaded.",
+    FailureKind.CONNECTION_DROPPED: (
+        "The deployment, or a proxy in front of it, closed the connection before answering: "
+        "look in its log."
+    ),
+}
+_CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
+
+
+def _fix(outcome: Failed) -> str:
+    """What to try about the deployment: a probe carries no plant, so nothing is said of
+    sending one again."""
+    return outcome.remedy or _FIXES.get(outcome.kind, _CHECK_RUNNING)
+
+
 def opening(first: Outcome) -> tuple[ProbeResult, ...] | None:
     """The report when the first request got no answer at all: nothing else can be probed."""
     if not isinstance(first, Failed) or first.status is not None:
         return None
     if _is_tls(first):
         connected = ProbeResult("reachable", Verdict.PASS, "a TCP connection was opened")
-        return connected, ProbeResult("tls", Verdict.FAIL, first.message, first.advice)
-    return (ProbeResult("reachable", Verdict.FAIL, first.message, first.advice),)
+        return connected, ProbeResult("tls", Verdict.FAIL, first.message, _fix(first))
+    return (ProbeResult("reachable", Verdict.FAIL, first.message, _fix(first)),)
 
 
 def reachable_result(first: Outcome) -> ProbeResult:
@@ -126,7 +143,7 @@ def _no_answer(name: str, outcome: Failed) -> ProbeResult:
             "A POST must be answered where it was sent: use the address it redirects to as "
             "the base URL, or fix the deployment's routing.",
         )
-    return ProbeResult(name, Verdict.FAIL, outcome.message, outcome.advice)
+    return ProbeResult(name, Verdict.FAIL, outcome.message, _fix(outcome))
 
 
 def _accepted(name: str, what: str, outcome: Outcome) -> ProbeResult:

@@ -33,6 +33,7 @@ from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_co
 from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
 from plantstore_tui.core.plant.outcome import (
+    RESEND_ADVICE,
     Created,
     Failed,
     FailureKind,
@@ -334,12 +335,12 @@ class PlantStoreClient:
                 )
             return invalid(
                 f"The server answered {status} but the body is not a Plant: {shorten(parsed)}",
-                "Check the base URL, and check the store before sending this plant again.",
+                "Check the base URL. " + RESEND_ADVICE,
             )
         if status < 400:
             return invalid(
                 f"The server answered with an unexpected status {status}",
-                "Check the base URL and the store before sending again.",
+                "Check the base URL. " + RESEND_ADVICE,
             )
         error = _parse_error(body)
         return Rejected(

@@ -78,7 +78,7 @@ def _shape_problems(value: Any, shape: str, fields: Mapping[str, bool]) -> list[
             problems.append(f"the {shape}'s {name!r} is {_type_name(item)}, not a string")
     extra = [name for name in value if name not in fields]
     if extra:
-        listed = ", ".join(repr(shorten(name, QUOTED)) for name in extra[:_FIELDS_NAMED])
+        listed = ", ".join(quoted(name) for name in extra[:_FIELDS_NAMED])
         if len(extra) > _FIELDS_NAMED:
             listed += f" and {len(extra) - _FIELDS_NAMED:,} more"
         problems.append(f"the {shape} has fields the spec does not list: {listed}")

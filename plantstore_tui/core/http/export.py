@@ -3,9 +3,10 @@
 The command sends the same method, URL, body bytes, Content-Type and Authorization scheme, through
 the same proxy when the send went through one (its URL as the history keeps it, without a login:
 a proxy that asks for one answers 407 until the operator adds it). The token is never in it: the
-command reads `"$PLANTSTORE_TOKEN"` when it runs. Every other word is quoted for a POSIX shell, so
-no name or tag (quotes, $, backticks, !, spaces, any printable Unicode) can break the command or
-run anything.
+command reads `$PLANTSTORE_TOKEN` when it runs, and stops with a message, sending nothing, when
+that is unset or empty (a request with `Bearer ` alone would only come back 401). Every other
+word is quoted for a POSIX shell, so no name or tag (quotes, $, backticks, !, spaces, any
+printable Unicode) can break the command or run anything.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import shlex
 from enum import StrEnum
 
-TOKEN_VARIABLE = '"$PLANTSTORE_TOKEN"'  # noqa: S105 (the shell reads the token when it runs)
+# The shell reads the token when the command runs; `:?` stops it, with these words, when unset.
+TOKEN_VARIABLE = '"${PLANTSTORE_TOKEN:?set PLANTSTORE_TOKEN to the token}"'  # noqa: S105
 
 
 class ExportFormat(StrEnum):
@@ -28,8 +30,8 @@ def _quoted(*words: str) -> str:
 
 
 def export_command(url: str, body: bytes, as_: ExportFormat, proxy: str | None = None) -> str:
-    """One shell command that POSTs `body` to `url` with the token from $PLANTSTORE_TOKEN, through
-    `proxy` when one is given."""
+    """One shell command that POSTs `body` to `url` with the token from $PLANTSTORE_TOKEN (it stops
+    with words when that is unset), through `proxy` when one is given."""
     # The body is JSON the client made: valid UTF-8 without control characters.
     text = body.decode("utf-8")
     match as_:

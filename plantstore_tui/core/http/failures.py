@@ -6,7 +6,9 @@ is translated here, at one boundary; the client turns the `Failure` into a `Fail
 
 from __future__ import annotations
 
+import ast
 import errno
+import re
 import socket
 import ssl
 import zlib
@@ -20,13 +22,12 @@ from plantstore_tui.core.http.body import BodyTooLarge, UnsupportedEncoding
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.tls import handshake_problem
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
-from plantstore_tui.core.plant.outcome import FailureKind, PlantFate
-from plantstore_tui.core.plant.text import shorten
+from plantstore_tui.core.plant.outcome import RESEND_ADVICE, FailureKind, PlantFate
+from plantstore_tui.core.plant.text import quoted, shorten, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.proxy import Proxy
 
-_CHECK_STORE = "Check the store before sending this plant again."
 _CHECK_RUNNING = "Check that the deployment is running and that the base URL is right."
 _CORRECT_URL = "Correct the base URL of the target."
 _SMALL_JSON = "Check the base URL: a Plant Store answers with a small JSON body."
@@ -64,7 +65,7 @@ class Failure(NamedTuple):
         return cls(kind, message, PlantFate.NOT_CREATED, advice)
 
     @classmethod
-    def unknown(cls, kind: FailureKind, message: str, advice: str = _CHECK_STORE) -> Failure:
+    def unknown(cls, kind: FailureKind, message: str, advice: str = RESEND_ADVICE) -> Failure:
         """A failure after the plant may have reached the server."""
         return cls(kind, message, PlantFate.UNKNOWN, advice)
 
@@ -140,18 +141,61 @@ def explain(
             message = f"The server did not answer within {limits.read:g} s"
             return Failure.unknown(FailureKind.TIMEOUT, message)
         case httpx.RemoteProtocolError() if not _disconnected(exc):
-            message = f"{answer} is not valid HTTP: {shorten(str(exc), 200)}"
+            message = f"{answer} is not valid HTTP: {protocol_words(str(exc))}"
             advice = (
                 "Check the base URL's scheme, host and port: something other than a Plant "
-                "Store may be answering. " + _CHECK_STORE
+                "Store may be answering. " + RESEND_ADVICE
             )
             return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
         case httpx.RemoteProtocolError() | httpx.NetworkError():
             message = "The connection dropped before the answer was complete"
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+        case httpx.DecodingError():
+            message = f"{answer} cannot be decoded as its Content-Encoding says"
+            advice = (
+                "Check the base URL, or the deployment's compression settings. " + RESEND_ADVICE
+            )
+            return Failure.unknown(FailureKind.INVALID_RESPONSE, message, advice)
         case _:
-            message = f"The request failed: {type(exc).__name__}"
+            # Words, not the exception's class: whatever it was, no usable answer came.
+            message = "The exchange with the server failed before a usable answer came"
             return Failure.unknown(FailureKind.CONNECTION_DROPPED, message)
+
+
+# What h11 (under httpx) says of an answer that is not HTTP, as an operator would say it; the
+# bytes it quotes follow these words.
+_PROTOCOL_WORDS = {
+    "illegal status line": "its status line reads",
+    "illegal header line": "a header line reads",
+    "illegal chunk header": "a chunk of its body begins",
+    "bad content-length": "its Content-Length is not a number",
+    "conflicting content-length headers": "it has two different Content-Length headers",
+    "only transfer-encoding: chunked is supported": "its Transfer-Encoding is not chunked",
+}
+# A Python literal of bytes as h11 puts it in its words: bytearray(b'...') or b'...'.
+_BYTES_LITERAL = re.compile(r"""(?:bytearray\()?(b'(?:[^'\\]|\\.)*'|b"(?:[^"\\]|\\.)*")\)?""")
+
+
+def _quoted_bytes(found: re.Match[str]) -> str:
+    try:
+        data = ast.literal_eval(found.group(1))
+    except (ValueError, SyntaxError):
+        return "(bytes that cannot be shown)"
+    return quoted(visible(bytes(data).decode("latin-1")))
+
+
+def protocol_words(text: str) -> str:
+    """h11's words for a malformed answer, without Python's notation: "illegal status line:
+    bytearray(b'SPROING 999')" becomes "its status line reads 'SPROING 999'"."""
+    words = _PROTOCOL_WORDS.get(text.strip().lower())
+    if words is not None:
+        text = words
+    else:
+        head, _, rest = text.partition(":")
+        words = _PROTOCOL_WORDS.get(head.strip().lower())
+        if words is not None:
+            text = f"{words} {rest.strip()}".rstrip()
+    return shorten(_BYTES_LITERAL.sub(_quoted_bytes, text), 200)
 
 
 def _proxy_failure(exc: Exception, limits: Limits, proxy: Proxy) -> Failure | None:

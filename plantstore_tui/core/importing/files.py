@@ -32,7 +32,7 @@ from plantstore_tui.core.importing.rows import (
     decoded,
 )
 from plantstore_tui.core.plant.form import FormTexts, parse_id
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import plural, quoted, visible
 
 # Problems kept to show; the rest are counted. Enough for any file an operator will fix by hand.
 MAX_PROBLEMS_KEPT = 1000
@@ -64,7 +64,8 @@ def format_for(path: str, given: str | None = None) -> ImportFormat:
     if suffix in _EXTENSIONS:
         return _EXTENSIONS[suffix]
     raise FileProblem(
-        f"cannot tell the format from the name {visible(path)!r}: use --format csv, tsv or jsonl"
+        f"cannot tell the format from the name {quoted(visible(path))}: use --format csv, tsv "
+        "or jsonl"
     )
 
 
@@ -172,14 +173,14 @@ def header_columns(names: list[str], columns: Mapping[str, str]) -> dict[str, in
     for field_name, header in wanted.items():
         matches = [index for index, name in enumerate(stripped) if name == header]
         if len(matches) > 1:
-            raise FileProblem(f"the header names the column {visible(header)!r} twice", 1)
+            raise FileProblem(f"the header names the column {quoted(visible(header))} twice", 1)
         if matches:
             found[field_name] = matches[0]
         elif field_name in _REQUIRED:
-            shown = ", ".join(repr(shorten(visible(name), 40)) for name in stripped[:10])
+            shown = ", ".join(quoted(visible(name), 40) for name in stripped[:10])
             hint = "" if field_name in columns else f" (or map one: --column {field_name}=COLUMN)"
             raise FileProblem(
-                f"no {visible(header)!r} column{hint}; the header has {shown or 'nothing'}", 1
+                f"no {quoted(visible(header))} column{hint}; the header has {shown or 'nothing'}", 1
             )
     return found
 
@@ -210,7 +211,9 @@ def _delimited_rows(
             if not record or all(not cell.strip() for cell in record):
                 continue
             if len(record) != width:
-                yield RowProblem(line, "row", f"has {len(record)} fields; the header has {width}")
+                yield RowProblem(
+                    line, "row", f"has {plural(len(record), 'field')}; the header has {width}"
+                )
                 continue
             yield SourceRow(
                 line,

@@ -92,7 +92,7 @@ def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
         value = json.loads(line, object_pairs_hook=_object, parse_int=_number)
     except _RepeatedKey as exc:
         key = shorten(visible(exc.key), 40)
-        return RowProblem(number, "json", f"the key {key!r} is given twice (each key once)")
+        return RowProblem(number, "json", f"the key '{key}' is given twice (each key once)")
     except (ValueError, RecursionError) as exc:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
         return RowProblem(number, "json", f"not JSON: {message}")
@@ -101,7 +101,7 @@ def _jsonl_row(number: int, line: str) -> SourceRow | RowProblem:
     unknown = sorted(set(value) - set(FIELDS))
     if unknown:
         key = shorten(visible(unknown[0]), 40)
-        return RowProblem(number, "json", f"unknown key {key!r} (a plant has name, id and tag)")
+        return RowProblem(number, "json", f"unknown key '{key}' (a plant has name, id and tag)")
     texts: dict[str, str] = {}
     for name in FIELDS:
         item = value.get(name)

@@ -41,6 +41,26 @@ class FailureKind(StrEnum):
     CANCELLED = "cancelled"
     PROXY = "proxy"
 
+    @property
+    def words(self) -> str:
+        """The kind as an operator reads it ("invalid answer", not `invalid_response`)."""
+        return _KIND_WORDS[self]
+
+
+_KIND_WORDS = {
+    FailureKind.INVALID_URL: "unusable base URL",
+    FailureKind.INVALID_TOKEN: "unusable token",
+    FailureKind.CANNOT_CONNECT: "cannot connect",
+    FailureKind.TLS: "TLS failed",
+    FailureKind.TIMEOUT: "timed out",
+    FailureKind.CONNECTION_DROPPED: "connection dropped",
+    FailureKind.REDIRECT: "redirected",
+    FailureKind.TOO_LARGE: "answer too large",
+    FailureKind.INVALID_RESPONSE: "invalid answer",
+    FailureKind.CANCELLED: "cancelled",
+    FailureKind.PROXY: "proxy failed",
+}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Created:
@@ -86,6 +106,9 @@ _STATUS_ADVICE = {
     429: "The server is rate limiting: wait a moment, then send again.",
     503: "The deployment is unavailable for now and did not store the plant: send it later.",
 }
+# The last words of the advice for a plant that may have arrived; a front end that sends no plant
+# (the check) leaves them out: `Failed.remedy`.
+RESEND_ADVICE = "Check the store before sending this plant again."
 # Answers by which a deployment says it did not process the request: the plant may go again later.
 NOT_PROCESSED_STATUSES = frozenset({429, 503})
 # Failures before the request was written: the plant certainly never left.
@@ -159,6 +182,12 @@ class Failed:
     def headline(self) -> str:
         """One line for the log."""
         return self.message
+
+    @property
+    def remedy(self) -> str:
+        """The advice less what it says of sending this plant again: what to try about the
+        deployment, for words about a request that carried no plant (the check's probes)."""
+        return self.advice.removesuffix(RESEND_ADVICE).strip()
 
 
 Outcome: TypeAlias = Created | Rejected | Failed
@@ -259,6 +288,6 @@ def cancelled(url: str, sent: NewPlant, elapsed_ms: float | None) -> Failed:
         kind=FailureKind.CANCELLED,
         message="Cancelled before the server answered",
         fate=PlantFate.UNKNOWN,
-        advice="Check the store before sending this plant again.",
+        advice=RESEND_ADVICE,
         elapsed_ms=elapsed_ms,
     )

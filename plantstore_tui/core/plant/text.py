@@ -3,11 +3,18 @@ it, its full size named."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from plantstore_tui.core.plant.form import is_forbidden_char
 
 _NAMED_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """The count and the noun that fits it: "1 plant", "3 plants", "1,024 rows";
+    `many` for a plural not made with "s" ("1 entry", "2 entries")."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 def _escape(char: str) -> str:
@@ -22,21 +29,26 @@ def _escape(char: str) -> str:
     return f"\\U{code:08x}"
 
 
-def _needs_escape(char: str, keep_newlines: bool) -> bool:
-    if keep_newlines and char == "\n":
-        return False
-    return is_forbidden_char(char) or char in "\u2028\u2029\ufeff"
+def is_unseen_char(char: str) -> bool:
+    """True for a character a terminal would not show as itself: a control (C0, DEL, C1), a
+    lone surrogate, a line or paragraph separator, or a format character (Unicode category Cf:
+    zero-width spaces and joiners, bidi marks, embeddings and isolates, the BOM, ...)."""
+    return is_forbidden_char(char) or char in "\u2028\u2029" or unicodedata.category(char) == "Cf"
 
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control, bidi and line-separator character shown as a visible escape.
+    """`text` with every character of `is_unseen_char` shown as a visible escape (`\\e`,
+    `\\u200b`).
 
     Nothing that could move the cursor, set the clipboard (OSC 52), change colours or reorder
-    the line reaches the terminal.
+    the line reaches the terminal, and no name can hide a character or look like another.
     """
     if text.isprintable():
         return text
-    return "".join(_escape(char) if _needs_escape(char, keep_newlines) else char for char in text)
+    return "".join(
+        char if (keep_newlines and char == "\n") or not is_unseen_char(char) else _escape(char)
+        for char in text
+    )
 
 
 # The most characters of any one text a server sent (a name, a message, a body) that a screen, a

@@ -11,7 +11,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.plant.outcome import Created, PlantFate, Rejected, not_processed
+from plantstore_tui.core.plant.outcome import (
+    Created,
+    FailureKind,
+    PlantFate,
+    Rejected,
+    not_processed,
+)
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, SHOWN, shorten
 
 if TYPE_CHECKING:
@@ -240,10 +246,21 @@ def outcome_words(entry: HistoryEntry) -> str:
             entry.state, "unknown (no outcome)"
         )
     if entry.outcome == "failed":
-        return f"failed: {entry.kind} ({entry.fate})"
+        fate = "fate unknown" if entry.fate == PlantFate.UNKNOWN else entry.fate
+        return f"failed: {_kind_words(entry.kind)} ({fate})"
     if entry.state is PlantState.UNKNOWN:
         return f"{entry.outcome} (fate unknown)"
     return entry.outcome
+
+
+def _kind_words(kind: str | None) -> str:
+    if kind is None:
+        return "no reason recorded"
+    try:
+        return FailureKind(kind).words
+    except ValueError:
+        # A kind this version does not know (a newer one wrote the row): its name, in words.
+        return kind.replace("_", " ")
 
 
 def pending_words(entry: HistoryEntry) -> str:

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.importing import CheckedFile
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 
 
@@ -29,7 +29,7 @@ def import_question(
     )
     earlier = checked.earlier
     if earlier is None:
-        subject.append(f"{valid:,} plant(s) from {visible(checked.name)}")
+        subject.append(f"{plural(valid, 'plant')} from {visible(checked.name)}")
         question = "Send to a protected profile?" if target.protected else "Import the file?"
         detail = (
             "Each row is written to the ledger before it is sent: a stopped import resumes "
@@ -66,7 +66,7 @@ def import_question(
             else ""
         )
         detail = (
-            f"Resume sends the {earlier.to_resume:,} row(s) not yet sent{unknown}. Restart "
+            f"Resume sends the {plural(earlier.to_resume, 'row')} not yet sent{unknown}. Restart "
             f"sends all {valid:,} again as a new import: plants created before are refused "
             "as duplicates." + protected
         )

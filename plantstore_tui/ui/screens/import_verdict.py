@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, visible
 
 if TYPE_CHECKING:
     from plantstore_tui.core.importing import CheckedFile, Validation
@@ -28,7 +28,7 @@ def _problems_text(checked: CheckedFile, validation: Validation) -> Text:
     lines = [visible(problem.where(shown)) for problem in validation.problems]
     hidden = validation.problem_count - len(validation.problems)
     if hidden:
-        lines.append(f"… and {hidden:,} more bad row(s) not listed")
+        lines.append(f"… and {plural(hidden, 'more bad row')} not listed")
     return Text("\n".join(lines))
 
 
@@ -44,7 +44,7 @@ def verdict_of(checked: CheckedFile) -> Verdict:
     if not validation.ok:
         return Verdict(
             Text(
-                f"{shown}: {validation.problem_count:,} bad row(s) of {validation.rows:,}; "
+                f"{shown}: {plural(validation.problem_count, 'bad row')} of {validation.rows:,}; "
                 "nothing will be sent. Fix the file, then check it again (Enter in the path)."
             ),
             "-bad",
@@ -52,8 +52,8 @@ def verdict_of(checked: CheckedFile) -> Verdict:
         )
     assert checked.fmt is not None
     words = (
-        f"{shown}: {validation.valid:,} plant(s), every row valid "
-        f"({checked.fmt.value}, {validation.size:,} bytes)."
+        f"{shown}: {plural(validation.valid, 'plant')}, every row valid "
+        f"({checked.fmt.value}, {plural(validation.size, 'byte')})."
     )
     if checked.ledger_problem is not None:
         words += f"\nCannot send: {visible(checked.ledger_problem)}"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
@@ -38,8 +38,9 @@ def tell_ledger_news(
     if news.waiting:
         # No question: an operator who starts typing at once would answer it by accident.
         notify(
-            f"{news.waiting} plant(s) from an earlier session need attention (F4): load one "
-            "into the form to send it, or dismiss it. Nothing is sent without you.",
+            f"{plural(news.waiting, 'plant')} from an earlier session "
+            f"{'needs' if news.waiting == 1 else 'need'} attention (F4): load one into the form "
+            "to send it, or dismiss it. Nothing is sent without you.",
             title="Plants waiting",
             severity="warning",
             timeout=20,
@@ -103,14 +104,9 @@ def switch_question(
         )
     return ChoiceScreen(
         "Plants are still queued",
-        Text(f"{plural(waiting, 'plant', 'plants')} queued for {old}"),
+        Text(f"{plural(waiting, 'plant')} queued for {old}"),
         detail,
         choices,
         cancel="cancel",
         answered=answered,
     )
-
-
-def plural(count: int, one: str, many: str) -> str:
-    """`1 plant`, `3 plants`."""
-    return f"{count} {one if count == 1 else many}"

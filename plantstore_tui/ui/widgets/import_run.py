@@ -11,7 +11,7 @@ from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
-from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
 from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import PlantState
 
@@ -22,8 +22,8 @@ def summary_lines(
     """What became of the rows, why sending ended (`ended`: a problem in words, or the reason),
     and how to go on; `stopped` when the operator stopped it."""
     lines = [
-        f"{visible(name)} ({progress.rows:,} rows) → {visible(base_url)}: {progress.counts()} "
-        f"in {progress.seconds:.1f} s."
+        f"{visible(name)} ({plural(progress.rows, 'row')}) → {visible(base_url)}: "
+        f"{progress.counts()} in {progress.seconds:.1f} s."
     ]
     if not isinstance(ended, StopReason):
         lines.append(f"Stopped on {visible(ended)}.")
@@ -40,9 +40,10 @@ def summary_lines(
         )
     unknown = progress.unknown + progress.unknown_skipped
     if unknown:
+        them = "it" if unknown == 1 else "them"
         lines.append(
-            f"{unknown:,} row(s) may or may not have been created: a resume leaves them out; "
-            "check the store before sending them again."
+            f"{plural(unknown, 'row')} may or may not have been created: a resume leaves "
+            f"{them} out; check the store before sending {them} again."
         )
     return lines
 

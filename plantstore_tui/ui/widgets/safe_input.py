@@ -1,4 +1,4 @@
-"""An Input that never writes a control or bidi character to the terminal."""
+"""An Input that never writes a control, bidi or other invisible character to the terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rich.highlighter import Highlighter
 from rich.text import Text
 from textual.widgets import Input
 
-from plantstore_tui.core.plant.form import is_forbidden_char
+from plantstore_tui.core.plant.text import is_unseen_char
 
 
 def _symbol(char: str) -> str:
@@ -22,24 +22,27 @@ def _symbol(char: str) -> str:
 
 
 class VisibleControls(Highlighter):
-    """Draws each forbidden character as a reversed symbol (Input draws its value through its
+    """Draws each character a terminal would not show as itself (`is_unseen_char`, the one
+    rule `visible` follows too) as a reversed symbol (Input draws its value through its
     highlighter); the value itself is unchanged."""
 
     def highlight(self, text: Text) -> None:
-        """Replace each forbidden character of `text` with its symbol, reversed."""
+        """Replace each unseen character of `text` with its symbol, reversed."""
         plain = text.plain
         if plain.isprintable():
             return
-        text.plain = "".join(_symbol(char) if is_forbidden_char(char) else char for char in plain)
+        text.plain = "".join(_symbol(char) if is_unseen_char(char) else char for char in plain)
         for index, char in enumerate(plain):
-            if is_forbidden_char(char):
+            if is_unseen_char(char):
                 text.stylize("reverse", index, index + 1)
 
 
 class SafeInput(Input):
-    """Shows a pasted ESC, C1, DEL or bidi control as a visible symbol; the value is unchanged.
+    """Shows a pasted ESC, C1, DEL, bidi control or zero-width character as a visible symbol;
+    the value is unchanged.
 
-    The form refuses such text and names the character; this keeps it off the terminal meanwhile.
+    The form refuses a control character and names it; this keeps it off the terminal meanwhile,
+    and shows a zero-width character the form takes, which the name would otherwise hide.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -178,8 +178,10 @@ def test_edit_of_an_unknown_profile_or_setting_is_refused(store: ProfileStore) -
     store.add(LOCAL)
     with pytest.raises(UnknownProfile, match="'nope'; saved profiles: local"):
         store.edit("nope", {"timeout": 3})
-    with pytest.raises(InvalidProfile, match="unknown setting"):
+    with pytest.raises(InvalidProfile, match=r"^Profile 'local': 1 unknown setting: password$"):
         store.edit("local", {"password": "x"})
+    with pytest.raises(InvalidProfile, match=r"2 unknown settings: colour, password$"):
+        store.edit("local", {"password": "x", "colour": "red"})
 
 
 def test_an_invalid_edit_leaves_the_file_as_it_was(store: ProfileStore) -> None:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from misbehaving import (
     Action,
+    Close,
     Hang,
     MisbehavingServer,
     ReceivedRequest,
@@ -262,6 +263,34 @@ async def test_a_server_that_never_answers_cannot_hang_the_check(script: list[Ac
     report, _ = await _check_against(script)
     assert report.verdict is Verdict.FAIL
     assert any("0.5 s deadline" in result.seen for result in report.results)
+
+
+@pytest.mark.parametrize(
+    ("script", "fix"),
+    [
+        ([Hang()], "Check that the deployment is running and not overloaded."),
+        ([Close()], "closed the connection before answering: look in its log."),
+        (
+            [Send(b"SPROING 999 whatever\r\n\r\n"), Close()],
+            "Check the base URL's scheme, host and port: something other than a Plant Store may "
+            "be answering.",
+        ),
+        (
+            [Send(response(300, headers=[]))],
+            "Check the base URL.",
+        ),
+    ],
+)
+async def test_the_advice_is_about_the_deployment_never_about_resending_a_plant(
+    script: list[Action], fix: str
+) -> None:
+    report, _ = await _check_against(script)
+    failed = [result for result in report.results if result.verdict is Verdict.FAIL]
+    assert failed
+    assert any(fix in result.why for result in failed), [result.why for result in failed]
+    table = render_report(report, width=200)
+    assert "Check the store before sending this plant again" not in table
+    assert "sending again" not in table
 
 
 def test_create_on_a_protected_profile_needs_yes_without_a_terminal(

@@ -51,6 +51,7 @@ from pydantic import SecretStr
 
 from plantstore_tui import __version__
 from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.failures import explain
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, plants_url
 from plantstore_tui.core.plant.models import NewPlant
@@ -464,6 +465,38 @@ async def test_an_answer_that_is_not_http_says_so() -> None:
     assert outcome.kind is FailureKind.INVALID_RESPONSE
     assert outcome.message.startswith("The answer is not valid HTTP")
     assert outcome.fate is PlantFate.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("sent", "words"),
+    [
+        (b"SPROING 999 whatever\r\n\r\n", "its status line reads 'SPROING 999 whatever'"),
+        (b"HTTP/1.1 200 OK\r\nX: a\x00\x1bz\r\n\r\n", "a header line reads 'X: a\\x00\\ez'"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "its Content-Length is not a number"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "its Transfer-Encoding is not"),
+    ],
+)
+async def test_what_is_wrong_with_an_answer_is_said_without_python_notation(
+    sent: bytes, words: str
+) -> None:
+    outcome, _ = await answer([Send(sent), Close()])
+    assert isinstance(outcome, Failed)
+    assert outcome.message.startswith(f"The answer is not valid HTTP: {words}")
+    assert "bytearray" not in outcome.message
+    assert "b'" not in outcome.message
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [OSError(errno.EIO, "Input/output error"), httpx.DecodingError("bad gzip"), UnicodeError("x")],
+)
+def test_any_other_failure_is_said_in_words_not_by_its_class(exc: Exception) -> None:
+    failure = explain(exc, 200, Limits(), "127.0.0.1")
+    assert type(exc).__name__ not in failure.message
+    assert failure.message.startswith("The answer (200) cannot be decoded") or (
+        failure.message == "The exchange with the server failed before a usable answer came"
+    )
+    assert failure.fate is PlantFate.UNKNOWN
 
 
 async def test_a_refused_connection_was_not_created() -> None:

@@ -59,7 +59,7 @@ async def test_the_exported_command_sends_the_same_bytes(as_: str) -> None:
         await asyncio.to_thread(add_with, server.base_url, CANARY, 5)
         command = exported(1, as_)
         assert CANARY not in command
-        assert '"$PLANTSTORE_TOKEN"' in command
+        assert '"${PLANTSTORE_TOKEN:?set PLANTSTORE_TOKEN to the token}"' in command
         done = await asyncio.to_thread(run_shell, command, CANARY)
         assert done.returncode == 0, done.stderr
         await server.wait_for_requests(2)
@@ -83,6 +83,23 @@ def test_a_refused_send_exported_and_run_with_the_right_token_creates_the_plant(
         stored = connection.execute("SELECT id, name, tag FROM plants").fetchall()
     connection.close()
     assert stored == [(6, AWKWARD, "it's $x")]
+
+
+@pytest.mark.parametrize("as_", ["curl", "httpie"])
+@pytest.mark.parametrize("token", [None, ""], ids=["unset", "empty"])
+async def test_without_the_token_variable_the_command_stops_in_words_and_sends_nothing(
+    as_: str, token: str | None
+) -> None:
+    tools(as_)
+    async with MisbehavingServer(spec_like) as server:
+        await asyncio.to_thread(add_with, server.base_url, CANARY, 8)
+        done = await asyncio.to_thread(run_shell, exported(1, as_), token)
+        received = len(server.requests)
+    assert done.returncode != 0
+    assert "PLANTSTORE_TOKEN: set PLANTSTORE_TOKEN to the token" in done.stderr
+    assert done.stdout == ""
+    # Only the add reached the server: the exported command sent nothing.
+    assert received == 1
 
 
 def write_previous_release_import_journal(plant_id: int) -> None:
@@ -149,7 +166,7 @@ def test_a_shell_reads_the_body_back_exactly(name: str, tag: str | None, as_: Ex
     assert words[-1] == body.decode()
     assert URL in words
     scheme = "Authorization: Bearer " if as_ is ExportFormat.CURL else "Authorization:Bearer "
-    assert scheme + "$PLANTSTORE_TOKEN" in words
+    assert scheme + "${PLANTSTORE_TOKEN:?set PLANTSTORE_TOKEN to the token}" in words
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])

@@ -171,5 +171,5 @@ def test_a_header_without_a_name_column_is_shown_bounded(tmp_path: Path) -> None
     assert raised.value.line == 1
     assert raised.value.message == (
         f"no 'name' column (or map one: --column name=COLUMN); the header has "
-        f"'{'N' * 40}… (100,000 characters, first 40 shown)', 'id'"
+        f"'{'N' * 40}…' (100,000 characters, first 40 shown), 'id'"
     )

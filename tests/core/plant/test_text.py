@@ -1,4 +1,5 @@
-"""Server text made safe for a terminal: every control, ESC, DEL and bidi shown, never obeyed."""
+"""Server text made safe for a terminal: every control, ESC, DEL, bidi and zero-width character
+shown, never obeyed or hidden."""
 
 from __future__ import annotations
 
@@ -9,22 +10,33 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plantstore_tui.core.plant.text import SHOWN, bounded_json, clipped, shorten, visible
+from plantstore_tui.core.plant.text import (
+    SHOWN,
+    bounded_json,
+    clipped,
+    plural,
+    shorten,
+    visible,
+)
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 LINE_BREAKERS = "\u2028\u2029\ufeff"
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
 
 
 def dangerous(char: str) -> bool:
-    """Anything a terminal may act on or that reorders or breaks the line."""
-    return unicodedata.category(char) in ("Cc", "Cs") or char in BIDI + LINE_BREAKERS
+    """Anything a terminal may act on, that reorders or breaks the line, or that a terminal
+    does not draw at all (the format characters, Cf)."""
+    return unicodedata.category(char) in ("Cc", "Cs", "Cf") or char in BIDI + LINE_BREAKERS
 
 
 C0_C1_DEL = [chr(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)]]
 
 
-@pytest.mark.parametrize("char", C0_C1_DEL + list(BIDI + LINE_BREAKERS) + ["\ud800", "\udfff"])
-def test_every_control_bidi_and_surrogate_becomes_a_visible_escape(char: str) -> None:
+@pytest.mark.parametrize(
+    "char", C0_C1_DEL + list(BIDI + LINE_BREAKERS + ZERO_WIDTH) + ["\ud800", "\udfff", "\u00ad"]
+)
+def test_every_control_bidi_zero_width_and_surrogate_becomes_a_visible_escape(char: str) -> None:
     shown = visible(f"a{char}b")
     assert shown.startswith("a\\")
     assert shown.endswith("b")
@@ -41,6 +53,8 @@ def test_every_control_bidi_and_surrogate_becomes_a_visible_escape(char: str) ->
         ("a\tb\r\nc", "a\\tb\\r\\nc"),
         ("\u202eevil", "\\u202eevil"),
         ("\ud83c", "\\ud83c"),
+        ("Ro\u200bse", "Ro\\u200bse"),
+        ("\ufeffFern\u2060", "\\ufeffFern\\u2060"),
     ],
 )
 def test_escapes_read_as_what_they_are(text: str, shown: str) -> None:
@@ -66,6 +80,20 @@ def test_nothing_dangerous_survives_and_the_result_can_always_be_encoded(text: s
 @given(st.text().filter(lambda text: not any(dangerous(char) for char in text)))
 def test_safe_text_is_unchanged(text: str) -> None:
     assert visible(text) == text
+
+
+@pytest.mark.parametrize(
+    ("count", "words"),
+    [(0, "0 plants"), (1, "1 plant"), (3, "3 plants"), (1500, "1,500 plants"), (-1, "-1 plants")],
+)
+def test_plural_fits_the_noun_to_the_count(count: int, words: str) -> None:
+    assert plural(count, "plant") == words
+
+
+def test_plural_takes_a_plural_not_made_with_s() -> None:
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(2, "entry", "entries") == "2 entries"
+    assert plural(1, "more plant is", "more plants are") == "1 more plant is"
 
 
 def test_shorten_leaves_short_text_alone() -> None:
