@@ -100,11 +100,17 @@ def run_demo() -> None:
     demo ends; the operator's are neither read nor written."""
     # Only the demo runs the reference server (Starlette, uvicorn) and a sandbox.
     from plantstore_tui.core.config.sandbox import sandboxed
+    from plantstore_tui.core.config.theme import save_theme, saved_theme
     from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
 
+    # The operator's theme is the one thing the demo takes along (a theme chosen in the demo
+    # is the sandbox's, gone with it).
+    theme = saved_theme()
     # Through the environment (PLANTSTORE_CONFIG_DIR, PLANTSTORE_DATA_DIR): every room finds
     # its files there, at each use, and a token command run from the demo inherits the same.
     with sandboxed() as sandbox:
+        if theme is not None:
+            save_theme(theme)
         server = ThrowawayServer(sandbox.server_dir)
         try:
             target = server.start()

@@ -29,6 +29,7 @@ from plantstore_tui.core.config.profiles import (
     UnknownProfile,
     profile_from_table,
 )
+from plantstore_tui.core.config.theme import THEME_KEY
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 
 CREDENTIALS_FILE = "credentials.toml"
-_TOP_LEVEL = ("default", "profiles", "history_limit")
+_TOP_LEVEL = ("default", "profiles", "history_limit", THEME_KEY)
 _DEFAULT_HISTORY_LIMIT = 100_000
 
 
