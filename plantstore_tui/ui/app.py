@@ -291,8 +291,14 @@ class PlantStoreApp(KeysFirstApp[None]):
         self.push_screen(ProfilesScreen(active=self.active_profile()), self._profile_chosen)
 
     def _profile_chosen(self, name: str | None) -> None:
-        if name is not None:
-            self.use_profile(name)
+        if name is None:
+            return
+        from plantstore_tui.ui.screens.first_run import FirstRunScreen
+
+        if isinstance(self.screen, FirstRunScreen):
+            # F2 from the first-run screen (a profiles.toml fixed meanwhile): the choice made.
+            self.pop_screen()
+        self.use_profile(name)
 
     def active_profile(self) -> str | None:
         """The name of the profile plants go to now, if any."""
