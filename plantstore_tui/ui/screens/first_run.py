@@ -61,6 +61,8 @@ class FirstRunScreen(Screen[FirstRunChoice]):
         self._store = store if store is not None else ProfileStore()
         # profiles.toml cannot be read: nothing can be saved in it until it is fixed by hand.
         self._unreadable = False
+        # R was pressed: the file may have been fixed, and may name a profile to use now.
+        self._read_again = False
 
     def compose(self) -> ComposeResult:
         """A few words, where profiles live, what is wrong with the file if anything, choices."""
@@ -90,13 +92,13 @@ class FirstRunScreen(Screen[FirstRunChoice]):
         return self._store.load()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Show what is wrong with profiles.toml, if anything; a file fixed since, that names a
-        default profile, is the choice."""
+        """Show what is wrong with profiles.toml, if anything; read again (R) once fixed, the
+        default profile it names is the choice."""
         if event.worker.name == "load" and event.state == WorkerState.SUCCESS:
             saved = event.worker.result
             assert isinstance(saved, SavedProfiles)
             default = None if saved.default is None else saved.get(saved.default)
-            if default is not None:
+            if self._read_again and default is not None:
                 self.dismiss(FirstRunChoice(profile=default))
                 return
             self._show(saved)
@@ -106,7 +108,7 @@ class FirstRunScreen(Screen[FirstRunChoice]):
         self.set_class(self._unreadable, "-unreadable")
         if self._unreadable:
             headline, words = f"{PROFILES_FILE} cannot be read.", _UNREADABLE
-        elif saved.profiles:
+        elif self._read_again and saved.profiles:
             headline, words = "No default profile.", "F2 lists the saved profiles: U uses one."
         else:
             headline, words = "No profile yet.", _WELCOME
@@ -135,6 +137,7 @@ class FirstRunScreen(Screen[FirstRunChoice]):
     @on(Button.Pressed, "#first-run-read")
     def action_read_again(self) -> None:
         """Read profiles.toml again (fixed meanwhile in an editor, say)."""
+        self._read_again = True
         self._load()
 
     def _saved(self, report: SaveReport | None) -> None:
