@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 
 CREDENTIALS_FILE = "credentials.toml"
-_TOP_LEVEL = ("default", "profiles", "history_limit", THEME_KEY)
+# The keys of profiles.toml's top level (each profile's are `profiles.FIELDS`).
+TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY)
 _DEFAULT_HISTORY_LIMIT = 100_000
 
 
@@ -135,7 +136,7 @@ class ProfileStore:
         warnings = [
             f"{self.path}: unknown setting {key!r} is ignored"
             for key in data
-            if key not in _TOP_LEVEL
+            if key not in TOP_LEVEL_KEYS
         ]
         profiles: list[Profile] = []
         broken: dict[str, str] = {}
