@@ -1,3 +1,3 @@
 """plantstore-tui: a terminal application for adding plants to a Plant Store deployment."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

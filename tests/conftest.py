@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import secrets
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import settings
 from keyring.backends import fail
 from pydantic import SecretStr
 from seen_support import record_notifications
+from textual.widgets import Input
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -35,10 +38,11 @@ collect_ignore = ["perf"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The pty and subprocess tests (tests/e2e) first: they are the longest, mostly waiting on
-    other processes, and a long test started last keeps one worker busy while the other has
-    nothing left (xdist hands each worker half the list in this order, then steals)."""
-    items.sort(key=lambda item: item.path.parent.name != "e2e")
+    """The pty, subprocess and browser tests (tests/e2e, tests/web) first: they are the longest,
+    mostly waiting on other processes, and a long test started last keeps one worker busy while
+    the other has nothing left (xdist hands each worker half the list in this order, then
+    steals)."""
+    items.sort(key=lambda item: item.path.parent.name not in {"e2e", "web"})
 
 
 @pytest.fixture(autouse=True)
@@ -66,13 +70,26 @@ def _recorded_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     record_notifications(monkeypatch)
 
 
-@pytest.fixture(autouse=True)
-def _steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The text cursor stays drawn: a focused Input blinks every 0.5 s, so on a busy machine a
-    snapshot could be taken in either phase of the blink (a difference of style alone)."""
-    from textual.widgets import Input
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """pytest-textual-snapshot's `snap_compare`, every text cursor held still (`cursor_blink`
+    off, which leaves it drawn) once `run_before` is done: a focused Input blinks every 0.5 s, so
+    on a busy machine the picture could catch either phase of the blink."""
 
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    def compare(app: Any, *, run_before: Any = None, **options: Any) -> bool:
+        async def held_still(pilot: Any) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            for screen in pilot.app.screen_stack:
+                for field in screen.query(Input):
+                    field.cursor_blink = False
+            await pilot.pause()
+
+        return snap_compare(app, run_before=held_still, **options)
+
+    return compare
 
 
 def start_reference_server(db_path: Path, delay: float = 0.0) -> BackgroundServer:

@@ -1,5 +1,5 @@
 """The command line, `plantstore-tui` and `python -m plantstore_tui`: without a subcommand it
-opens the TUI; subcommands add, serve, demo, profile, import, check and history."""
+opens the TUI; subcommands add, serve, demo, profile, import, check, history, completion and web."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ class LazyGroup(click.Group):
         "import": "plantstore_tui.cli.import_file.import_file",
         "check": "plantstore_tui.cli.check.check",
         "history": "plantstore_tui.cli.history.history",
+        "completion": "plantstore_tui.cli.completion.completion",
+        "web": "plantstore_tui.cli.web.web",
     },
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -65,7 +67,9 @@ def main(ctx: click.Context, options: TargetOptions) -> None:
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
     ctx.obj = options
-    if ctx.invoked_subcommand is None:
+    # Resilient parsing (shell completion) only reads the command line: it must never take the
+    # terminal over.
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
         # The TUI's module brings Textual: imported when the TUI opens, as a subcommand's is.
         from plantstore_tui.cli.tui import open_tui
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from plantstore_tui.cli.completion import history_entries, profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import json_option, yes_option
@@ -137,7 +138,9 @@ def _filter(
 
 
 @click.group(invoke_without_command=True)
-@click.option("--profile", metavar="NAME", help="Only sends to this profile.")
+@click.option(
+    "--profile", metavar="NAME", shell_complete=profile_names, help="Only sends to this profile."
+)
 @click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
 @click.option(
     "--id", "plant_id", type=int, callback=_int64, metavar="ID", help="Only plants with this id."
@@ -251,7 +254,7 @@ def _get(store: Ledger | None, entry: int) -> HistoryEntry:
 
 
 @history.command()
-@click.argument("entry", type=int, callback=_int64)
+@click.argument("entry", type=int, callback=_int64, shell_complete=history_entries)
 @json_option()
 def show(entry: int, as_json: bool) -> None:
     """Show one send whole, with the body received."""
@@ -265,7 +268,7 @@ def show(entry: int, as_json: bool) -> None:
 
 
 @history.command()
-@click.argument("entry", type=int, callback=_int64)
+@click.argument("entry", type=int, callback=_int64, shell_complete=history_entries)
 @click.option(
     "--as",
     "as_",
@@ -301,7 +304,9 @@ def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> 
 
 
 @history.command()
-@click.option("--profile", metavar="NAME", help="Only sends to this profile.")
+@click.option(
+    "--profile", metavar="NAME", shell_complete=profile_names, help="Only sends to this profile."
+)
 @click.option(
     "--before",
     metavar="DATE|DURATION",

@@ -17,6 +17,7 @@ import click
 from click.decorators import FC
 
 from plantstore_tui.cli.check import exit_code_of, render_report
+from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.options import json_option
 from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
@@ -185,7 +186,7 @@ def list_profiles(as_json: bool) -> None:
 
 
 @_command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=profile_names)
 def show(name: str) -> None:
     """Show one profile's settings and where its token comes from."""
     store = ProfileStore()
@@ -287,7 +288,7 @@ def add(
 
 
 @_command("edit", input_errors=_INPUT_ERRORS)
-@click.argument("name")
+@click.argument("name", shell_complete=profile_names)
 @click.option("--base-url", metavar="URL", help="A new base URL.")
 @token_options
 @click.option("--token-prompt", is_flag=True, help="Ask for a new token (hidden) and keep it.")
@@ -360,7 +361,7 @@ def edit(
 
 
 @_command("remove")
-@click.argument("name")
+@click.argument("name", shell_complete=profile_names)
 def remove(name: str) -> None:
     """Delete profile NAME and the token kept for it."""
     store = ProfileStore()
@@ -374,7 +375,7 @@ def remove(name: str) -> None:
 
 
 @_command("use")
-@click.argument("name")
+@click.argument("name", shell_complete=profile_names)
 def use(name: str) -> None:
     """Make NAME the default profile (the one used without --profile)."""
     chosen = ProfileStore().set_default(name)
@@ -382,7 +383,7 @@ def use(name: str) -> None:
 
 
 @_command("test")
-@click.argument("name")
+@click.argument("name", shell_complete=profile_names)
 def test(name: str) -> None:
     """Check NAME's deployment as `plantstore-tui check --profile NAME` does, creating no plant.
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
+from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.core.config import options as chosen
 from plantstore_tui.core.config.errors import ConfigError
@@ -72,6 +73,7 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
     return click.option(
         "--profile",
         metavar="NAME",
+        shell_complete=profile_names,
         help=f"Send to this saved profile (or set {PROFILE_ENV}).",
     )(command)
 

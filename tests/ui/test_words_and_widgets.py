@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from seen_support import notifications_of
 from snapshot_apps.support import SIZE, app_for, ready
 from snapshot_apps.support import settled as settled_screen
+from textual import events
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.server.runner import BackgroundServer
@@ -77,6 +78,24 @@ async def test_the_switches_show_on_and_off_by_shape_not_only_colour(
         assert on.replace("Next id ^N", "") != off.replace("Keep tag ^T", "")
         await pilot.press("ctrl+t")
         assert keep_tag.render().plain.replace("Keep tag ^T", "") == on.replace("Next id ^N", "")
+
+
+async def test_alt_n_and_alt_t_switch_as_ctrl_n_and_ctrl_t_do_even_in_a_field(
+    reference_server: BackgroundServer,
+) -> None:
+    # In a browser, which keeps Ctrl+N and Ctrl+T for itself, they are the switches' keys.
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        next_id = screen.query_one("#next-id", MarkedCheckbox)
+        keep_tag = screen.query_one("#keep-tag", MarkedCheckbox)
+        # As a terminal's parser reads ESC n and ESC t: printable keys, with their letter.
+        app.post_message(events.Key("alt+n", "n"))
+        app.post_message(events.Key("alt+t", "t"))
+        await pilot.pause()
+        assert (next_id.value, keep_tag.value) == (False, True)
+        # Not typed into the focused field, though an Alt+letter is a printable key.
+        assert screen.form.texts().name == ""
 
 
 async def test_ctrl_d_fills_the_focused_field_with_the_last_plant_in_a_burst(

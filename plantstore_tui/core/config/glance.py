@@ -1,6 +1,6 @@
-"""A glance at profiles.toml before the TUI's first frame: the saved profile a start names and
-where it sends, read from the file alone (the profile is checked and its token read when the
-target is resolved, after that frame)."""
+"""A glance at profiles.toml, read from the file alone: before the TUI's first frame, the saved
+profile a start names and where it sends (the profile is checked and its token read when the
+target is resolved, after that frame); for shell completion, the names of the saved profiles."""
 
 from __future__ import annotations
 
@@ -65,3 +65,16 @@ def _token_source(table: Mapping[str, object], environ: Mapping[str, str]) -> st
     if token_env is not None:
         return None
     return "the profile"
+
+
+def saved_profile_names() -> list[str]:
+    """The names of the profiles profiles.toml holds, in file order, read from the file alone
+    (nothing is checked, no token read); none when there is no file or it cannot be read."""
+    try:
+        data = read_toml(config_dir() / PROFILES_FILE)
+    except ConfigError:
+        return []
+    tables = None if data is None else data.get("profiles")
+    if not isinstance(tables, dict):
+        return []
+    return [name for name, table in tables.items() if isinstance(table, dict)]

@@ -6,7 +6,7 @@ files over); the send queue, needs attention, the history and import batches are
 
 from plantstore_tui.core.store.database import LEDGER_FILE, StoreError, ledger_path
 from plantstore_tui.core.store.ledger import Ledger
-from plantstore_tui.core.store.opening import open_for_reading, open_ledger
+from plantstore_tui.core.store.opening import open_for_reading, open_ledger, open_unchanged
 from plantstore_tui.core.store.records import (
     ATTENTION_STATES,
     HistoryEntry,
@@ -28,5 +28,6 @@ __all__ = [
     "ledger_path",
     "open_for_reading",
     "open_ledger",
+    "open_unchanged",
     "state_of",
 ]

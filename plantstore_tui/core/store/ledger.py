@@ -311,6 +311,17 @@ class Ledger:
         found = self._select("entry = ?", (entry,))
         return found[0] if found else None
 
+    def numbered(self, prefix: str, *, limit: int) -> list[HistoryEntry]:
+        """The newest rows whose entry number starts with the digits `prefix` (any row when it is
+        empty), read as a list shows them; none when `prefix` is not digits."""
+        if prefix and not (prefix.isascii() and prefix.isdigit()):
+            return []
+        return self._select(
+            "CAST(entry AS TEXT) LIKE ? ORDER BY entry DESC LIMIT ?",
+            (f"{prefix}%", limit),
+            listed=True,
+        )
+
     def profiles(self) -> list[str]:
         """The profile names that appear in the ledger."""
         with self.db.read() as connection:

@@ -87,6 +87,15 @@ def open_for_reading(path: Path | None = None) -> Ledger | None:
     return ledger
 
 
+def open_unchanged(path: Path | None = None) -> Ledger | None:
+    """The ledger opened read-only, changing nothing (no migration, no carry-over, no sweep), for
+    a glance such as shell completion; None when there is none yet, `StoreError` if unusable."""
+    target = ledger_path() if path is None else path
+    if not target.exists():
+        return None
+    return Ledger(connect(target, readonly=True), None)
+
+
 def _carried_over(db: Database) -> CarryOver | None:
     """The previous release's files taken in; None when the data directory holds none."""
     if db.in_memory or not previous_release_files(db.path.parent):

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from plantstore_tui.ui.browser_keys import browser_keys, terminal_keys
+
 KEYS = (
     ("Tab / Shift+Tab", "next / previous field"),
     ("Enter", "next field; on Tag, send"),
@@ -77,9 +79,10 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-panel") as panel:
             panel.border_title = "Help"
             panel.border_subtitle = "Esc closes"
+            keys = browser_keys if self.app.is_web else terminal_keys
             for key, what in KEYS:
                 with Horizontal(classes="help-row"):
-                    yield Static(Text(key), classes="help-key")
+                    yield Static(Text(keys(key)), classes="help-key")
                     yield Static(Text(what), classes="help-what")
             for paragraph in ABOUT:
                 yield Static(Text(paragraph), classes="help-text")

@@ -82,6 +82,11 @@ class SendScreen(FormScreen):
         Binding("f4", "attention", "Needs attention"),
         Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
         Binding("ctrl+t", "toggle_keep_tag", "Keep tag", show=False),
+        # A browser keeps Ctrl+N and Ctrl+T for itself (new window, new tab): the page never
+        # sees them. In a browser the form and the help name these instead (`browser_keys`).
+        # Priority: an Alt+letter is a printable key, which a focused field would type.
+        Binding("alt+n", "toggle_next_id", "Next id", show=False, priority=True),
+        Binding("alt+t", "toggle_keep_tag", "Keep tag", show=False, priority=True),
         # The ditto key; a priority binding, as Input's own Ctrl+D (delete right) is the Delete
         # key's twin. Applied in order with the keys around it (ui/ordered_input.py).
         Binding("ctrl+d", "same_as_last", "Same as last", show=False, priority=True),

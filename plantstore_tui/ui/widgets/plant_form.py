@@ -27,6 +27,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
+from plantstore_tui.ui.browser_keys import browser_keys, terminal_keys
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -122,9 +123,11 @@ class PlantForm(Vertical):
         made when the field first has something to say (`_message_line`)."""
         for field in FORM_FIELDS:
             yield FieldInput(field)
-        with Horizontal(id="switches"):
-            yield MarkedCheckbox("Next id ^N", value=True, id="next-id")
-            yield MarkedCheckbox("Keep tag ^T", value=False, id="keep-tag")
+        # In a browser the keys' names are longer (Alt+N): the switches go one under the other.
+        with Horizontal(id="switches", classes="-browser" if self.app.is_web else ""):
+            keys = browser_keys if self.app.is_web else terminal_keys
+            yield MarkedCheckbox(f"Next id {keys('^N')}", value=True, id="next-id")
+            yield MarkedCheckbox(f"Keep tag {keys('^T')}", value=False, id="keep-tag")
         yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 

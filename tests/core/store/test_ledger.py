@@ -65,6 +65,7 @@ from plantstore_tui.core.store import (
     StoreError,
     open_for_reading,
     open_ledger,
+    open_unchanged,
 )
 from plantstore_tui.core.store import database as database_module
 from plantstore_tui.core.store.batches import Batches
@@ -516,6 +517,25 @@ def test_filters_and_text_search() -> None:
         ]
         assert ledger.count(HistoryFilter(outcome="created", text="fern")) == 2
         assert [row.plant_id for row in ledger.query(limit=2, offset=1)] == [2, 1]
+
+
+def test_entries_numbered_from_what_is_typed_newest_first() -> None:
+    assert open_unchanged() is None
+    assert not data_dir().exists()
+    with opened() as ledger:
+        for number in range(1, 13):
+            take_settled(ledger, new_row("Fern", str(number)))
+    reader = open_unchanged()
+    assert reader is not None
+    try:
+        assert reader.db.readonly
+        assert [row.entry for row in reader.numbered("1", limit=10)] == [12, 11, 10, 1]
+        assert [row.entry for row in reader.numbered("", limit=3)] == [12, 11, 10]
+        # Only digits: a LIKE wildcard or another script's digit finds nothing.
+        for typed in ("%", "_", "1%", "\u00b9", "x"):
+            assert reader.numbered(typed, limit=10) == []
+    finally:
+        reader.close()
 
 
 # A ledger that cannot be used never stops a send ----------------------------------------------

@@ -1,0 +1,102 @@
+"""Shell completion: `plantstore-tui completion SHELL` prints the script, and what Tab offers
+for the values click cannot know (saved profile names, history entries).
+
+Click's own machinery does the rest: the script runs `plantstore-tui` with `COMPLETE_VAR` set,
+and click answers from the command line's parameters without running any command. What is
+offered here is read from profiles.toml and the ledger alone: no prompt, no token, no network,
+and nothing on the terminal but the completions when a file cannot be read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from plantstore_tui.core.plant.text import shorten, visible
+
+# Every command line loads this module (`--profile` names `profile_names`): what completing
+# needs is imported when a shell completes, or asks for its script.
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
+    from plantstore_tui.core.store import HistoryEntry
+
+PROG_NAME = "plantstore-tui"
+# Click's name for PROG_NAME, given to `main` by `python -m plantstore_tui` too, whose own
+# program name would give another variable.
+COMPLETE_VAR = "_PLANTSTORE_TUI_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
+# Enough to choose from on a screen; a longer prefix finds older entries.
+_ENTRIES_OFFERED = 20
+
+
+def profile_names(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The saved profiles whose names start with what is typed."""
+    from click.shell_completion import CompletionItem
+
+    from plantstore_tui.core.config.glance import saved_profile_names
+
+    return [
+        CompletionItem(name)
+        for name in saved_profile_names()
+        # A name with a control character cannot be typed, nor shown safely.
+        if name.startswith(incomplete) and visible(name) == name
+    ]
+
+
+def history_entries(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The newest entries of the ledger whose numbers start with what is typed, each described
+    by its plant and how it ended (zsh and fish show the description)."""
+    from click.shell_completion import CompletionItem
+
+    from plantstore_tui.core.store import StoreError, open_unchanged
+
+    try:
+        ledger = open_unchanged()
+        if ledger is None:
+            return []
+        try:
+            entries = ledger.numbered(incomplete, limit=_ENTRIES_OFFERED)
+        finally:
+            ledger.close()
+    except StoreError:
+        return []
+    return [CompletionItem(str(entry.entry), help=_described(entry)) for entry in entries]
+
+
+def _described(entry: HistoryEntry) -> str:
+    from plantstore_tui.cli.history_text import local_time
+    from plantstore_tui.core.store.records import outcome_words
+
+    status = "" if entry.status is None else f" ({entry.status})"
+    return visible(
+        f"plant {entry.plant_id} {shorten(entry.name, 24)}: {outcome_words(entry)}{status}, "
+        f"{local_time(entry.time)}"
+    )
+
+
+@click.command()
+@click.argument("shell", type=click.Choice(SHELLS))
+@click.pass_context
+def completion(ctx: click.Context, shell: str) -> None:
+    """Print the completion script for SHELL (bash, zsh or fish).
+
+    \b
+    Add a line to the shell's start-up file:
+      eval "$(plantstore-tui completion bash)"     ~/.bashrc
+      eval "$(plantstore-tui completion zsh)"      ~/.zshrc, after compinit
+      plantstore-tui completion fish | source      ~/.config/fish/config.fish
+
+    Commands, options, saved profile names and history entries then complete.
+    """
+    from click.shell_completion import get_completion_class
+
+    script = get_completion_class(shell)
+    # Every SHELLS name is one of click's own shells.
+    assert script is not None
+    click.echo(script(ctx.find_root().command, {}, PROG_NAME, COMPLETE_VAR).source())

@@ -1,0 +1,122 @@
+"""textual-serve's server with the access key in front of every route: one TUI process a tab.
+
+textual-serve starts a tab's app process in its websocket handler; the key gate is an aiohttp
+middleware, so a request without the key is refused before any handler, and no process starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import ssl
+from collections.abc import Callable
+
+from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
+from textual_serve.server import Server
+
+# On Ctrl+C every tab's connection is dropped, which ends its app as a closed tab does; the
+# server waits this long for them to end, then for any other request, before it stops.
+SHUTDOWN_SECONDS = 3.0
+
+
+class GatedServer(Server):
+    """textual-serve's `Server`, every route behind `gate`, printing nothing of its own."""
+
+    def __init__(self, command: str, *, public_url: str, title: str, gate: Middleware) -> None:
+        super().__init__(command, public_url=public_url, title=title)
+        self._gate = gate
+        # The connections of the requests being handled (a tab's websocket, while it is open).
+        self._open: set[asyncio.BaseTransport] = set()
+        self._all_closed = asyncio.Event()
+        self._all_closed.set()
+
+    async def gated_app(self) -> web.Application:
+        """textual-serve's aiohttp application, the gate first in its middlewares."""
+        # textual-serve's one private name here: it builds the routes (page, websocket,
+        # downloads, static files) that its page and handlers refer to by name.
+        # tests/web/test_serving.py fails loudly if an upgrade moves it.
+        app = await self._make_app()
+        app.middlewares.extend([self._gate, self._tracked])
+        return app
+
+    @web.middleware
+    async def _tracked(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        transport = request.transport
+        if transport is None:  # the client is gone already
+            return await handler(request)
+        self._open.add(transport)
+        self._all_closed.clear()
+        try:
+            return await handler(request)
+        finally:
+            self._open.discard(transport)
+            if not self._open:
+                self._all_closed.set()
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Nothing: the command prints the one URL to open, and textual-serve's banner names
+        the command every tab runs."""
+
+    async def end_tabs(self) -> None:
+        """Drop every open connection (a tab's websocket never ends by itself), and wait up to
+        `SHUTDOWN_SECONDS` for their handlers: each tab's app is told to quit by textual-serve,
+        as when its tab closes, and the handler returns once the app has ended."""
+        for transport in list(self._open):
+            transport.close()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                await self._all_closed.wait()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to (host, port), listening; port 0 picks a free one. OSError if not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, reuse_port=False)
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """A server TLS context with this certificate chain and private key (ssl.SSLError or
+    OSError when they cannot be used)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+def serve(
+    server: GatedServer,
+    sock: socket.socket,
+    tls: ssl.SSLContext | None,
+    on_ready: Callable[[], None],
+) -> None:
+    """Serve on `sock` until SIGINT or SIGTERM; `on_ready` once requests are taken."""
+    asyncio.run(_serve(server, sock, tls, on_ready))
+
+
+async def _serve(
+    server: GatedServer,
+    sock: socket.socket,
+    tls: ssl.SSLContext | None,
+    on_ready: Callable[[], None],
+) -> None:
+    # No access log: its lines hold the URL, and a URL may hold the key.
+    runner = web.AppRunner(
+        await server.gated_app(),
+        access_log=None,
+        handle_signals=False,
+        shutdown_timeout=SHUTDOWN_SECONDS,
+    )
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await web.SockSite(runner, sock, ssl_context=tls).start()
+        on_ready()
+        await stop.wait()
+        await server.end_tabs()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,208 @@
+"""`plantstore-tui web` in a real browser: Debian's chromium, driven by Playwright (its own
+browser download is never used). Plants typed in a page reach a real reference server; tabs
+work side by side; a closed tab ends its TUI as a closed terminal does and loses nothing."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from burst_support import stored_plants
+from ledger_support import ledger_rows
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from pty_support import wait_until
+from web_support import (
+    READY,
+    SCREEN_RECORDER,
+    STARTUP_SECONDS,
+    WebServer,
+    chromium_path,
+    running_web,
+    screen_has,
+    screen_mark,
+    screen_text,
+)
+
+from plantstore_tui.server.runner import BackgroundServer
+
+pytestmark = pytest.mark.skipif(
+    chromium_path() is None, reason="Debian's chromium is not installed (.ci/run installs it)"
+)
+
+# A closed terminal's TUI is gone within this long (tests/e2e/test_pty_hangup.py); a tab's too.
+GONE_SECONDS = 3.0
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless; a test's pages live in a context of their own."""
+    with sync_playwright() as playwright:
+        # Root (a CI container) cannot use chromium's sandbox.
+        args = ["--no-sandbox"] if os.geteuid() == 0 else []
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=args)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    opened = browser.new_context(viewport={"width": 1000, "height": 640})
+    opened.add_init_script(SCREEN_RECORDER)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
+def _web(server: BackgroundServer) -> tuple[list[str], dict[str, str]]:
+    return ["--base-url", server.base_url], {"PLANTSTORE_TOKEN": server.token.get_secret_value()}
+
+
+def open_tab(context: BrowserContext, web: WebServer, url: str | None = None) -> Page:
+    """A new tab on `url` (by default the URL the server printed), its TUI drawn and taking
+    keys."""
+    page = context.new_page()
+    page.goto(url or web.url)
+    screen_has(page, READY)
+    page.locator("textarea.xterm-helper-textarea").focus()
+    return page
+
+
+def type_plant(page: Page, name: str, plant_id: int, tag: str = "") -> None:
+    """Name, Tab, ID, Tab, Tag, Enter: as an operator types a plant."""
+    page.keyboard.type(name)
+    page.keyboard.press("Tab")
+    page.keyboard.type(str(plant_id))
+    page.keyboard.press("Tab")
+    if tag:
+        page.keyboard.type(tag)
+    page.keyboard.press("Enter")
+
+
+def test_a_plant_typed_in_the_page_is_stored_once(
+    reference_server: BackgroundServer, context: BrowserContext, plant_id: int
+) -> None:
+    arguments, env = _web(reference_server)
+    token = reference_server.token.get_secret_value()
+    key = "a-fixed-key-for-this-test-0123456789"
+    with running_web(*arguments, env={**env, "PLANTSTORE_WEB_KEY": key}) as web:
+        page = open_tab(context, web, f"{web.origin}/?key={key}")
+        # The key is in a cookie now, not in the address bar.
+        assert "key=" not in page.url
+        type_plant(page, "Browser Fern", plant_id, "indoor")
+        screen_has(page, f"Created plant {plant_id}")
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Browser Fern", "indoor")]
+        [app] = web.apps()
+        # Neither the token nor the key on a command line `ps` shows; the key not even in the
+        # tab's environment (the token is: that is how the tab gets it).
+        for pid in (app, web.process.pid):
+            assert token not in Path(f"/proc/{pid}/cmdline").read_text()
+            assert key not in Path(f"/proc/{pid}/cmdline").read_text()
+        assert key not in Path(f"/proc/{app}/environ").read_text()
+
+
+def test_two_tabs_at_once_each_create_their_own(
+    reference_server: BackgroundServer,
+    context: BrowserContext,
+    plant_id: int,
+    another_plant_id: int,
+) -> None:
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        first, second = open_tab(context, web), open_tab(context, web)
+        assert len(web.apps()) == 2
+        first.locator("textarea.xterm-helper-textarea").focus()
+        type_plant(first, "First Tab Fern", plant_id)
+        second.locator("textarea.xterm-helper-textarea").focus()
+        type_plant(second, "Second Tab Fern", another_plant_id)
+        screen_has(first, f"Created plant {plant_id}")
+        screen_has(second, f"Created plant {another_plant_id}")
+        assert sorted(stored_plants(reference_server.db_path)) == sorted(
+            [(plant_id, "First Tab Fern", None), (another_plant_id, "Second Tab Fern", None)]
+        )
+        # Stopping the server ends every tab's TUI, as closing the tabs would.
+        apps = web.apps()
+        web.process.terminate()
+        assert web.process.wait(STARTUP_SECONDS) == 0
+        wait_until(
+            lambda: not any(_alive(app) for app in apps), GONE_SECONDS, what="the TUIs to end"
+        )
+
+
+def test_a_closed_tab_with_plants_queued_loses_none(
+    start_slow_server: Callable[[float], BackgroundServer],
+    context: BrowserContext,
+    plant_id: int,
+) -> None:
+    slow = start_slow_server(3.0)
+    data = Path(os.environ["PLANTSTORE_DATA_DIR"])
+    plants = [(f"Queued Fern {n}", plant_id * 10 + n) for n in range(3)]
+    arguments, env = _web(slow)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        for name, number in plants:
+            type_plant(page, name, number)
+        # Taken: all three in the ledger, the first in flight, two queued behind it.
+        wait_until(lambda: len(ledger_rows(data)) == 3, STARTUP_SECONDS, what="three plants taken")
+        [app] = web.apps()
+        page.close()
+        closed = time.monotonic()
+        wait_until(lambda: app not in web.apps(), GONE_SECONDS, what="the tab's TUI to end")
+        assert time.monotonic() - closed <= GONE_SECONDS
+
+        # Every plant is created, or kept in the ledger to be offered: none is lost.
+        rows = ledger_rows(data)
+        assert [(name, int(number)) for name, number, *_ in rows] == plants
+        stored = {number for number, *_ in stored_plants(slow.db_path)}
+        left = [row for row in rows if row[3] != "created"]
+        assert left, "the slow server cannot have answered three plants yet"
+        for name, _number, _tag, state, held in left:
+            assert state == "unknown" or held == 1, (name, state, held)
+        assert all(
+            int(number) in stored for _n, number, _t, state, _h in rows if state == "created"
+        )
+
+        # The next tab offers what was left, as a restart does; it sends nothing by itself.
+        page = open_tab(context, web)
+        page.keyboard.press("F4")
+        screen_has(page, f"Needs attention ({len(left)})")
+
+
+def test_in_a_browser_the_form_and_help_name_keys_the_page_receives(
+    reference_server: BackgroundServer,
+    context: BrowserContext,
+    plant_id: int,
+    another_plant_id: int,
+) -> None:
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        screen_has(page, "Keep tag Alt+T")
+        # Keep tag (Alt+T instead of Ctrl+T, which the browser keeps): the second plant keeps
+        # the first one's tag.
+        page.keyboard.press("Alt+t")
+        type_plant(page, "Tagged Fern", plant_id, "porch")
+        screen_has(page, f"Created plant {plant_id}")
+        type_plant(page, "Kept Tag Fern", another_plant_id)
+        screen_has(page, f"Created plant {another_plant_id}")
+        assert stored_plants(reference_server.db_path) == [
+            (plant_id, "Tagged Fern", "porch"),
+            (another_plant_id, "Kept Tag Fern", "porch"),
+        ]
+        mark = screen_mark(page)
+        page.keyboard.press("F1")
+        screen_has(page, "turn keeping the tag after a send on or off", since=mark)
+        shown = screen_text(page, since=mark)
+        assert "Alt+N" in shown
+        assert "Alt+T" in shown
+        assert "Ctrl+N" not in shown
+        assert "Ctrl+T" not in shown
