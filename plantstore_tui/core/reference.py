@@ -30,6 +30,8 @@ ENVIRONMENT: dict[str, str] = {
         ),
         "plantstore-tui",
     ),
+    # Read by `plantstore-tui web` (web/gate.py, which the core does not import).
+    "PLANTSTORE_WEB_KEY": "plantstore-tui",
     # Chosen as curl does, by core/http/proxy.py (lower case first); httpx's own reading of
     # them is off (trust_env=False).
     **dict.fromkeys(
