@@ -25,6 +25,7 @@ from textual.widgets import DirectoryTree, Input
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.theme import save_theme
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
@@ -289,7 +290,11 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "quit-question": (quit_question, "server"),
     "profile-editor": (profile_editor, "server"),
     "first-run": (first_run, "nowhere"),
+    "success-light": (success, "server"),
 }
+# Scenes shot in another theme than Textual's default, kept in profiles.toml as an operator's
+# choice would be (and put back after).
+THEMES = {"success-light": "textual-light"}
 
 
 def _closed_port() -> int:
@@ -389,6 +394,7 @@ def main() -> None:
             if only and name not in only:
                 continue
             for suffix, size in SIZES.items():
+                save_theme(THEMES.get(name, "textual-dark"))
                 app = _app(where, urls, token)
                 svg = asyncio.run(_shoot(name + suffix, scene, app, size))
                 _deal_with_leftovers()

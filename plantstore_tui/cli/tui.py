@@ -9,9 +9,14 @@ from collections.abc import Mapping
 
 import click
 
+from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.config.glance import named_profile
-from plantstore_tui.core.config.options import TOKEN_ENV, unprompted_ad_hoc_url
+from plantstore_tui.core.config.options import (
+    TOKEN_ENV,
+    chosen_ad_hoc_url,
+    unprompted_ad_hoc_url,
+)
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to
 
@@ -24,7 +29,8 @@ def open_tui(options: TargetOptions) -> None:
 def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     """How the app will connect, and what it can say about the target before it has.
 
-    No connect at all means a first run: no profile saved and nothing named on the command line.
+    No connect at all means the first-run screen: no profile saved and nothing named on the
+    command line, or a profiles.toml that cannot be read.
     """
     unprompted = unprompted_plan(options, os.environ)
     if unprompted is not None:
@@ -32,8 +38,9 @@ def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
     # A prompt, or a configuration problem (exit 4), must happen before the TUI owns the terminal.
     try:
         target = resolve_target(options, interactive=True)
-    except NoTarget:
-        if not (_first_run() and sys.stdin.isatty() and sys.stdout.isatty()):
+    except ConfigProblem as problem:
+        terminal = sys.stdin.isatty() and sys.stdout.isatty()
+        if not (terminal and _opens_on_first_run(options, problem)):
             raise
         return None, TargetLabel(base_url="no target yet", token_source="no profile")
     return (lambda: connect_to(target)), TargetLabel.of(target)
@@ -75,12 +82,20 @@ def _resolved_in_app(options: TargetOptions) -> Connect:
     return connect
 
 
-def _first_run() -> bool:
-    # Only when nothing names a target: the profile store brings Pydantic and the token sources.
+def _opens_on_first_run(options: TargetOptions, problem: ConfigProblem) -> bool:
+    """Whether the TUI opens on the first-run screen rather than the run ending in exit 4:
+    nothing names a target and no profile is saved yet, or the target was to come from a
+    profiles.toml that cannot be read (that screen says what is wrong with it, and offers the
+    demo and `--base-url` meanwhile)."""
+    if chosen_ad_hoc_url(options, os.environ) is not None:
+        return False
+    # Only now: the profile store brings Pydantic and the token sources.
     from plantstore_tui.core.config.store import ProfileStore
 
     saved = ProfileStore().load()
-    return saved.error is None and not saved.profiles
+    if saved.error is not None:
+        return True
+    return isinstance(problem, NoTarget) and not saved.profiles
 
 
 def run_tui(connect: Connect | None, label: TargetLabel, *, note: str | None = None) -> None:
@@ -100,11 +115,17 @@ def run_demo() -> None:
     demo ends; the operator's are neither read nor written."""
     # Only the demo runs the reference server (Starlette, uvicorn) and a sandbox.
     from plantstore_tui.core.config.sandbox import sandboxed
+    from plantstore_tui.core.config.theme import save_theme, saved_theme
     from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
 
+    # The operator's theme is the one thing the demo takes along (a theme chosen in the demo
+    # is the sandbox's, gone with it).
+    theme = saved_theme()
     # Through the environment (PLANTSTORE_CONFIG_DIR, PLANTSTORE_DATA_DIR): every room finds
     # its files there, at each use, and a token command run from the demo inherits the same.
     with sandboxed() as sandbox:
+        if theme is not None:
+            save_theme(theme)
         server = ThrowawayServer(sandbox.server_dir)
         try:
             target = server.start()

@@ -11,13 +11,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.theme import saved_theme
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.plant.text import plural
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
@@ -85,6 +88,14 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._slice_started = time.monotonic()
         self._early_keys: list[events.Key | events.Paste] = []
+        # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
+        # first frame; a name this Textual does not know is said once the app runs.
+        self._kept_theme = saved_theme()
+        self._unknown_theme: str | None = None
+        if self._kept_theme in self.available_themes:
+            self.theme = self._kept_theme
+        elif self._kept_theme is not None:
+            self._unknown_theme, self._kept_theme = self._kept_theme, None
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
@@ -153,6 +164,13 @@ class PlantStoreApp(KeysFirstApp[None]):
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
+        if self._unknown_theme is not None:
+            self.notify(
+                f"profiles.toml names the theme {visible(self._unknown_theme)!r}, which this "
+                f"version does not have: {self.theme} is used. Ctrl+P, Theme, chooses another.",
+                title="Theme",
+                severity="warning",
+            )
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:
@@ -167,6 +185,36 @@ class PlantStoreApp(KeysFirstApp[None]):
             # The demo is not started in this app: its session and ledger are the operator's.
             self.demo_chosen = choice is not None and choice.demo
             self.exit()
+
+    def watch_theme(self, theme: str) -> None:
+        """Keep a theme chosen (the palette's Theme) for the next start, in profiles.toml."""
+        if theme != self._kept_theme:
+            self._kept_theme = theme
+            self._keep_theme(theme)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, name="keep theme", group="theme")
+    def _keep_theme(self, theme: str) -> None:
+        # The file's lock and its fsync: never on the UI thread.
+        from plantstore_tui.core.config.theme import save_theme
+
+        save_theme(theme)
+
+    @on(Worker.StateChanged)
+    def _theme_not_kept(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group == "theme" and event.state == WorkerState.ERROR:
+            error = worker.error
+            why = (
+                visible(str(error))
+                if isinstance(error, ConfigError)
+                else f"unexpected error {type(error).__name__}"
+            )
+            self.notify(
+                f"The theme is used until you quit, but it is not kept: {why}",
+                title="Theme",
+                severity="warning",
+                timeout=10,
+            )
 
     def _put_note(self, note: str) -> None:
         self._send_screen.log_panel.add_note(note, self._clock())
@@ -246,8 +294,14 @@ class PlantStoreApp(KeysFirstApp[None]):
         self.push_screen(ProfilesScreen(active=self.active_profile()), self._profile_chosen)
 
     def _profile_chosen(self, name: str | None) -> None:
-        if name is not None:
-            self.use_profile(name)
+        if name is None:
+            return
+        from plantstore_tui.ui.screens.first_run import FirstRunScreen
+
+        if isinstance(self.screen, FirstRunScreen):
+            # F2 from the first-run screen (a profiles.toml fixed meanwhile): the choice made.
+            self.pop_screen()
+        self.use_profile(name)
 
     def active_profile(self) -> str | None:
         """The name of the profile plants go to now, if any."""

@@ -3,10 +3,15 @@ its label, connected to in the TUI; a start that cannot open says why, with its 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from front_door_support import SAVED, TOKEN, front_door, profiles_in
+
+from plantstore_tui.cli import tui
+from plantstore_tui.cli.exits import ConfigProblem
+from plantstore_tui.core.config.options import TargetOptions
 
 
 def test_an_ad_hoc_target_opens_the_tui_with_its_label(tmp_path: Path) -> None:
@@ -127,3 +132,47 @@ def test_a_start_that_cannot_open_the_tui_says_why_and_exits_4(
     assert result.returncode == 4, result.stdout + result.stderr
     assert "label:" not in result.stdout
     assert words in result.stderr
+
+
+class _Terminal:
+    """stdin and stdout of a run in a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("arguments", "env"),
+    [([], {}), (["--profile", "staging"], {}), ([], {"PLANTSTORE_PROFILE": "staging"})],
+)
+def test_in_a_terminal_a_profiles_toml_that_does_not_parse_opens_the_first_run_screen(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    arguments: list[str],
+    env: dict[str, str],
+) -> None:
+    # Not exit 4: the TUI opens and says what is wrong with the file (tests/ui/test_wiring.py).
+    config = profiles_in(tmp_path / "config", SAVED.replace("[profiles.prod]", "[profiles.prod"))
+    monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", str(config))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    profile = arguments[1] if arguments else None
+    connect, label = tui._plan(TargetOptions(profile=profile))
+    assert connect is None
+    assert label.base_url == "no target yet"
+
+
+def test_a_profiles_toml_that_does_not_parse_is_no_first_run_for_another_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An ad hoc target does not come from the file: its own problem is said (exit 4).
+    config = profiles_in(tmp_path / "config", "default = \n")
+    monkeypatch.setenv("PLANTSTORE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("PLANTSTORE_BASE_URL", "ftp://plants.example.com")
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    with pytest.raises(ConfigProblem) as raised:
+        tui._plan(TargetOptions())
+    assert "profiles.toml" not in raised.value.message

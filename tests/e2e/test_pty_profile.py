@@ -64,6 +64,19 @@ def test_a_kept_token_that_cannot_be_read_is_said_in_the_tui(tmp_path: Path) -> 
         assert terminal.wait_exit(EXIT_SECONDS) == 0
 
 
+def test_a_profiles_toml_that_does_not_parse_opens_the_tui_and_is_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    # Not the exit 4 of a script without a terminal: the operator sees the file's problem.
+    corrupt = 'default = "kept"\n[profiles.kept\nbase_url = "http://127.0.0.1:9"\n'
+    with _tui(tmp_path, corrupt) as terminal:
+        terminal.wait_for("cannot be read", STARTUP_SECONDS)
+        terminal.wait_for("Expected", STARTUP_SECONDS)
+        terminal.write(b"q")
+        assert terminal.wait_exit(EXIT_SECONDS) == 0
+    assert (tmp_path / "config" / "profiles.toml").read_text() == corrupt
+
+
 # The editor at 80x24, reached from the first-run screen. Its Tab order: Name, Base URL, the
 # token's source (Typed here, chosen), Token.
 EDITOR_SIZE = {"columns": 80, "rows": 24}

@@ -360,6 +360,36 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
     assert (prod.token_env, prod.token_command, prod.protected) == ("PROD_TOKEN", None, True)
 
 
+async def test_without_colour_the_token_choices_differ_by_their_marks(
+    store: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # NO_COLOR: Textual draws every cell in one colour, so the choice must show in its shape.
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    def marks(editor: ProfileEditor) -> list[str]:
+        return [
+            editor.query_one(f"#editor-choice-{key}", RadioButton).render().plain.strip()
+            for key in ("typed", "env", "command")
+        ]
+
+    async with showing(ProfileEditor(store)) as (app, pilot):
+        assert app.no_color
+        editor = editor_of(app)
+        assert marks(editor) == [
+            "▐●▌ Typed here",
+            "▐ ▌ Environment variable",
+            "▐ ▌ Command",
+        ]
+        await pilot.click("#editor-choice-env")
+        await pilot.pause()
+        assert marks(editor) == [
+            "▐ ▌ Typed here",
+            "▐●▌ Environment variable",
+            "▐ ▌ Command",
+        ]
+        assert "▐●▌ Environment variable" in screen_text(app)
+
+
 # --- delete, default, use ----------------------------------------------------------------------
 
 

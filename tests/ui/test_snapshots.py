@@ -232,3 +232,66 @@ def test_first_run(
 
     app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_first_run_on_a_profiles_toml_that_does_not_parse(
+    snap_compare: SnapCompare, size: Size, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _relative_config(tmp_path, monkeypatch)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "profiles.toml").write_text('[profiles.local\nbase_url = "x"\n')
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: pilot.app.screen.has_class("-unreadable"))
+        await pilot.pause()
+
+    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+# --- the light theme, as profiles.toml keeps it ------------------------------------------------
+
+
+def _light(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _relative_config(tmp_path, monkeypatch)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "profiles.toml").write_text('theme = "textual-light"\n')
+
+
+def test_light_success_entry(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _light(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Monstera deliciosa", id="41", tag="indoor")
+
+    assert snap_compare(canned_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_light_error_entry(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _light(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _send(pilot, name="Ivy", id="7", tag="climber")
+
+    assert snap_compare(canned_app(duplicate_id), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_light_profile_editor(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _light(tmp_path, monkeypatch)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _connected(pilot)
+        editor = ProfileEditor(ProfileStore())
+        await pilot.app.push_screen(editor)
+        home = editor.query_one("#editor-token-home", Static)
+        await until(pilot, lambda: "credentials" in str(home.content))
+        await pilot.pause()
+
+    assert snap_compare(canned_app(), terminal_size=(80, 24), run_before=run_before)

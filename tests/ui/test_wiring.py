@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from ledger_support import ledger_file
 from pydantic import SecretStr
+from seen_support import notifications_of
 from snapshot_apps.support import SIZE, app_with, fill, log_text, ready, target_of, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import ListView, OptionList
+from textual.widgets import ListView, OptionList, Static
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
@@ -195,3 +197,112 @@ def palette_text(palette: CommandPalette) -> str:
     return "\n".join(
         str(options.get_option_at_index(index).prompt) for index in range(options.option_count)
     )
+
+
+# --- a profiles.toml that cannot be read --------------------------------------------------------
+
+CORRUPT = b'default = "local"\n[profiles.local\nbase_url = "http://127.0.0.1:9"\n'
+PARSER_WORDS = ":2:16: Expected ']' at the end of a table declaration"
+
+
+def shown(screen: object, selector: str) -> str:
+    assert isinstance(screen, FirstRunScreen | ProfilesScreen)
+    return " ".join(str(screen.query_one(selector, Static).render()).split())
+
+
+def unreadable_profiles() -> Path:
+    path = ProfileStore().path
+    path.parent.mkdir(parents=True)
+    path.write_bytes(CORRUPT)
+    return path
+
+
+def first_run_app() -> PlantStoreApp:
+    # What the front door opens when profiles.toml cannot be read (cli/tui.py).
+    return PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+
+
+async def test_a_profiles_toml_that_does_not_parse_opens_the_tui_saying_where_and_what() -> None:
+    path = unreadable_profiles()
+    app = first_run_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        screen = app.screen
+        await until(pilot, lambda: "cannot be read" in shown(screen, "#first-run-headline"))
+        problems = shown(screen, "#first-run-problems")
+        assert f"{path}{PARSER_WORDS}; fix the file by hand, it is not overwritten" in problems
+        words = shown(screen, "#first-run-text")
+        assert "plantstore-tui --base-url URL" in words
+        assert "plantstore-tui demo" in words
+        # Nothing can be saved in it: said, and no form opens.
+        await pilot.press("c")
+        await until(pilot, lambda: notifications_of(app))
+        assert "cannot be read" in notifications_of(app)[-1].message
+        assert app.screen is screen
+
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
+        profiles = app.screen
+        await until(pilot, lambda: PARSER_WORDS in shown(profiles, "#profiles-problems"))
+        assert str(path) in shown(profiles, "#profiles-problems")
+        detail = shown(profiles, "#profiles-detail")
+        assert "plantstore-tui demo" in detail
+        assert "plantstore-tui --base-url URL" in detail
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+
+        await pilot.press("d")
+        await until(pilot, lambda: app.return_code is not None)
+    assert app.demo_chosen
+    assert path.read_bytes() == CORRUPT
+
+
+async def test_a_profiles_toml_fixed_meanwhile_is_read_again_and_its_default_used(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    path = unreadable_profiles()
+    app = first_run_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        screen = app.screen
+        await until(pilot, lambda: "cannot be read" in shown(screen, "#first-run-headline"))
+        # Fixed in an editor while the TUI waits.
+        monkeypatch.setenv("WIRING_TOKEN", shared_reference_server.token.get_secret_value())
+        path.write_text(
+            'default = "local"\n[profiles.local]\n'
+            f'base_url = "{shared_reference_server.base_url}"\ntoken_env = "WIRING_TOKEN"\n'
+        )
+        await pilot.press("r")
+        send = app.get_default_screen()
+        assert isinstance(send, SendScreen)
+        await until(pilot, lambda: app.screen is send, "the send screen")
+        await until(pilot, lambda: send.target is not None and send.target.profile == "local")
+        await send_goes_through(pilot, send, plant_id)
+
+
+async def test_a_profile_chosen_on_f2_from_the_first_run_screen_is_used(
+    shared_reference_server: Any, monkeypatch: pytest.MonkeyPatch, plant_id: int
+) -> None:
+    path = unreadable_profiles()
+    app = first_run_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, FirstRunScreen))
+        screen = app.screen
+        await until(pilot, lambda: "cannot be read" in shown(screen, "#first-run-headline"))
+        monkeypatch.setenv("WIRING_TOKEN", shared_reference_server.token.get_secret_value())
+        # Fixed, without a default this time.
+        path.write_text(
+            f'[profiles.local]\nbase_url = "{shared_reference_server.base_url}"\n'
+            'token_env = "WIRING_TOKEN"\n'
+        )
+        await pilot.press("r")
+        await until(pilot, lambda: "No default profile" in shown(screen, "#first-run-headline"))
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
+        await until(pilot, lambda: app.screen.query(ProfileRow))
+        await pilot.press("u")
+        send = app.get_default_screen()
+        assert isinstance(send, SendScreen)
+        await until(pilot, lambda: app.screen is send, "the send screen")
+        await until(pilot, lambda: send.target is not None and send.target.profile == "local")
+        await send_goes_through(pilot, send, plant_id)

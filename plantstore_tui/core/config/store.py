@@ -29,6 +29,7 @@ from plantstore_tui.core.config.profiles import (
     UnknownProfile,
     profile_from_table,
 )
+from plantstore_tui.core.config.theme import THEME_KEY
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 
 
 CREDENTIALS_FILE = "credentials.toml"
-_TOP_LEVEL = ("default", "profiles", "history_limit")
+# The keys of profiles.toml's top level (each profile's are `profiles.FIELDS`).
+TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY)
 _DEFAULT_HISTORY_LIMIT = 100_000
 
 
@@ -135,7 +137,7 @@ class ProfileStore:
         warnings = [
             f"{self.path}: unknown setting {key!r} is ignored"
             for key in data
-            if key not in _TOP_LEVEL
+            if key not in TOP_LEVEL_KEYS
         ]
         profiles: list[Profile] = []
         broken: dict[str, str] = {}

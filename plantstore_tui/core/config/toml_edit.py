@@ -30,8 +30,13 @@ def with_profile(text: str, name: str, fields: Mapping[str, object]) -> str:
 
 def with_default(text: str, name: str) -> str:
     """`text` with `default = NAME` set."""
+    return with_top_level(text, "default", name)
+
+
+def with_top_level(text: str, key: str, value: str) -> str:
+    """`text` with the top-level setting `key = VALUE` set (above the first table)."""
     document = tomlkit.parse(text)
-    document["default"] = name
+    document[key] = value
     return tomlkit.dumps(document)
 
 

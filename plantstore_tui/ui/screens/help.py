@@ -54,11 +54,11 @@ ABOUT = (
     "a closed terminal or a power cut loses none: the next start offers what was left in "
     "needs attention and sends nothing by itself. With plants queued, in flight or needing "
     "attention, Ctrl+Q asks first. The token is never saved.",
-    "The log. One entry per attempt: time, POST and the URL, the status (green: created, "
-    "yellow: refused, red: no usable answer), the time taken, the plant sent and what came "
-    "back. Text from the server is shown literally; control characters appear as escapes "
-    "such as \\e or \\x9b. The status line shows where plants go and where the token comes "
-    "from, never the token (at most its last four characters).",
+    "The log. One entry per attempt: time, POST and the URL, the status, the time taken, "
+    "the outcome marked ✔ created (green), ✖ refused (yellow) or ⚠ no usable answer (red), "
+    "the plant sent and what came back. Text from the server is shown literally; control "
+    "characters appear as escapes such as \\e or \\x9b. The status line shows where plants go "
+    "and where the token comes from, never the token (at most its last four characters).",
     "Profiles. A profile is a saved base URL and where its token comes from (never the token "
     "itself: profiles.toml can be shared). F2 lists them; the palette's Use profile switches "
     "at once. A protected profile shows in red, and every send to it asks first: A in that "

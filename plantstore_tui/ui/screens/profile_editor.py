@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, Switch
+from textual.widgets import Button, Input, Label, RadioSet, Static, Switch
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
@@ -31,6 +31,7 @@ from plantstore_tui.ui.screens.profile_checks import (
     profile_table,
     typed_token,
 )
+from plantstore_tui.ui.widgets.marked_radio_button import MarkedRadioButton
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class ProfileEditor(ModalScreen[SaveReport | None], OrderedScreen[SaveReport | N
                 yield Label("Token from", classes="editor-label")
                 with RadioSet(id="editor-choice"):
                     for choice, label in _CHOICE_LABELS.items():
-                        yield RadioButton(
+                        yield MarkedRadioButton(
                             label, value=choice is self._choice, id=f"editor-choice-{choice.value}"
                         )
             with Horizontal(classes="editor-row", id="editor-token-row"):

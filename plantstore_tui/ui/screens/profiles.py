@@ -30,6 +30,11 @@ from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
 from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
+_UNREADABLE = (
+    "No profile can be used, added or changed until profiles.toml is fixed by hand (it is never "
+    "rewritten). Meanwhile: `plantstore-tui demo`, or `plantstore-tui --base-url URL` for a "
+    "deployment without a profile."
+)
 _DOING = {"load": "reading the profiles", "change": "saving the change", "test": "testing"}
 _VERDICT_KIND = {"pass": "ok", "warn": "busy", "fail": "bad"}
 
@@ -225,7 +230,7 @@ class ProfilesScreen(Screen[str | None]):
             detail.update(
                 Text("No profiles yet. Press A to add one.")
                 if listing.saved.error is None
-                else Text("")
+                else Text(_UNREADABLE)
             )
             return
         if row.profile is None:

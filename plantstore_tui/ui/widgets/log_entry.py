@@ -116,6 +116,9 @@ class Entry(NamedTuple):
     # Where the header's state begins ("200  412.7 ms", "queued"): a header too long for the
     # log is broken there, not in the middle of the state or its time (0: never broken there).
     state_at: int = 0
+    # When it happened: the header shows the time of day (`shown_time`), a saved log the date
+    # and the UTC offset too (`saved_text`).
+    at: datetime | None = None
 
     def text(self) -> Text:
         """The entry as one Text: what is saved, with the values indented under their labels."""
@@ -129,6 +132,13 @@ class Entry(NamedTuple):
                     out.append("\n  " + " " * _LABEL_WIDTH)
                 out.append_text(line)
         return out
+
+    def saved_text(self) -> str:
+        """The entry as a saved log has it: `text()`, its time with the date and UTC offset."""
+        plain = self.text().plain
+        if self.at is not None and plain.startswith(shown := shown_time(self.at)):
+            return saved_time(self.at) + plain[len(shown) :]
+        return plain
 
     def restyle(self, new: Mapping[Style, Style]) -> None:
         """Give each part of the entry drawn in a style of `new`'s keys that key's value (the
@@ -201,9 +211,20 @@ def _cropped(console: Console, renderable: RenderableType, width: int) -> list[l
     ]
 
 
+def shown_time(at: datetime) -> str:
+    """The time of an entry on the screen: `14:03:07`."""
+    return at.strftime("%H:%M:%S")
+
+
+def saved_time(at: datetime) -> str:
+    """The time of an entry in a saved log, ISO 8601 with its UTC offset:
+    `2026-11-26T14:03:07+01:00` (a naive time is taken as local)."""
+    return (at if at.tzinfo is not None else at.astimezone()).isoformat(timespec="seconds")
+
+
 def _header(at: datetime, number: int | None, url: str, styles: Mapping[str, Style]) -> Text:
     header = Text()
-    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
+    header.append(shown_time(at), _style(styles, "time"))
     if number is not None:
         header.append(f"  #{number}", _style(styles, "number"))
     header.append("  POST ")
@@ -301,14 +322,14 @@ def render_plant(
         if plant.fate_unknown and not any("may exist" in row[1].plain for row in rows):
             flag.append(" (it may exist already)", _style(styles, "label"))
         rows.append((Text("⚑", _style(styles, "attention")), flag))
-    return Entry(header, tuple(rows), state_at)
+    return Entry(header, tuple(rows), state_at, at)
 
 
 def render_note(text: str, at: datetime, styles: Mapping[str, Style] | None = None) -> Entry:
     """A log line that is not a send attempt (a configuration problem, a send refused)."""
     styles = styles or {}
     header = Text()
-    header.append(at.strftime("%H:%M:%S"), _style(styles, "time"))
+    header.append(shown_time(at), _style(styles, "time"))
     header.append("  ")
     header.append(visible(text), _style(styles, "note"))
-    return Entry(header)
+    return Entry(header, at=at)

@@ -219,14 +219,21 @@ class ResponseLog(ScrollView, can_focus=True):
         self.refresh()
 
     def plain_text(self) -> str:
-        """Every entry as plain text, for saving; the log never holds the token."""
+        """Every entry as plain text, as the screen shows it; the log never holds the token."""
         return "\n\n".join(entry.text().plain for entry in self.entries) + (
+            "\n" if self.entries else ""
+        )
+
+    def saved_text(self) -> str:
+        """Every entry as plain text, each time with its date and UTC offset: a saved log is read
+        on another day, maybe in another time zone."""
+        return "\n\n".join(entry.saved_text() for entry in self.entries) + (
             "\n" if self.entries else ""
         )
 
     def save(self, path: Path) -> None:
         """Write the log as plain text to the new file `path`, and say where (or why not)."""
-        text = self.plain_text()
+        text = self.saved_text()
         if not text:
             self.notify("The log is empty: nothing to save.", title="Log not saved")
             return

@@ -3,12 +3,27 @@ name is a few hundred characters on the screen and in the saved log."""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from log_support import LONGEST_LINE, huge_name, sent_to
 from misbehaving import Send, json_response
-from snapshot_apps.support import drawn_log, log_text
+from snapshot_apps.support import (
+    SIZE,
+    drawn_log,
+    fill,
+    log_text,
+    ready,
+    send_and_wait,
+    target_of,
+    until,
+)
+
+from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel, connect_to
 
 
 def saved_log(directory: Path) -> str:
@@ -65,3 +80,28 @@ async def test_a_theme_change_draws_the_entries_in_its_colours() -> None:
         screen.app.theme = dark
         await pilot.pause()
         assert time_colour() == before
+
+
+async def test_a_saved_log_dates_every_entry_with_its_utc_offset(
+    shared_reference_server: Any, plant_id: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read on another day, maybe in another time zone: the screen keeps the time of day.
+    monkeypatch.chdir(tmp_path)
+    at = datetime(2026, 11, 26, 14, 3, 7, tzinfo=timezone(timedelta(hours=1)))
+    target = target_of(shared_reference_server.base_url, shared_reference_server.token)
+    app = PlantStoreApp(
+        lambda: connect_to(target), TargetLabel.of(target), clock=lambda: at, note="A note."
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id=str(plant_id))
+        await send_and_wait(pilot, app, "ctrl+s")
+        await until(pilot, lambda: "A note." in log_text(screen))
+        assert "14:03:07  #1  POST" in log_text(screen)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+    content = saved_log(tmp_path)
+    assert "2026-11-26T14:03:07+01:00  A note." in content
+    url = f"{shared_reference_server.base_url}/plants"
+    assert f"2026-11-26T14:03:07+01:00  #1  POST {url}  200" in content
+    assert not re.search(r"^\d\d:\d\d:\d\d", content, re.MULTILINE)

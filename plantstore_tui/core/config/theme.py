@@ -1,0 +1,54 @@
+"""The TUI's theme, kept at the top of profiles.toml (`theme = "textual-light"`).
+
+Read before the TUI's first frame with tomllib alone; saved under the file's lock, keeping the
+operator's comments and layout. Which names are themes is the TUI's to say: the core keeps the
+name as chosen.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.files import (
+    PROFILES_FILE,
+    ConfigFileError,
+    config_dir,
+    locked_update,
+    read_toml,
+)
+
+THEME_KEY = "theme"
+
+
+def saved_theme(directory: Path | None = None) -> str | None:
+    """The theme profiles.toml names; None when it names none or cannot be read (what is wrong
+    with the file is said where the profiles are: the first-run screen, F2, `profile list`)."""
+    try:
+        data = read_toml((directory or config_dir()) / PROFILES_FILE)
+    except ConfigError:
+        return None
+    theme = None if data is None else data.get(THEME_KEY)
+    return theme.strip() if isinstance(theme, str) and theme.strip() else None
+
+
+def save_theme(name: str, directory: Path | None = None) -> None:
+    """Keep `name` as the theme; `ConfigFileError` in words when profiles.toml cannot be
+    changed (one that does not parse is never overwritten)."""
+    # toml_edit loads tomlkit: only a change to profiles.toml needs it.
+    from plantstore_tui.core.config import toml_edit
+
+    path = (directory or config_dir()) / PROFILES_FILE
+    with locked_update(path) as draft:
+        if draft.data.get(THEME_KEY) == name:
+            return
+        # tomlkit keeps the layout, but odd files can defeat it: the new text is read back.
+        try:
+            proposed = draft.propose(toml_edit.with_top_level(draft.original, THEME_KEY, name))
+        except tomllib.TOMLDecodeError:
+            proposed = {}
+        if proposed.get(THEME_KEY) != name:
+            raise ConfigFileError(
+                path, "the theme could not be set safely in this file's layout; set it by hand"
+            )
