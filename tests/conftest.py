@@ -6,7 +6,6 @@ import inspect
 import itertools
 import os
 import secrets
-import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import keyring
 import pytest
 from hypothesis import settings
 from keyring.backends import fail
+from misbehaving import reserved_port
 from pydantic import SecretStr
 from seen_support import record_notifications
 from textual.widgets import Input
@@ -135,12 +135,12 @@ def shared_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @pytest.fixture
-def closed_port() -> int:
-    """A loopback port with nothing listening on it."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+def closed_port() -> Iterator[int]:
+    """A loopback port with nothing listening on it: held bound (not listening) for the whole
+    test, so no other test's server can take it meanwhile and answer."""
+    with reserved_port() as sock:
         port: int = sock.getsockname()[1]
-    return port
+        yield port
 
 
 @pytest.fixture

@@ -17,7 +17,14 @@ from typing import Any
 
 from burst_support import stored_plants
 from import_support import ledger_rows, plants, wait_for_line, write_csv
-from misbehaving import MisbehavingServer, ReceivedRequest, Reset, Send, json_response
+from misbehaving import (
+    MisbehavingServer,
+    ReceivedRequest,
+    Reset,
+    Send,
+    json_response,
+    reserved_port,
+)
 from pydantic import SecretStr
 
 from plantstore_tui.server.runner import BackgroundServer
@@ -46,31 +53,32 @@ def _finish(process: subprocess.Popen[bytes]) -> tuple[str, str]:
 
 
 def test_an_import_waits_for_a_deployment_that_is_down_and_sends_every_row_once_in_order(
-    tmp_path: Path, closed_port: int
+    tmp_path: Path,
 ) -> None:
     token = SecretStr(secrets.token_urlsafe(32))
     rows = plants(30)
     path = write_csv(tmp_path / "plants.csv", rows)
-    url = f"http://127.0.0.1:{closed_port}"
-    process = _start(
-        ["import", str(path), "--base-url", url, "--concurrency", "1", "--json"],
-        token.get_secret_value(),
-    )
     db = tmp_path / "plants.sqlite3"
-    try:
-        assert process.stderr is not None
-        said = wait_for_line(process.stderr, "Waiting: deployment unreachable since")
-        assert "next try in" in said[-1]
-        server = BackgroundServer(token=token, db_path=db, port=closed_port)
-        server.start()
+    with reserved_port() as held:
+        port = held.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        command = ["import", str(path), "--base-url", url, "--concurrency", "1", "--json"]
+        process = _start(command, token.get_secret_value())
         try:
-            out, err = _finish(process)
+            assert process.stderr is not None
+            said = wait_for_line(process.stderr, "Waiting: deployment unreachable since")
+            assert "next try in" in said[-1]
+            held.close()  # the deployment comes back, on its port
+            server = BackgroundServer(token=token, db_path=db, port=port)
+            server.start()
+            try:
+                out, err = _finish(process)
+            finally:
+                server.stop()
         finally:
-            server.stop()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     assert process.returncode == 0, err
     assert "The deployment answers again: going on." in err
     summary = json.loads(out)
@@ -132,23 +140,26 @@ async def test_an_import_never_sends_a_row_of_unknown_fate_again(tmp_path: Path)
 
 
 def test_add_waits_for_a_deployment_that_is_down_and_creates_the_plant_once(
-    tmp_path: Path, closed_port: int
+    tmp_path: Path,
 ) -> None:
     token = SecretStr(secrets.token_urlsafe(32))
-    url = f"http://127.0.0.1:{closed_port}"
-    command = ["add", "--name", "Fern", "--id", "41", "--base-url", url, "--json"]
-    process = _start([*command, "--wait", "30"], token.get_secret_value())
     db = tmp_path / "plants.sqlite3"
-    try:
-        assert process.stderr is not None
-        said = wait_for_line(process.stderr, "Waiting: deployment unreachable since")
-        assert "next try in" in said[-1]
-        with BackgroundServer(token=token, db_path=db, port=closed_port):
-            out, err = _finish(process)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    with reserved_port() as held:
+        port = held.getsockname()[1]
+        command = ["add", "--name", "Fern", "--id", "41"]
+        command += ["--base-url", f"http://127.0.0.1:{port}", "--json", "--wait", "30"]
+        process = _start(command, token.get_secret_value())
+        try:
+            assert process.stderr is not None
+            said = wait_for_line(process.stderr, "Waiting: deployment unreachable since")
+            assert "next try in" in said[-1]
+            held.close()  # the deployment comes back, on its port
+            with BackgroundServer(token=token, db_path=db, port=port):
+                out, err = _finish(process)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     assert process.returncode == 0, err
     # stdout holds the one JSON object, nothing else.
     assert json.loads(out)["outcome"] == "created"

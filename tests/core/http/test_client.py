@@ -95,14 +95,6 @@ async def answer(
     return outcome, server
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def mock_client(handler: Callable[[httpx.Request], Any], **kwargs: Any) -> PlantStoreClient:
     return PlantStoreClient(MOCK_URL, TOKEN, transport=httpx.MockTransport(handler), **kwargs)
 
@@ -499,8 +491,8 @@ def test_any_other_failure_is_said_in_words_not_by_its_class(exc: Exception) -> 
     assert failure.fate is PlantFate.UNKNOWN
 
 
-async def test_a_refused_connection_was_not_created() -> None:
-    outcome = await send(f"http://127.0.0.1:{closed_port()}")
+async def test_a_refused_connection_was_not_created(closed_port: int) -> None:
+    outcome = await send(f"http://127.0.0.1:{closed_port}")
     assert isinstance(outcome, Failed)
     assert outcome.kind is FailureKind.CANNOT_CONNECT
     assert outcome.fate is PlantFate.NOT_CREATED
@@ -829,10 +821,10 @@ async def test_any_bytes_from_a_socket_become_an_outcome(
 # Outcomes as every front end renders them.
 
 
-async def test_outcome_to_json_follows_the_contract() -> None:
+async def test_outcome_to_json_follows_the_contract(closed_port: int) -> None:
     created, _ = await answer(spec_like)
     rejected, _ = await answer(status_429())
-    failed = await send(f"http://127.0.0.1:{closed_port()}")
+    failed = await send(f"http://127.0.0.1:{closed_port}")
     keys = {"outcome", "status", "elapsed_ms", "sent", "plant", "error", "kind", "message", "fate"}
     keys |= {"off_spec"}  # additive (issue 10): how the answer departs from the spec
     keys |= {"proxy"}  # additive (issue 17): the proxy the send went through
@@ -898,7 +890,7 @@ def rendered_traceback(failure: BaseException) -> str:
     return plain + console.file.getvalue()
 
 
-async def test_the_token_is_in_no_outcome_and_no_repr() -> None:
+async def test_the_token_is_in_no_outcome_and_no_repr(closed_port: int) -> None:
     scripts: list[Script] = [
         spec_like,
         html_502(),
@@ -915,7 +907,7 @@ async def test_the_token_is_in_no_outcome_and_no_repr() -> None:
         outcome, server = await answer(script)
         assert server.requests[0].headers["authorization"] == f"Bearer {CANARY}"
         outcomes.append(outcome)
-    outcomes.append(await send(f"http://127.0.0.1:{closed_port()}"))
+    outcomes.append(await send(f"http://127.0.0.1:{closed_port}"))
     outcomes.append(cancelled("http://plants.test/plants", PLANT, None))
     for outcome in outcomes:
         for text in (
