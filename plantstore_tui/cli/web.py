@@ -15,8 +15,9 @@ from plantstore_tui.cli.targets import TargetOptions, merged_target_options, res
 from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.server.runner import CannotListen, listen
 from plantstore_tui.web.gate import KEY_ENV, KEY_PARAMETER, UnusableKey, access_key, key_gate
-from plantstore_tui.web.serving import GatedServer, listening_socket, serve, tls_context
+from plantstore_tui.web.serving import GatedServer, serve, tls_context
 
 
 def tab_command(options: TargetOptions, profile: str | None, base_url: str) -> str:
@@ -121,11 +122,9 @@ def web(
         # The tabs inherit it through their environment, never through a command line.
         os.environ.setdefault(TOKEN_ENV, target.token.get_secret_value())
     try:
-        sock = listening_socket(host, port)
-    except OSError as exc:
-        raise InvalidInput(
-            f"Cannot listen on {visible(host)} port {port}: {exc.strerror or exc}."
-        ) from None
+        sock = listen(host, port)
+    except CannotListen as exc:
+        raise InvalidInput(str(exc)) from None
     bound_port = sock.getsockname()[1]
     scheme = "https" if tls is not None else "http"
     address = (public_url or f"{scheme}://{_url_host(host)}:{bound_port}").rstrip("/")

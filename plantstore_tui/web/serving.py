@@ -71,12 +71,6 @@ class GatedServer(Server):
                 await self._all_closed.wait()
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to (host, port), listening; port 0 picks a free one. OSError if not."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family, reuse_port=False)
-
-
 def tls_context(cert: str, key: str) -> ssl.SSLContext:
     """A server TLS context with this certificate chain and private key (ssl.SSLError or
     OSError when they cannot be used)."""
