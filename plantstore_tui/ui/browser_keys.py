@@ -12,11 +12,7 @@ _INSTEAD = {
 }
 
 
-def browser_keys(key: str) -> str:
-    """The key to press in a browser for `key` (itself when the browser lets the page have it)."""
-    return _INSTEAD.get(key, key)
-
-
-def terminal_keys(key: str) -> str:
-    """The key to press in a terminal: `key` itself."""
-    return key
+def key_to_press(key: str, *, in_browser: bool) -> str:
+    """The key to press for `key`: in a browser, the one the page receives instead of a key the
+    browser keeps; otherwise `key` itself."""
+    return _INSTEAD.get(key, key) if in_browser else key

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from plantstore_tui.ui.browser_keys import browser_keys, terminal_keys
+from plantstore_tui.ui.browser_keys import key_to_press
 
 KEYS = (
     ("Tab / Shift+Tab", "next / previous field"),
@@ -79,10 +79,11 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-panel") as panel:
             panel.border_title = "Help"
             panel.border_subtitle = "Esc closes"
-            keys = browser_keys if self.app.is_web else terminal_keys
+            in_browser = self.app.is_web
             for key, what in KEYS:
                 with Horizontal(classes="help-row"):
-                    yield Static(Text(keys(key)), classes="help-key")
+                    shown = key_to_press(key, in_browser=in_browser)
+                    yield Static(Text(shown), classes="help-key")
                     yield Static(Text(what), classes="help-what")
             for paragraph in ABOUT:
                 yield Static(Text(paragraph), classes="help-text")

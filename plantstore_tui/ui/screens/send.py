@@ -83,7 +83,7 @@ class SendScreen(FormScreen):
         Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
         Binding("ctrl+t", "toggle_keep_tag", "Keep tag", show=False),
         # A browser keeps Ctrl+N and Ctrl+T for itself (new window, new tab): the page never
-        # sees them. In a browser the form and the help name these instead (`browser_keys`).
+        # sees them. In a browser the form and the help name these instead (`key_to_press`).
         # Priority: an Alt+letter is a printable key, which a focused field would type.
         Binding("alt+n", "toggle_next_id", "Next id", show=False, priority=True),
         Binding("alt+t", "toggle_keep_tag", "Keep tag", show=False, priority=True),

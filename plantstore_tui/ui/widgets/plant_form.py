@@ -27,7 +27,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
     parse_id,
 )
-from plantstore_tui.ui.browser_keys import browser_keys, terminal_keys
+from plantstore_tui.ui.browser_keys import key_to_press
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -124,10 +124,11 @@ class PlantForm(Vertical):
         for field in FORM_FIELDS:
             yield FieldInput(field)
         # In a browser the keys' names are longer (Alt+N): the switches go one under the other.
-        with Horizontal(id="switches", classes="-browser" if self.app.is_web else ""):
-            keys = browser_keys if self.app.is_web else terminal_keys
-            yield MarkedCheckbox(f"Next id {keys('^N')}", value=True, id="next-id")
-            yield MarkedCheckbox(f"Keep tag {keys('^T')}", value=False, id="keep-tag")
+        in_browser = self.app.is_web
+        with Horizontal(id="switches", classes="-browser" if in_browser else ""):
+            next_id, keep_tag = (key_to_press(key, in_browser=in_browser) for key in ("^N", "^T"))
+            yield MarkedCheckbox(f"Next id {next_id}", value=True, id="next-id")
+            yield MarkedCheckbox(f"Keep tag {keep_tag}", value=False, id="keep-tag")
         yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
         yield Static(HINTS, id="form-hint")
 
