@@ -182,9 +182,9 @@ class SendScreen(FormScreen):
 
     # The ledger -------------------------------------------------------------------------------
 
-    def _open_ledger_here(self) -> None:
+    def _open_ledger_here(self, session: EntrySession) -> None:
         # In a worker thread: the ledger opened (once), and what it holds told.
-        self.session.ledger()
+        session.ledger()
         self.app.call_from_thread(self._ledger_opened)
 
     def _ledger_opened(self) -> None:
@@ -310,7 +310,10 @@ class SendScreen(FormScreen):
 
     def _start_connecting(self) -> None:
         if self._connect is not None:
-            self._connect_and_read_settings()
+            # The session is made here, on the app's thread, and handed to the worker: made in
+            # the worker's thread, a key read meanwhile would make a second one, and a plant
+            # typed into it would never be sent.
+            self._connect_and_read_settings(self.session)
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
         """Send to another target from now on (True: at once); plants in line for the old one
@@ -407,12 +410,12 @@ class SendScreen(FormScreen):
     # A thread: opening the ledger and resolving the target load modules and may block; the
     # form is usable meanwhile.
     @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
-    def _connect_and_read_settings(self) -> None:
+    def _connect_and_read_settings(self, session: EntrySession) -> None:
         from plantstore_tui.core.store.settings import history_settings
 
         connect = self._connect
         assert connect is not None
-        self._open_ledger_here()
+        self._open_ledger_here(session)
         try:
             connection = connect()
         except Exception as exc:  # `Connect` raises with words for the operator (ui/connection.py)
@@ -420,7 +423,7 @@ class SendScreen(FormScreen):
             return
         # Read here, off the UI thread, as the ledger's next id.
         settings = history_settings(connection.target.profile)
-        next_id = self.session.next_id(connection.target)
+        next_id = session.next_id(connection.target)
         self.post_message(self.Connected(connect, connection, settings, next_id))
 
     @on(Connected)
