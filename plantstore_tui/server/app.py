@@ -1,7 +1,8 @@
 """The Starlette app: POST /plants as the spec says, GET /openapi.json, Error bodies for the rest.
 
 A POST is checked in this order, and the first failure answers: bearer token (401), media type
-(415), body size (413), JSON (400, 1001), NewPlant shape (400, 1002), duplicate id (400, 1003).
+(415), body size (413), JSON (400, 1001), NewPlant shape (400, 1002; a blank name or tag too),
+duplicate id (400, 1003). A plant is answered as it was stored: what is sent is what comes back.
 """
 
 from __future__ import annotations
@@ -203,9 +204,16 @@ def _new_plant(data: Any) -> NewPlant:
     if not isinstance(data, dict):
         what = _NOT_AN_OBJECT[type(data)]
         _refuse(INVALID_PLANT, f"The body must be a JSON object (a NewPlant), not {what}")
-    # The spec types tag as a string: null is refused, not taken for "no tag".
+    # The spec types tag as a string: null is refused, not taken for "no tag". A blank tag is
+    # refused too, as a blank name is: taken for "no tag", it would be stored and answered
+    # otherwise than sent, and this server echoes what it stores.
     if "tag" in data and data["tag"] is None:
         _refuse(INVALID_PLANT, "The body is not a NewPlant: tag: leave it out rather than null")
+    if isinstance(data.get("tag"), str) and not data["tag"].strip():
+        _refuse(
+            INVALID_PLANT,
+            "The body is not a NewPlant: tag: Tag is blank: leave it out for a plant without a tag",
+        )
     try:
         return NewPlant.model_validate(data)
     except ValidationError as exc:

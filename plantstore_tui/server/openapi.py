@@ -106,7 +106,7 @@ def openapi_document() -> dict[str, Any]:
                             "type": "string",
                             "description": (
                                 "Tag that specifies the type of the plant. This server refuses "
-                                "control characters."
+                                "a blank tag (leave it out instead) and control characters."
                             ),
                         },
                         "id": {

@@ -74,6 +74,23 @@ def test_an_absent_tag_is_left_out_of_the_answer(client: httpx.Client, plant_id:
     assert response.json() == {"name": "Fern"}
 
 
+@pytest.mark.parametrize("tag", ["", "   "])
+def test_a_blank_tag_is_refused_in_words_as_a_blank_name_is(
+    reference_server: BackgroundServer, tag: str
+) -> None:
+    # Taken as "no tag", it was answered {"name": "Rose"}: an answer that says the tag sent was
+    # lost, and a store holding something else than what was sent.
+    plant = {"id": 7, "name": "Rose", "tag": tag}
+    response = httpx.post(
+        f"{reference_server.base_url}/plants", json=plant, headers=bearer(reference_server)
+    )
+    error = assert_error(response, 400, 1002)
+    assert error.message == (
+        "The body is not a NewPlant: tag: Tag is blank: leave it out for a plant without a tag"
+    )
+    assert stored_rows(reference_server.db_path) == []
+
+
 def test_non_ascii_names_are_kept(client: httpx.Client, plant_id: int) -> None:
     response = client.post("/plants", json={"id": plant_id, "name": "Ficus 🌿 élastique"})
     assert response.json() == {"name": "Ficus 🌿 élastique"}

@@ -89,13 +89,13 @@ async def test_a_ca_bundle_target_is_checked_over_tls_in_the_tui(tmp_path: Path)
 
 
 async def test_an_off_spec_answer_gets_a_row_in_the_log() -> None:
-    answer = json_response(200, {"name": "Fern", "id": 1, "\x1b[2J": 1})
+    answer = json_response(200, {"name": "Fern", "tag": "\x1b[2J"})
     async with MisbehavingServer([Send(answer)]) as server:
         app = app_for(server.base_url, SecretStr(TOKEN))
         async with app.run_test(size=SIZE) as pilot:
             screen = await send_fern(app, pilot, "enter")
             text = log_text(screen)
-    assert "≠       off spec: the Plant has fields the spec does not list: 'id', '\\e[2J'" in text
+    assert "≠       off spec: the server stored tag '\\e[2J', though none was sent" in text
     assert "\x1b" not in text
 
 

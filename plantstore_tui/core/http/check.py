@@ -25,7 +25,7 @@ from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Failed, Outcome, Rejected
-from plantstore_tui.core.plant.text import plural, quoted
+from plantstore_tui.core.plant.text import plural
 
 # No single probe waits longer than this, whatever the profile allows: the check is bounded.
 PROBE_DEADLINE = 10.0
@@ -188,15 +188,9 @@ def _create_problem(plant: NewPlant, outcome: Outcome) -> str | None:
         return f"plant {plant.id}: {outcome.message}"
     if isinstance(outcome, Rejected):
         return f"plant {plant.id} was refused: {outcome.headline}"
-    marks = list(outcome.off_spec)
-    if outcome.plant.name != plant.name:
-        marks.append(f"the name came back as {quoted(outcome.plant.name)}")
-    if outcome.plant.tag is None:
-        marks.append("the tag did not come back")
-    elif outcome.plant.tag != plant.tag:
-        marks.append(f"the tag came back as {quoted(outcome.plant.tag)}")
-    if marks:
-        return f"plant {plant.id} was created, but " + "; ".join(marks)
+    # The client's marks hold the Plant against the plant sent (name, tag, id), as `add` does.
+    if outcome.off_spec:
+        return f"plant {plant.id} was created, but " + "; ".join(outcome.off_spec)
     return None
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from plantstore_tui.core.http.check_report import ProbeResult, Verdict
-from plantstore_tui.core.http.conformance import is_json_media_type, media_type
+from plantstore_tui.core.http.conformance import is_json_media_type, media_type, token_refused
 from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.core.http.probe_transport import Seen
 from plantstore_tui.core.http.target import Target
@@ -19,7 +19,6 @@ from plantstore_tui.core.plant.outcome import Failed, FailureKind, Outcome, Reje
 from plantstore_tui.core.plant.text import shorten
 
 EXPIRY_WARNING_DAYS = 14
-_REFUSED_TOKEN = frozenset({401, 403})
 # What a proxy or load balancer says when the deployment behind it does not answer.
 _GATEWAY = frozenset({502, 503, 504})
 _GATEWAY_WHY = (
@@ -165,7 +164,7 @@ def token_result(name: str, what: str, outcome: Outcome, seen: Seen) -> ProbeRes
     if isinstance(outcome, Failed):
         return _no_answer(name, outcome)
     words = f"{outcome.status} with {_body_words(outcome, seen)}"
-    if outcome.status in _REFUSED_TOKEN:
+    if token_refused(outcome.status):
         return ProbeResult(name, Verdict.PASS, f"refused: {words}")
     if outcome.status == 400:
         return ProbeResult(
@@ -191,7 +190,7 @@ def refusal_result(name: str, what: str, outcome: Outcome, seen: Seen) -> ProbeR
         return _no_answer(name, outcome)
     words = f"{outcome.status} with {_body_words(outcome, seen)}"
     spec = "The spec answers a body it refuses with 400 and an Error {error, message}."
-    if outcome.status in _REFUSED_TOKEN:
+    if token_refused(outcome.status):
         return ProbeResult(
             name,
             Verdict.FAIL,

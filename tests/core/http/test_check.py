@@ -241,6 +241,12 @@ async def test_a_deployment_that_stores_anything_fails_saying_what_it_accepted()
         (redirect_to("https://elsewhere.example/plants"), "a redirect (307) to https://elsewhere"),
         ([Send(response(400, b"", headers=[]))], "answered 400 with an empty body"),
         ([Send(json_response(400, {"error": 2**40, "message": "m"}))], "outside int32"),
+        # Fields beyond the spec's are allowed; missing or mistyped required ones are not.
+        ([Send(json_response(400, {"error": 1, "trace": "t"}))], "the Error has no 'message'"),
+        (
+            [Send(json_response(400, {"error": 1, "message": 2, "trace": "t"}))],
+            "the Error's 'message' is an integer, not a string",
+        ),
         (oversized(2 * 1024 * 1024, chunked=True), "is too large to read"),
         (gzip_bomb(), "too large to read"),
     ],

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.conformance import against_sent, off_spec
 from plantstore_tui.core.plant.models import NewPlant
-from plantstore_tui.core.plant.outcome import Created, Rejected
+from plantstore_tui.core.plant.outcome import Created, Failed, Rejected
 from plantstore_tui.server.runner import BackgroundServer
 
 TOKEN = SecretStr("conformance-test-token")
@@ -29,12 +29,29 @@ def test_answers_the_spec_lists_are_not_marked() -> None:
 
 
 @pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        # The spec requires fields; it forbids none beyond them.
+        (200, b'{"name": "Fern", "id": 4, "created_at": "2026-11-28"}'),
+        (400, b'{"error": 1, "message": "no", "details": [], "request_id": "r-1"}'),
+        # The spec leaves the answer to a missing or invalid token open.
+        (401, b'{"error": 1401, "message": "The bearer token is not valid"}'),
+        (403, b'{"error": 3, "message": "not allowed", "scope": "plants:write"}'),
+        (401, b'{"message": "Unauthorized"}'),
+    ],
+)
+def test_answers_the_spec_allows_are_not_marked(status: int, body: bytes) -> None:
+    assert off_spec(status, "application/json", body) == ()
+
+
+@pytest.mark.parametrize(
     ("status", "content_type", "body", "expected"),
     [
         (200, "application/json", b'{"nom": "Fern"}', "the Plant has no 'name'"),
         (200, "application/json", b"[]", "the body is an array, not the spec's Plant object"),
         (200, "application/json", b'{"name": 3}', "the Plant's 'name' is an integer, not a string"),
-        (200, "application/json", b'{"name": "F", "id": 4}', "fields the spec does not list: 'id'"),
+        (200, "application/json", b'{"name": "F", "tag": 4}', "'tag' is an integer, not a string"),
+        (401, "text/plain", b'{"error": 1, "message": "m"}', "the body is JSON but is labelled"),
         (200, "text/html", b"<html></html>", "the 200 body is not JSON"),
         (400, "application/json", b'{"error": 2147483648, "message": "m"}', "outside int32"),
         (400, "application/json", b'{"error": "1", "message": "m"}', "is a string, not an int32"),
@@ -56,15 +73,15 @@ def test_each_departure_is_named(
 
 
 async def test_the_client_attaches_the_marks_without_hiding_the_answer() -> None:
-    answer = json_response(200, {"name": "Fern", "id": 7})
+    answer = json_response(200, {"name": "Fern", "id": 7, "tag": 3})
     async with (
         MisbehavingServer([Send(answer)]) as server,
         PlantStoreClient(server.base_url, TOKEN) as client,
     ):
         outcome = await client.create_plant(NewPlant(id=7, name="Fern"))
-    assert isinstance(outcome, Created)
-    assert outcome.plant.as_received() == {"name": "Fern", "id": 7}
-    assert outcome.off_spec == ("the Plant has fields the spec does not list: 'id'",)
+    assert isinstance(outcome, Failed)
+    assert outcome.body == '{"name": "Fern", "id": 7, "tag": 3}'
+    assert outcome.off_spec == ("the Plant's 'tag' is an integer, not a string",)
 
 
 async def test_an_error_without_a_json_content_type_is_marked() -> None:
