@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from burst_support import stored_plants
+from keys_support import burst, drained, keys_of
 from snapshot_apps.support import SIZE, app_for, ready, settled, until, workers_done
 from textual.pilot import Pilot
 from textual.widgets import DataTable
@@ -174,3 +175,23 @@ async def test_an_id_the_deployment_answered_as_a_duplicate_is_skipped(
     async with app.run_test(size=SIZE) as pilot:
         screen = await started(app, pilot)
         assert id_shown(screen) == "5"
+
+
+async def test_an_operator_typing_fast_after_typing_over_an_old_id_meets_one_refusal_not_a_run(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(app, pilot)
+        for plant_id in range(1, 6):
+            await type_plant(pilot, app, f"Plant {plant_id}", str(plant_id))
+        # One write of a terminal: plant 1 again, typed over the ID offered, then two plants
+        # whose IDs the form offers.
+        keys = [*"Again", "tab", "end", "ctrl+u", "1", "tab", "enter"]
+        burst(app, [*keys, *keys_of([("Fern", "", ""), ("Ivy", "", "")])])
+        await drained(app, pilot, 8)
+        stored = stored_plants(reference_server.db_path)
+        assert [(plant_id, name) for plant_id, name, _ in stored[5:]] == [(6, "Fern"), (7, "Ivy")]
+        [refused] = screen.session.ledger().attention()
+        assert (refused.plant_id, refused.typed.name) == (1, "Again")
+        assert id_shown(screen) == "8"
