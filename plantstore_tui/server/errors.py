@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 
 from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.form import is_forbidden_char
+from plantstore_tui.core.plant.models import DUPLICATE_ID_ERROR
 
 # Long enough for a field path and a reason, short enough that an echoed 60 kB key cannot bloat it.
 MAX_MESSAGE_CHARS = 300
@@ -31,7 +32,7 @@ INVALID_JSON = ErrorKind(
     1001, 400, "Not JSON: empty, not UTF-8, malformed, a repeated key, a lone surrogate"
 )
 INVALID_PLANT = ErrorKind(1002, 400, "The JSON is not a NewPlant; the message names the field")
-DUPLICATE_ID = ErrorKind(1003, 400, "A plant with this id already exists")
+DUPLICATE_ID = ErrorKind(DUPLICATE_ID_ERROR, 400, "A plant with this id already exists")
 BODY_TOO_LARGE = ErrorKind(1004, 413, "The body is larger than the limit (64 KiB by default)")
 UNSUPPORTED_MEDIA_TYPE = ErrorKind(1005, 415, "Content-Type is not application/json (UTF-8)")
 UNAUTHORIZED = ErrorKind(1401, 401, "The bearer token is missing or wrong")

@@ -39,9 +39,9 @@ async def test_each_plant_is_on_disk_before_the_form_clears_and_before_its_entry
     seen: list[tuple[str, list[tuple[str, str, str, str]]]] = []
     hand_over, show_plant = PlantForm.hand_over, ResponseLog.show_plant
 
-    def checked_hand_over(form: PlantForm, sent: FormTexts) -> None:
+    def checked_hand_over(form: PlantForm, sent: FormTexts, next_id: int | None = None) -> None:
         seen.append((f"form clears {sent.name}", on_disk()))
-        hand_over(form, sent)
+        hand_over(form, sent, next_id)
 
     def checked_show(log: ResponseLog, plant: Any, after: str | None = None) -> None:
         seen.append((f"entry of {plant.texts.name} {plant.state}", on_disk()))

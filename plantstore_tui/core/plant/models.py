@@ -7,6 +7,8 @@ operator sees the same words for the same mistake wherever they type it.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -93,6 +95,23 @@ class ApiError(_ServerBody):
 
     error: Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
     message: str
+
+
+# The reference server's Error code for an id it holds already (docs/server.md).
+DUPLICATE_ID_ERROR = 1003
+# Any other deployment: an Error whose message says so in words ("duplicate" alone could be a
+# repeated JSON key).
+_SAYS_TAKEN = re.compile(r"already exist|duplicate (plant|id)|id .*(taken|in use)", re.IGNORECASE)
+
+
+def says_id_taken(error: Mapping[str, object]) -> bool:
+    """Whether an Error answered to a new plant says the deployment holds its id already: the
+    reference server's code for it, or a message that says the plant already exists, is a
+    duplicate, or its id is taken (the spec leaves the codes and the words open)."""
+    message = error.get("message")
+    return error.get("error") == DUPLICATE_ID_ERROR or (
+        isinstance(message, str) and _SAYS_TAKEN.search(message) is not None
+    )
 
 
 def parse_new_plant(name: str, id: str, tag: str = "") -> NewPlant | FormErrors:

@@ -21,6 +21,7 @@ from plantstore_tui.core.plant.form import FormErrors, parse_id
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
+from plantstore_tui.core.sending.next_id import next_free_id
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
@@ -130,13 +131,20 @@ class EntrySession:
         return news
 
     def next_id(self, target: Target | None = None) -> int | None:
-        """The id after the last plant created on the target (or on `target`, the one being
-        connected to), if the ledger knows one (reads the ledger: call it off the UI thread)."""
+        """The id the form offers next on the target (or on `target`, the one being connected
+        to): the next free id (`next_free_id`), if the ledger knows a plant of it (reads the
+        ledger: call it off the UI thread)."""
         ledger, target = self._ledger, target or self._target
         if ledger is None or target is None:
             return None
-        last = ledger.last_created_id(target.base_url)
-        return None if last is None else last + 1
+        return self._next_free_id(ledger, target.base_url)
+
+    @staticmethod
+    def _next_free_id(ledger: Ledger, base_url: str) -> int | None:
+        try:
+            return next_free_id(ledger, base_url)
+        except StoreError:
+            return None  # a convenience: the operator types the id
 
     def duplicate_warning(self, id_text: str) -> str | None:
         """Words saying the ledger shows this id created (or maybe created) on the target
@@ -260,11 +268,15 @@ class EntrySession:
     def _keep(self) -> bool:
         return self._settings is None or self._settings.enabled
 
-    def submit(self, texts: FormTexts, *, confirmed: bool = False) -> Submitted:
+    def submit(
+        self, texts: FormTexts, *, confirmed: bool = False, typed: bool = False
+    ) -> Submitted:
         """Take the plant the texts make into the ledger and put it in line, or say why not:
         invalid, no target to send to, or a protected target to confirm first (`confirmed`:
         it was). Before the connection is made nobody knows whether the target is protected:
-        such a plant is confirmed, if it must be, when its turn to be sent comes."""
+        such a plant is confirmed, if it must be, when its turn to be sent comes. `typed`: the
+        operator typed it in the form (not loaded it from needs attention or the history): the
+        next id goes on from it."""
         if self._problem is not None:
             return NotTaken("Cannot send", self._problem)
         if not self._chosen:
@@ -278,7 +290,7 @@ class EntrySession:
         try:
             # Committed (synchronous=FULL) before the front end lets go of the plant or shows
             # it: what the screen shows as taken is on disk.
-            queued = self.take(texts, plant, confirmed=confirmed or target is not None)
+            queued = self.take(texts, plant, confirmed=confirmed or target is not None, typed=typed)
         except StoreError as exc:
             return NotTaken(
                 "Not sent",
@@ -286,9 +298,11 @@ class EntrySession:
                 "The plant is still in the form.",
             )
         self.enqueue(queued)
-        return Taken(queued)
+        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url))
 
-    def take(self, texts: FormTexts, plant: NewPlant, *, confirmed: bool) -> QueuedPlant:
+    def take(
+        self, texts: FormTexts, plant: NewPlant, *, confirmed: bool, typed: bool = False
+    ) -> QueuedPlant:
         """Commit a plant to the ledger as queued (durably, before this returns, unless
         `sync_later`); `StoreError` if it cannot be written. `confirmed` False asks `run`'s
         confirm before it is sent. `enqueue` it at once: when the queue is idle the row is
@@ -309,6 +323,7 @@ class EntrySession:
                 profile=profile,
                 state=PlantState.SENDING if at_once else PlantState.QUEUED,
                 keep=self._keep,
+                typed=typed,
             ),
             durable=durable,
         )

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """In the ledger and in line: the form may let go of it."""
+    """In the ledger and in line: the form may let go of it, and offer `next_id` for the next
+    plant (None: the ledger cannot say)."""
 
     plant: QueuedPlant
+    next_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

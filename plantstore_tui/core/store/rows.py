@@ -37,15 +37,18 @@ class NewRow:
     batch: int | None = None
     line: int | None = None
     at: datetime | None = None
+    typed: bool = False
+    """Typed in the TUI's form (not loaded into it from needs attention or the history)."""
 
 
 # The columns a new row is written with, in the order of `insert_values` (an import window
 # writes many rows in one statement with them: batches.py).
 INSERT_COLUMNS = (
     "session, source, profile, base_url, name_text, id_text, tag_text, plant_id, name, tag, body, "
-    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at"
+    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed"
 )
-_INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({', '.join('?' * 20)})"  # noqa: S608
+_MARKS = ", ".join("?" for _ in INSERT_COLUMNS.split(", "))
+_INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
 
 
 def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
@@ -72,6 +75,7 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         row.line,
         now,
         now if row.state is PlantState.SENDING else None,
+        int(row.typed),
     )
 
 

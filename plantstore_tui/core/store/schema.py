@@ -123,10 +123,19 @@ def _off_spec(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE plants ADD COLUMN off_spec TEXT")
 
 
+def _typed(db: sqlite3.Connection) -> None:
+    # 1 for a plant typed in the TUI's form (not loaded from needs attention or the history):
+    # the form's next id goes on from the last of them. A TUI row from before is taken as typed.
+    db.execute("ALTER TABLE plants ADD COLUMN typed INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE plants SET typed = 1 WHERE source = 'tui'")
+    db.execute("CREATE INDEX plants_typed ON plants (base_url, entry) WHERE typed = 1")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
     Migration("plants.off_spec", _off_spec),
+    Migration("plants.typed", _typed),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

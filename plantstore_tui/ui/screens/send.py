@@ -240,10 +240,11 @@ class SendScreen(FormScreen):
         go of a plant taken); a protected target asks first. The words when nothing was taken
         and nothing else says why (a resend from the history shows them)."""
 
-        match self.session.submit(texts, confirmed=confirmed):
-            case Taken():
+        typed = from_form and not self.form.loaded
+        match self.session.submit(texts, confirmed=confirmed, typed=typed):
+            case Taken(next_id=next_id):
                 if from_form:
-                    self.form.hand_over(texts)
+                    self.form.hand_over(texts, next_id)
             case Invalid(errors=errors):
                 if from_form:
                     self.form.show_errors(errors.errors)

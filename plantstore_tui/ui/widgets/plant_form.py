@@ -25,7 +25,6 @@ from plantstore_tui.core.plant.form import (
     FormField,
     FormTexts,
     field_error,
-    parse_id,
 )
 from plantstore_tui.ui.browser_keys import key_to_press
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
@@ -115,6 +114,9 @@ class PlantForm(Vertical):
         self._fresh = FormTexts(name="", id="", tag="")
         # The last plant handed over: what "same as last" (Ctrl+D) copies from.
         self._last: FormTexts | None = None
+        self.loaded = False
+        """True while the fields hold a plant loaded from needs attention or the history (until
+        it is sent or the fields emptied): sending it does not move the next id."""
 
     def compose(self) -> ComposeResult:
         """Three labelled fields, the two switches, Send and the hint.
@@ -236,6 +238,8 @@ class PlantForm(Vertical):
             event.stop()
         if value:
             self._touched.add(field)
+        elif self.loaded and self.texts().blank:
+            self.loaded = False  # emptied: what comes next is typed
         if field in self._touched:
             self._show(field, field_error(field, value))
         if field == "tag" and value == event.value:
@@ -250,16 +254,16 @@ class PlantForm(Vertical):
         self.show_errors(errors)
         return None if errors else texts
 
-    def hand_over(self, sent: FormTexts) -> None:
+    def hand_over(self, sent: FormTexts, next_id: int | None = None) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
-        moved on (when next id is on), the cursor in Name."""
+        moved on to `next_id` (when next id is on and there is one), the cursor in Name."""
         self._last = sent
+        self.loaded = False
         self._reset("name", "")
         if not self.keep_tag:
             self._reset("tag", "")
-        sent_id = parse_id(sent.id)
-        if self.next_id_after_success and isinstance(sent_id, int) and sent_id < INT64_MAX:
-            self._reset("id", str(sent_id + 1))
+        if self.next_id_after_success and next_id is not None and INT64_MIN <= next_id <= INT64_MAX:
+            self._reset("id", str(next_id))
         self._fresh = self.texts()
         self.focus_field("name")
 
@@ -286,7 +290,8 @@ class PlantForm(Vertical):
 
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
-        first bad field (or Name)."""
+        first bad field (or Name). Sent from here, it is not a plant typed (`loaded`)."""
+        self.loaded = True
         for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
             self.field_input(field).value = text
         errors = texts.errors()

@@ -1,0 +1,131 @@
+"""`next_free_id` on a real ledger: where it goes on from, and which ids it skips."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+
+import pytest
+from ledger_support import BASE_URL, failed, ledger_file, new_row, opened, take_settled
+
+from plantstore_tui.core.plant.models import ApiError, says_id_taken
+from plantstore_tui.core.plant.outcome import FailureKind, PlantFate, Rejected
+from plantstore_tui.core.sending.next_id import next_free_id
+from plantstore_tui.core.store import Ledger, PlantState
+from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.core.store.schema import MIGRATIONS
+
+
+def typed_row(plant_id: int, *, base_url: str = BASE_URL) -> NewRow:
+    return replace(new_row(id=str(plant_id), source="tui", base_url=base_url), typed=True)
+
+
+def refused(row: NewRow, code: int, message: str, status: int = 400) -> Rejected:
+    error = ApiError(error=code, message=message)
+    return Rejected(
+        url=f"{row.base_url}/plants",
+        sent=row.plant,
+        status=status,
+        elapsed_ms=1.0,
+        error=error,
+        body=json.dumps(error.as_received()),
+    )
+
+
+def created_by_add(ledger: Ledger, *ids: int, base_url: str = BASE_URL) -> None:
+    for plant_id in ids:
+        take_settled(ledger, new_row(id=str(plant_id), base_url=base_url))
+
+
+def test_a_ledger_that_knows_no_plant_of_the_target_offers_none() -> None:
+    with opened() as ledger:
+        created_by_add(ledger, 7, base_url="http://127.0.0.1:8")
+        assert next_free_id(ledger, BASE_URL) is None
+
+
+def test_with_nothing_typed_it_goes_on_from_the_last_created_skipping_every_id_created() -> None:
+    with opened() as ledger:
+        created_by_add(ledger, 5, 3, 4)
+        assert next_free_id(ledger, BASE_URL) == 6
+
+
+def test_it_goes_on_from_the_last_plant_typed_not_the_largest_id_nor_the_last_created() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(10))
+        take_settled(ledger, typed_row(11))
+        created_by_add(ledger, 12, 40)
+        # Loaded from needs attention or the history and sent: not typed.
+        take_settled(ledger, new_row(id="30", source="tui"))
+        assert next_free_id(ledger, BASE_URL) == 13
+
+
+def test_ids_in_flight_queued_or_of_unknown_fate_are_skipped_as_the_form_warns_of_them() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(1))
+        ledger.take(new_row(id="2", state=PlantState.SENDING))
+        ledger.take(new_row(id="3", state=PlantState.QUEUED))
+        row = new_row(id="4")
+        take_settled(ledger, row, failed(row.plant, FailureKind.TIMEOUT, PlantFate.UNKNOWN))
+        assert next_free_id(ledger, BASE_URL) == 5
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "skipped"),
+    [
+        (1003, "A plant with id 2 already exists", True),  # the reference server
+        (1003, "no words at all", True),
+        (17, "Plant already exists", True),
+        (409, "Duplicate ID: 2", True),
+        (9, "id 2 is taken", True),
+        (1002, "name: Field required", False),
+        (1001, "Not JSON: a duplicate key", False),
+    ],
+)
+def test_an_id_answered_as_a_duplicate_is_skipped_another_refusal_is_not(
+    code: int, message: str, skipped: bool
+) -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(1))
+        row = new_row(id="2")
+        take_settled(ledger, row, refused(row, code, message))
+        assert next_free_id(ledger, BASE_URL) == (3 if skipped else 2)
+        assert says_id_taken({"error": code, "message": message}) is skipped
+
+
+def test_the_walk_goes_past_many_pages_of_taken_ids_and_rows_of_one_id() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(0))
+        for plant_id in range(1, 601):
+            row = new_row(id=str(plant_id))
+            if plant_id % 2:
+                # Refused for another reason first, then created: two rows of one id.
+                take_settled(ledger, row, refused(row, 1002, "name: too long"))
+            take_settled(ledger, row)
+        assert next_free_id(ledger, BASE_URL) == 601
+        assert next_free_id(ledger, BASE_URL, after=300) == 601
+        assert next_free_id(ledger, BASE_URL, after=700) == 701
+
+
+def test_other_targets_and_the_largest_id_are_kept_apart() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(5))
+        created_by_add(ledger, 6, base_url="http://127.0.0.1:8")
+        assert next_free_id(ledger, BASE_URL) == 6
+        take_settled(ledger, typed_row(2**63 - 1))
+        assert next_free_id(ledger, BASE_URL) is None
+
+
+def test_a_ledger_from_before_takes_its_tui_plants_as_typed() -> None:
+    with opened() as ledger:
+        take_settled(ledger, new_row(id="8", source="tui"))
+        created_by_add(ledger, 9, 20)
+    before = [step.name for step in MIGRATIONS].index("plants.typed")
+    with closing(sqlite3.connect(ledger_file())) as connection, connection:
+        connection.execute("DROP INDEX plants_typed")
+        connection.execute("ALTER TABLE plants DROP COLUMN typed")
+        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
+        connection.execute(f"PRAGMA user_version = {before}")
+    with opened() as ledger:
+        assert next_free_id(ledger, BASE_URL) == 10
