@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.files import PROFILES_FILE
 from plantstore_tui.core.config.theme import saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
@@ -36,6 +37,7 @@ from plantstore_tui.ui.textual_compat import KeysFirstApp
 if TYPE_CHECKING:
     from textual.driver import Driver
 
+    from plantstore_tui.core.config.findings import Finding
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -43,6 +45,10 @@ if TYPE_CHECKING:
 # How long keys of a burst are applied before the rest of the app (sends, timers, a frame) gets
 # a turn; the plants a slice takes are made durable together.
 KEY_SLICE_SECONDS = 0.1
+# The most mistakes in profiles.toml one notification lists (the log keeps every one), and
+# how long it stays.
+FINDINGS_SHOWN = 3
+FINDINGS_SECONDS = 15
 
 
 def _now() -> datetime:
@@ -89,13 +95,13 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._slice_started = time.monotonic()
         self._early_keys: list[events.Key | events.Paste] = []
         # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
-        # first frame; a name this Textual does not know is said once the app runs.
+        # first frame; a name this Textual does not know is said with the file's other
+        # mistakes once the app runs (`_read_findings`).
         self._kept_theme = saved_theme()
-        self._unknown_theme: str | None = None
         if self._kept_theme in self.available_themes:
             self.theme = self._kept_theme
-        elif self._kept_theme is not None:
-            self._unknown_theme, self._kept_theme = self._kept_theme, None
+        else:
+            self._kept_theme = None
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
@@ -164,13 +170,7 @@ class PlantStoreApp(KeysFirstApp[None]):
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
-        if self._unknown_theme is not None:
-            self.notify(
-                f"profiles.toml names the theme {visible(self._unknown_theme)!r}, which this "
-                f"version does not have: {self.theme} is used. Ctrl+P, Theme, chooses another.",
-                title="Theme",
-                severity="warning",
-            )
+        self.call_after_refresh(self._read_findings, frozenset(self.available_themes))
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:
@@ -215,6 +215,31 @@ class PlantStoreApp(KeysFirstApp[None]):
                 severity="warning",
                 timeout=10,
             )
+
+    @work(thread=True, exit_on_error=False, name="read findings", group="findings")
+    def _read_findings(self, themes: frozenset[str]) -> None:
+        # After the first frame, in a thread: the profile store brings its checks along.
+        from plantstore_tui.core.config.store import ProfileStore
+
+        findings = ProfileStore().load(themes=themes).findings
+        if findings:
+            self.call_from_thread(self._tell_findings, findings)
+
+    def _tell_findings(self, findings: tuple[Finding, ...]) -> None:
+        """Say the mistakes in profiles.toml at once, and keep each in the log."""
+        said = [visible(str(finding)) for finding in findings]
+        shown = said if len(said) <= FINDINGS_SHOWN else said[: FINDINGS_SHOWN - 1]
+        more = len(said) - len(shown)
+        self.notify(
+            "\n\n".join([*shown, *([f"And {more} more: the log lists each."] if more else [])]),
+            title=f"{'Mistakes' if len(said) > 1 else 'A mistake'} in {PROFILES_FILE}",
+            severity="warning",
+            timeout=FINDINGS_SECONDS,
+            # The words name tables in brackets ([profiles.NAME]): text, never markup.
+            markup=False,
+        )
+        for words in said:
+            self._put_note(words)
 
     def _put_note(self, note: str) -> None:
         self._send_screen.log_panel.add_note(note, self._clock())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +19,10 @@ from plantstore_tui.core.config.files import (
     config_dir,
     default_config_dir,
     locked_update,
-    read_toml,
+    parse_toml,
+    read_bytes,
 )
+from plantstore_tui.core.config.findings import Finding, FindingsOf, nearest, shown_value
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
@@ -29,7 +31,7 @@ from plantstore_tui.core.config.profiles import (
     UnknownProfile,
     profile_from_table,
 )
-from plantstore_tui.core.config.theme import THEME_KEY
+from plantstore_tui.core.config.theme import THEME_KEY, check_theme
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
@@ -59,7 +61,8 @@ class SavedProfiles:
     default: str | None = None
     # Profiles that are in the file but cannot be used, by name, with the reason.
     broken: Mapping[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
+    # Each mistake in the file, in the order of the file's checks.
+    findings: tuple[Finding, ...] = ()
     # Set when the file cannot be read at all (unreadable, not TOML): it is then never written.
     error: ConfigFileError | None = None
     # The most sends the history keeps (top-level `history_limit`); the oldest go first.
@@ -76,7 +79,7 @@ class SavedProfiles:
     def problems(self) -> tuple[str, ...]:
         """Everything to tell the operator about the file, most serious first."""
         fatal = (str(self.error),) if self.error is not None else ()
-        return (*fatal, *self.broken.values(), *self.warnings)
+        return (*fatal, *(str(finding) for finding in self.findings))
 
     def get(self, name: str) -> Profile | None:
         """The usable profile called `name`, or None."""
@@ -118,67 +121,92 @@ class ProfileStore:
     edit; every change happens under the file's lock on a fresh read (`files.locked_update`).
     """
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        on_findings: Callable[[tuple[Finding, ...]], None] | None = None,
+    ) -> None:
+        """`on_findings` is told the mistakes of the file each time it is read with any."""
         self.directory = directory if directory is not None else config_dir()
+        self.on_findings = on_findings
         self.path = self.directory / PROFILES_FILE
         self.tokens = StoredTokens(
             self.directory / CREDENTIALS_FILE, _keyring_service(self.directory)
         )
 
-    def load(self) -> SavedProfiles:
-        """Read profiles.toml; never raises: what cannot be used is listed in the result."""
+    def load(self, *, themes: Collection[str] | None = None) -> SavedProfiles:
+        """Read profiles.toml; never raises: what cannot be used is in the result, each mistake
+        a `Finding` (handed to `on_findings` too). `themes`: the TUI's theme names, which the
+        core does not know; a `theme` naming none of them is a finding."""
         try:
-            data = read_toml(self.path)
+            raw = read_bytes(self.path, private=False)
+            data = None if raw is None else parse_toml(self.path, raw)
             tables = _profile_tables(self.path, data or {})
         except ConfigFileError as exc:
             return SavedProfiles(self.path, error=exc)
-        if data is None:
+        if raw is None or data is None:
             return SavedProfiles(self.path)
-        warnings = [
-            f"{self.path}: unknown setting {key!r} is ignored"
-            for key in data
-            if key not in TOP_LEVEL_KEYS
-        ]
+        findings = FindingsOf(self.path, raw.decode("utf-8"))
+        findings.unknown(data, TOP_LEVEL_KEYS, None, profile_keys=FIELDS)
         profiles: list[Profile] = []
         broken: dict[str, str] = {}
         for name, table in tables.items():
             if not isinstance(table, dict):
                 broken[name] = f"Profile {name!r}: must be a table ([profiles.{name}])"
+                findings.wrong(
+                    name,
+                    f"profile {name!r} cannot be used: it must be a table ([profiles.{name}]).",
+                    profile=name,
+                )
                 continue
             try:
                 profiles.append(profile_from_table(name, table))
             except InvalidProfile as exc:
                 broken[name] = str(exc)
-            warnings.extend(
-                f"Profile {name!r}: unknown setting {key!r} is ignored"
-                for key in table
-                if key not in FIELDS
-            )
+                for about, words in exc.problems:
+                    findings.wrong(
+                        about or name,
+                        f"profile {name!r} cannot be used: {words.rstrip('.')}.",
+                        profile=name,
+                    )
+            findings.unknown(table, FIELDS, name)
         history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
         if (
             isinstance(history_limit, bool)
             or not isinstance(history_limit, int)
             or history_limit < 1
         ):
-            warnings.append(
-                f"{self.path}: history_limit must be a whole number of sends, 1 or more; "
-                f"{_DEFAULT_HISTORY_LIMIT:,} is used"
+            findings.wrong(
+                "history_limit",
+                "history_limit must be a whole number of sends, 1 or more; "
+                f"{_DEFAULT_HISTORY_LIMIT:,} is used.",
             )
             history_limit = _DEFAULT_HISTORY_LIMIT
+        if THEME_KEY in data:
+            check_theme(findings, data[THEME_KEY], themes)
         default = data.get("default")
         broken_default = None
         if default is not None and not any(profile.name == default for profile in profiles):
             if default in broken:
                 broken_default = default
             else:
-                warnings.append(f"{self.path}: the default profile {default!r} does not exist")
+                findings.wrong(
+                    "default",
+                    f"the default profile {shown_value(default)} does not exist.",
+                    suggestion=nearest(default, tables) if isinstance(default, str) else None,
+                )
             default = None
+        # In the file's order, as the operator reads it.
+        found = tuple(sorted(findings.found, key=lambda finding: finding.line or 0))
+        if found and self.on_findings is not None:
+            self.on_findings(found)
         return SavedProfiles(
             self.path,
             tuple(profiles),
             default,
             broken,
-            tuple(warnings),
+            found,
             error=None,
             history_limit=history_limit,
             broken_default=broken_default,
