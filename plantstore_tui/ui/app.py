@@ -18,12 +18,12 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.files import PROFILES_FILE
 from plantstore_tui.core.config.theme import saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
+from plantstore_tui.ui.findings import tell_findings
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 # How long keys of a burst are applied before the rest of the app (sends, timers, a frame) gets
 # a turn; the plants a slice takes are made durable together.
 KEY_SLICE_SECONDS = 0.1
-# The most mistakes in profiles.toml one notification lists (the log keeps every one), and
-# how long it stays.
-FINDINGS_SHOWN = 3
-FINDINGS_SECONDS = 15
 
 
 def _now() -> datetime:
@@ -226,20 +222,7 @@ class PlantStoreApp(KeysFirstApp[None]):
             self.call_from_thread(self._tell_findings, findings)
 
     def _tell_findings(self, findings: tuple[Finding, ...]) -> None:
-        """Say the mistakes in profiles.toml at once, and keep each in the log."""
-        said = [visible(str(finding)) for finding in findings]
-        shown = said if len(said) <= FINDINGS_SHOWN else said[: FINDINGS_SHOWN - 1]
-        more = len(said) - len(shown)
-        self.notify(
-            "\n\n".join([*shown, *([f"And {more} more: the log lists each."] if more else [])]),
-            title=f"{'Mistakes' if len(said) > 1 else 'A mistake'} in {PROFILES_FILE}",
-            severity="warning",
-            timeout=FINDINGS_SECONDS,
-            # The words name tables in brackets ([profiles.NAME]): text, never markup.
-            markup=False,
-        )
-        for words in said:
-            self._put_note(words)
+        tell_findings(self._send_screen.log_panel, self.notify, self._clock(), findings)
 
     def _put_note(self, note: str) -> None:
         self._send_screen.log_panel.add_note(note, self._clock())

@@ -16,6 +16,7 @@ from plantstore_tui.cli.tui import unprompted_plan
 from plantstore_tui.core.config.files import config_dir
 from plantstore_tui.core.config.options import TargetOptions
 from plantstore_tui.ui.app import PlantStoreApp
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 
 SMALL = (80, 24)
@@ -100,3 +101,32 @@ async def test_a_theme_that_is_not_a_name_is_said_on_screen_and_in_the_log(
     )
     app = started("local")
     await shows_and_logs(app, words, "theme", "3 is ignored")
+
+
+async def test_many_mistakes_are_summed_up_in_the_notification_and_each_kept_in_the_log() -> None:
+    path = write_profiles(
+        """\
+        colour = 1
+        size = 2
+        thme = "nord"
+        defualt = "a"
+        histroy_limit = 5
+        """
+    )
+    app = PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: bool(notifications_of(app)), "a notification")
+        screen = app.get_default_screen()
+        assert isinstance(screen, SendScreen)
+        await until(pilot, lambda: "histroy_limit" in screen.log_panel.plain_text(), "the log")
+        [said] = notifications_of(app)
+        assert said.title == "Mistakes in profiles.toml"
+        assert said.message.split("\n\n") == [
+            f"{path}, line 1: there is no setting `colour`, so it is ignored.",
+            f"{path}, line 2: there is no setting `size`, so it is ignored.",
+            "And 3 more: the log lists each.",
+        ]
+        logged = screen.log_panel.plain_text()
+        for line, key in enumerate(("colour", "size", "thme", "defualt", "histroy_limit"), 1):
+            assert f"{path}, line {line}: there is no setting `{key}`" in logged
+        assert "Did you mean `history_limit`?" in logged

@@ -6,9 +6,9 @@ import contextlib
 import os
 import tomllib
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import (
@@ -19,10 +19,8 @@ from plantstore_tui.core.config.files import (
     config_dir,
     default_config_dir,
     locked_update,
-    parse_toml,
-    read_bytes,
 )
-from plantstore_tui.core.config.findings import Finding, FindingsOf, nearest, shown_value
+from plantstore_tui.core.config.findings import Finding
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
@@ -31,7 +29,10 @@ from plantstore_tui.core.config.profiles import (
     UnknownProfile,
     profile_from_table,
 )
-from plantstore_tui.core.config.theme import THEME_KEY, check_theme
+
+# SavedProfiles is what `ProfileStore.load` returns: named here, where its readers look for it.
+from plantstore_tui.core.config.reading import SavedProfiles as SavedProfiles
+from plantstore_tui.core.config.reading import profile_tables, read_profiles
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
@@ -47,43 +48,6 @@ if TYPE_CHECKING:
 
 
 CREDENTIALS_FILE = "credentials.toml"
-# The keys of profiles.toml's top level (each profile's are `profiles.FIELDS`).
-TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY)
-_DEFAULT_HISTORY_LIMIT = 100_000
-
-
-@dataclass(frozen=True, slots=True)
-class SavedProfiles:
-    """What profiles.toml holds now: usable profiles, the default, and what is wrong with it."""
-
-    path: Path
-    profiles: tuple[Profile, ...] = ()
-    default: str | None = None
-    # Profiles that are in the file but cannot be used, by name, with the reason.
-    broken: Mapping[str, str] = field(default_factory=dict)
-    # Each mistake in the file, in the order of the file's checks.
-    findings: tuple[Finding, ...] = ()
-    # Set when the file cannot be read at all (unreadable, not TOML): it is then never written.
-    error: ConfigFileError | None = None
-    # The most sends the history keeps (top-level `history_limit`); the oldest go first.
-    history_limit: int = _DEFAULT_HISTORY_LIMIT
-    # The default's name when it names a profile that cannot be used (`default` is then None).
-    broken_default: str | None = None
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The usable profiles' names, in file order."""
-        return tuple(profile.name for profile in self.profiles)
-
-    @property
-    def problems(self) -> tuple[str, ...]:
-        """Everything to tell the operator about the file, most serious first."""
-        fatal = (str(self.error),) if self.error is not None else ()
-        return (*fatal, *(str(finding) for finding in self.findings))
-
-    def get(self, name: str) -> Profile | None:
-        """The usable profile called `name`, or None."""
-        return next((profile for profile in self.profiles if profile.name == name), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +58,6 @@ class SaveReport:
     token_source: TokenSource | None
     is_default: bool
     notice: str | None = None
-
-
-def _profile_tables(path: Path, data: Mapping[str, Any]) -> dict[str, Any]:
-    tables = data.get("profiles", {})
-    if not isinstance(tables, dict):
-        raise ConfigFileError(path, "`profiles` must be a table of [profiles.NAME] tables")
-    return tables
 
 
 def _keyring_service(directory: Path) -> str:
@@ -136,81 +93,13 @@ class ProfileStore:
         )
 
     def load(self, *, themes: Collection[str] | None = None) -> SavedProfiles:
-        """Read profiles.toml; never raises: what cannot be used is in the result, each mistake
-        a `Finding` (handed to `on_findings` too). `themes`: the TUI's theme names, which the
-        core does not know; a `theme` naming none of them is a finding."""
-        try:
-            raw = read_bytes(self.path, private=False)
-            data = None if raw is None else parse_toml(self.path, raw)
-            tables = _profile_tables(self.path, data or {})
-        except ConfigFileError as exc:
-            return SavedProfiles(self.path, error=exc)
-        if raw is None or data is None:
-            return SavedProfiles(self.path)
-        findings = FindingsOf(self.path, raw.decode("utf-8"))
-        findings.unknown(data, TOP_LEVEL_KEYS, None, profile_keys=FIELDS)
-        profiles: list[Profile] = []
-        broken: dict[str, str] = {}
-        for name, table in tables.items():
-            if not isinstance(table, dict):
-                broken[name] = f"Profile {name!r}: must be a table ([profiles.{name}])"
-                findings.wrong(
-                    name,
-                    f"profile {name!r} cannot be used: it must be a table ([profiles.{name}]).",
-                    profile=name,
-                )
-                continue
-            try:
-                profiles.append(profile_from_table(name, table))
-            except InvalidProfile as exc:
-                broken[name] = str(exc)
-                for about, words in exc.problems:
-                    findings.wrong(
-                        about or name,
-                        f"profile {name!r} cannot be used: {words.rstrip('.')}.",
-                        profile=name,
-                    )
-            findings.unknown(table, FIELDS, name)
-        history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
-        if (
-            isinstance(history_limit, bool)
-            or not isinstance(history_limit, int)
-            or history_limit < 1
-        ):
-            findings.wrong(
-                "history_limit",
-                "history_limit must be a whole number of sends, 1 or more; "
-                f"{_DEFAULT_HISTORY_LIMIT:,} is used.",
-            )
-            history_limit = _DEFAULT_HISTORY_LIMIT
-        if THEME_KEY in data:
-            check_theme(findings, data[THEME_KEY], themes)
-        default = data.get("default")
-        broken_default = None
-        if default is not None and not any(profile.name == default for profile in profiles):
-            if default in broken:
-                broken_default = default
-            else:
-                findings.wrong(
-                    "default",
-                    f"the default profile {shown_value(default)} does not exist.",
-                    suggestion=nearest(default, tables) if isinstance(default, str) else None,
-                )
-            default = None
-        # In the file's order, as the operator reads it.
-        found = tuple(sorted(findings.found, key=lambda finding: finding.line or 0))
-        if found and self.on_findings is not None:
-            self.on_findings(found)
-        return SavedProfiles(
-            self.path,
-            tuple(profiles),
-            default,
-            broken,
-            found,
-            error=None,
-            history_limit=history_limit,
-            broken_default=broken_default,
-        )
+        """Read profiles.toml (`reading.read_profiles`); never raises. Its mistakes are handed
+        to `on_findings` too. `themes`: the TUI's theme names (a `theme` naming none of them is
+        a finding)."""
+        saved = read_profiles(self.path, themes)
+        if saved.findings and self.on_findings is not None:
+            self.on_findings(saved.findings)
+        return saved
 
     def get(self, name: str) -> Profile:
         """The profile called `name`; `UnknownProfile`, `InvalidProfile` or a file error if not."""
@@ -234,7 +123,7 @@ class ProfileStore:
         saved_in: TokenSource | None = None
         try:
             with locked_update(self.path) as draft:
-                if checked.name in _profile_tables(self.path, draft.data):
+                if checked.name in profile_tables(self.path, draft.data):
                     raise ProfileExists(
                         f"Profile {checked.name!r} already exists: edit it, or remove it first"
                     )
@@ -267,7 +156,7 @@ class ProfileStore:
         # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
         # back, and take it only if it holds the profile exactly as meant.
         try:
-            table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
+            table = profile_tables(self.path, draft.propose(text)).get(profile.name)
             return isinstance(table, dict) and profile_from_table(profile.name, table) == profile
         except (tomllib.TOMLDecodeError, InvalidProfile):
             return False
@@ -297,7 +186,7 @@ class ProfileStore:
             raise InvalidProfile(f"Profile {name!r}: {counted}: {', '.join(unknown)}")
         saved_in: TokenSource | None = None
         with locked_update(self.path) as draft:
-            tables = _profile_tables(self.path, draft.data)
+            tables = profile_tables(self.path, draft.data)
             old = tables.get(name)
             if not isinstance(old, dict):
                 raise UnknownProfile(name, tuple(tables))
@@ -330,7 +219,7 @@ class ProfileStore:
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
-            tables = _profile_tables(self.path, draft.data)
+            tables = profile_tables(self.path, draft.data)
             if name not in tables:
                 raise UnknownProfile(name, tuple(tables))
             draft.text = toml_edit.without_profile(draft.text, name)
@@ -347,8 +236,8 @@ class ProfileStore:
 
         profile = self.get(name)
         with locked_update(self.path) as draft:
-            if name not in _profile_tables(self.path, draft.data):
-                raise UnknownProfile(name, tuple(_profile_tables(self.path, draft.data)))
+            if name not in profile_tables(self.path, draft.data):
+                raise UnknownProfile(name, tuple(profile_tables(self.path, draft.data)))
             draft.text = toml_edit.with_default(draft.text, name)
         return profile
 

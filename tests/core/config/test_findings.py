@@ -181,3 +181,14 @@ def test_a_good_file_has_no_findings(tmp_path: Path) -> None:
         )
         == []
     )
+
+
+@pytest.mark.parametrize(("value", "shown"), [("3", "3"), ('{ name = "a" }', '{"name": "a"}')])
+def test_a_default_that_is_not_a_name_is_named_and_no_profile_is_the_default(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    text = f'default = {value}\n[profiles.a]\nbase_url = "https://a.example"\n'
+    assert findings_of(tmp_path, text) == [
+        f"line 1: default must be the name of a profile in quotes; {shown} is ignored."
+    ]
+    assert ProfileStore(tmp_path).load().default is None
