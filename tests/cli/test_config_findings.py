@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -92,3 +93,22 @@ def test_a_theme_that_is_not_a_name_is_said_in_the_tuis_words() -> None:
         f"Warning: {path}, line 1: `theme` must be the name of a theme in quotes, such as "
         '"textual-light"; 3 is ignored and the default theme is used.'
     ) in result.stderr.splitlines()
+
+
+@pytest.mark.parametrize("command", ["check", "import", "profile show", "profile test"])
+def test_every_command_that_reads_the_profile_names_the_misspelt_key(
+    reference_server: Any, tmp_path: Path, command: str
+) -> None:
+    path = write_profiles(MISSPELT.format(base_url=reference_server.base_url))
+    plants = tmp_path / "plants.csv"
+    plants.write_text("name,id\nFern,71\n")
+    arguments = {
+        "check": ["check", "--profile", "local"],
+        "import": ["import", str(plants), "--profile", "local"],
+        "profile show": ["profile", "show", "local"],
+        "profile test": ["profile", "test", "local"],
+    }[command]
+    result = run(*arguments, LOCAL_TOKEN=reference_server.token.get_secret_value())
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines().count(misspelt_words(path)) == 1, result.stderr
+    assert "protectd" not in result.stdout
