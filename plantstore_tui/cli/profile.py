@@ -19,6 +19,7 @@ from click.decorators import FC
 from plantstore_tui.cli.check import exit_code_of, render_report
 from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.findings import profile_store
 from plantstore_tui.cli.options import json_option
 from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
 from plantstore_tui.core.config import profiles
@@ -75,8 +76,6 @@ def _saved(store: ProfileStore) -> SavedProfiles:
     saved = store.load()
     if saved.error is not None:
         raise ConfigProblem(visible(str(saved.error)))
-    for problem in saved.problems:
-        click.echo(f"Warning: {visible(problem)}", err=True)
     return saved
 
 
@@ -146,7 +145,7 @@ def _command(
 @json_option()
 def list_profiles(as_json: bool) -> None:
     """List the saved profiles; the default one is marked with *."""
-    store = ProfileStore()
+    store = profile_store()
     saved = _saved(store)
     if as_json:
         listing = {
@@ -189,7 +188,7 @@ def list_profiles(as_json: bool) -> None:
 @click.argument("name", shell_complete=profile_names)
 def show(name: str) -> None:
     """Show one profile's settings and where its token comes from."""
-    store = ProfileStore()
+    store = profile_store()
     item = store.get(name)
     default = store.load().default
     lines = [
@@ -262,7 +261,7 @@ def add(
     With no default profile yet, the new one becomes the default.
     """
     one_token_option(token_stdin, token_env, token_command)
-    store = ProfileStore()
+    store = profile_store()
     # Checked before the token is asked for, so nobody types a token for nothing.
     new = profiles.profile_from_table(
         name,
@@ -350,7 +349,7 @@ def edit(
         changes["history"] = history
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
-    store = ProfileStore()
+    store = profile_store()
     # Checked before a token is asked for; a profile that is broken in the file can be fixed here.
     saved = _saved(store)
     if saved.get(name) is None and name not in saved.broken:
@@ -364,7 +363,7 @@ def edit(
 @click.argument("name", shell_complete=profile_names)
 def remove(name: str) -> None:
     """Delete profile NAME and the token kept for it."""
-    store = ProfileStore()
+    store = profile_store()
     was_default = store.load().default == name
     warning = store.remove(name)
     click.echo(f"Removed profile {name}.")
@@ -378,7 +377,7 @@ def remove(name: str) -> None:
 @click.argument("name", shell_complete=profile_names)
 def use(name: str) -> None:
     """Make NAME the default profile (the one used without --profile)."""
-    chosen = ProfileStore().set_default(name)
+    chosen = profile_store().set_default(name)
     click.echo(f"Default profile: {chosen.name} ({visible(chosen.base_url)})")
 
 
@@ -390,7 +389,7 @@ def test(name: str) -> None:
     Every probe sends a body a Plant Store must refuse. Exits 0 when no probe fails, 1 when one
     fails (a refused token among them), 3 when there is no answer, 4 for a configuration problem.
     """
-    store = ProfileStore()
+    store = profile_store()
     target = profile_target(store.get(name), store.tokens, os.environ)
     click.echo(
         f"Testing {visible(name)} (token from {visible(target.token_source)}), creating nothing"

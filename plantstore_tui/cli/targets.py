@@ -113,11 +113,12 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
     # Resolving brings httpx, Pydantic and the token sources: the TUI does it after its first
     # frame (cli/tui.py), so they are not loaded with this module.
+    from plantstore_tui.cli.findings import profile_store
     from plantstore_tui.core.config import targets
 
     prompt = _prompt_token if interactive and sys.stdin.isatty() else None
     try:
-        return targets.resolve_target(options, os.environ, prompt=prompt)
+        return targets.resolve_target(options, os.environ, prompt=prompt, store=profile_store())
     except chosen.NoTarget as exc:
         raise NoTarget(str(exc)) from None
     except chosen.InvalidAdHocTarget as exc:

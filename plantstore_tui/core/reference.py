@@ -8,7 +8,7 @@ from __future__ import annotations
 from plantstore_tui.core.config.files import CONFIG_DIR_ENV, DATA_DIR_ENV
 from plantstore_tui.core.config.options import BASE_URL_ENV, PROFILE_ENV, TOKEN_ENV
 from plantstore_tui.core.config.profiles import FIELDS
-from plantstore_tui.core.config.store import TOP_LEVEL_KEYS
+from plantstore_tui.core.config.reading import TOP_LEVEL_KEYS
 from plantstore_tui.core.config.tokens import NO_KEYRING_ENV
 from plantstore_tui.core.store.settings import NO_HISTORY_ENV
 

@@ -23,6 +23,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
+from plantstore_tui.ui.findings import tell_findings
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
@@ -36,6 +37,7 @@ from plantstore_tui.ui.textual_compat import KeysFirstApp
 if TYPE_CHECKING:
     from textual.driver import Driver
 
+    from plantstore_tui.core.config.findings import Finding
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -89,13 +91,13 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._slice_started = time.monotonic()
         self._early_keys: list[events.Key | events.Paste] = []
         # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
-        # first frame; a name this Textual does not know is said once the app runs.
+        # first frame; a name this Textual does not know is said with the file's other
+        # mistakes once the app runs (`_read_findings`).
         self._kept_theme = saved_theme()
-        self._unknown_theme: str | None = None
         if self._kept_theme in self.available_themes:
             self.theme = self._kept_theme
-        elif self._kept_theme is not None:
-            self._unknown_theme, self._kept_theme = self._kept_theme, None
+        else:
+            self._kept_theme = None
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
@@ -164,13 +166,7 @@ class PlantStoreApp(KeysFirstApp[None]):
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
         run, offer to create a profile or to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
-        if self._unknown_theme is not None:
-            self.notify(
-                f"profiles.toml names the theme {visible(self._unknown_theme)!r}, which this "
-                f"version does not have: {self.theme} is used. Ctrl+P, Theme, chooses another.",
-                title="Theme",
-                severity="warning",
-            )
+        self.call_after_refresh(self._read_findings, frozenset(self.available_themes))
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:
@@ -215,6 +211,18 @@ class PlantStoreApp(KeysFirstApp[None]):
                 severity="warning",
                 timeout=10,
             )
+
+    @work(thread=True, exit_on_error=False, name="read findings", group="findings")
+    def _read_findings(self, themes: frozenset[str]) -> None:
+        # After the first frame, in a thread: the profile store brings its checks along.
+        from plantstore_tui.core.config.store import ProfileStore
+
+        findings = ProfileStore().load(themes=themes).findings
+        if findings:
+            self.call_from_thread(self._tell_findings, findings)
+
+    def _tell_findings(self, findings: tuple[Finding, ...]) -> None:
+        tell_findings(self._send_screen.log_panel, self.notify, self._clock(), findings)
 
     def _put_note(self, note: str) -> None:
         self._send_screen.log_panel.add_note(note, self._clock())

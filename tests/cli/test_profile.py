@@ -135,7 +135,10 @@ def test_list_with_only_broken_profiles_does_not_say_there_are_none_yet(config: 
     assert result.exit_code == 0, result.output
     assert "yet" not in result.stdout
     assert f"No usable profiles in {config / 'profiles.toml'}: 1 cannot be used" in result.stdout
-    assert "Warning: Profile 'prod': The base URL must start with http" in result.stderr
+    assert (
+        f"Warning: {config / 'profiles.toml'}, line 3: profile 'prod' cannot be used: "
+        "The base URL must start with http"
+    ) in result.stderr
     # A send on the default profile says why it cannot go, not that there is no profile.
     sent = run("add", "--name", "Fern", "--id", "1")
     assert sent.exit_code == ConfigProblem.exit_code, sent.output
@@ -153,8 +156,13 @@ def test_list_warns_about_what_it_cannot_use_and_lists_the_rest(config: Path) ->
     result = run("profile", "list")
     assert result.exit_code == 0, result.output
     assert "  good " in result.stdout
-    assert "Warning: Profile 'bad': protected must be true or false" in result.stderr
-    assert "Warning: Profile 'red\\x1b[31m': the name" in result.stderr
+    path = config / "profiles.toml"
+    assert (
+        f"Warning: {path}, line 5: profile 'bad' cannot be used: protected must be true or false."
+    ) in result.stderr.splitlines()
+    assert f"Warning: {path}, line 6: profile 'red\\x1b[31m' cannot be used: the name" in (
+        result.stderr
+    )
     assert "\x1b" not in result.output
 
 
@@ -409,7 +417,10 @@ def test_edit_can_fix_a_profile_that_is_broken_in_the_file(config: Path) -> None
     )
     result = run("profile", "edit", "lab", "--allow-insecure-http")
     assert result.exit_code == 0, result.output
-    assert "Warning: Profile 'lab': plain http:// to 10.0.0.9" in result.stderr
+    assert (
+        f"Warning: {config / 'profiles.toml'}, line 3: profile 'lab' cannot be used: "
+        "plain http:// to 10.0.0.9"
+    ) in result.stderr
     assert ProfileStore().get("lab").allow_insecure_http
     assert (
         (config / "profiles.toml").read_text().startswith("# ours\n[profiles.lab]  # the lab box")

@@ -83,8 +83,8 @@ def test_every_top_level_key_is_known_to_the_store_and_another_is_not(tmp_path: 
         'default = "a"\nhistory_limit = 5\ntheme = "nord"\nsurprise = 1\n\n'
         '[profiles.a]\nbase_url = "https://a.example.com"\n'
     )
-    assert ProfileStore(tmp_path).load().warnings == (
-        f"{tmp_path / 'profiles.toml'}: unknown setting 'surprise' is ignored",
+    assert ProfileStore(tmp_path).load().problems == (
+        f"{tmp_path / 'profiles.toml'}, line 4: there is no setting `surprise`, so it is ignored.",
     )
     assert set(TOP_LEVEL_KEYS) == {"default", "history_limit", "theme", "profiles"}
 

@@ -108,11 +108,26 @@ async def test_a_theme_this_version_does_not_have_is_said_and_the_default_used()
     path.write_text('theme = "no-such-theme"\n')
     app = an_app()
     async with app.run_test(size=SIZE) as pilot:
-        await ready(app, pilot)
-        await until(pilot, lambda: any(n.title == "Theme" for n in notifications_of(app)))
+        screen = await ready(app, pilot)
+        words = f"{path}, line 1: this version has no theme 'no-such-theme', so the default theme"
+        await until(pilot, lambda: any(words in n.message for n in notifications_of(app)))
         assert app.theme == "textual-dark"
-    [said] = [n.message for n in notifications_of(app) if n.title == "Theme"]
-    assert "'no-such-theme'" in said
-    assert "textual-dark is used" in said
+        await until(pilot, lambda: words in screen.log_panel.plain_text(), "kept in the log")
     # Not replaced by the default for having been missing: only a choice is written.
     assert path.read_text() == 'theme = "no-such-theme"\n'
+
+
+async def test_a_misspelt_theme_is_said_with_the_nearest_name() -> None:
+    path = profiles_toml()
+    path.parent.mkdir(parents=True)
+    path.write_text('# mine\ntheme = "nrod"\n')
+    app = an_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        await until(pilot, lambda: bool(notifications_of(app)), "a notification")
+    [said] = notifications_of(app)
+    assert said.title == "A mistake in profiles.toml"
+    assert said.message == (
+        f"{path}, line 2: this version has no theme 'nrod', so the default theme is used. "
+        "Did you mean `nord`?"
+    )

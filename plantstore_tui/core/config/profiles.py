@@ -52,6 +52,11 @@ class ProfileExists(ProfileError):
 class InvalidProfile(ProfileError):
     """A profile whose settings cannot be used; the message lists each problem."""
 
+    def __init__(self, message: str, problems: tuple[tuple[str | None, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
+        """Each problem in words, with the key it is about (None: the profile's name)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
@@ -109,36 +114,43 @@ def name_problem(name: str) -> str | None:
 
 def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
     """Check one `[profiles.NAME]` table; `InvalidProfile` lists everything wrong with it."""
-    problems: list[str] = []
+    problems: list[tuple[str | None, str]] = []
     if (problem := name_problem(name)) is not None:
-        problems.append(problem)
+        problems.append((None, problem))
 
     base_url = ""
     raw_url = table.get("base_url")
     if not isinstance(raw_url, str):
-        problems.append("base_url is required (a string such as https://plants.example.com)")
+        problems.append(
+            ("base_url", "base_url is required (a string such as https://plants.example.com)")
+        )
     else:
         try:
             base_url = normalize_base_url(raw_url)
         except InvalidBaseURL as exc:
-            problems.append(str(exc))
+            problems.append(("base_url", str(exc)))
 
     token_env = table.get("token_env")
     if token_env is not None and not (
         isinstance(token_env, str) and _ENV_NAME.fullmatch(token_env)
     ):
-        problems.append("token_env must be the name of an environment variable, such as PROD_TOKEN")
+        problems.append(
+            (
+                "token_env",
+                "token_env must be the name of an environment variable, such as PROD_TOKEN",
+            )
+        )
 
     token_command = table.get("token_command")
     if token_command is not None:
         if not isinstance(token_command, str):
-            problems.append("token_command must be a string")
+            problems.append(("token_command", "token_command must be a string"))
         else:
             try:
                 if not shlex.split(token_command):
-                    problems.append("token_command is empty")
+                    problems.append(("token_command", "token_command is empty"))
             except ValueError as exc:
-                problems.append(f"token_command cannot be parsed: {exc}")
+                problems.append(("token_command", f"token_command cannot be parsed: {exc}"))
 
     flags: dict[str, bool] = {}
     for key, default in (("protected", False), ("allow_insecure_http", False), ("history", True)):
@@ -146,7 +158,7 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         if isinstance(value, bool):
             flags[key] = value
         else:
-            problems.append(f"{key} must be true or false")
+            problems.append((key, f"{key} must be true or false"))
 
     timeout = table.get("timeout")
     if timeout is not None and not (
@@ -155,29 +167,41 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         and 0 < timeout <= MAX_TIMEOUT
     ):
         problems.append(
-            f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT:g}"
+            (
+                "timeout",
+                f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT:g}",
+            )
         )
 
     ca_bundle = table.get("ca_bundle")
     if ca_bundle is not None and not (isinstance(ca_bundle, str) and ca_bundle.strip()):
-        problems.append("ca_bundle must be the path of a PEM file of CA certificates")
+        problems.append(
+            ("ca_bundle", "ca_bundle must be the path of a PEM file of CA certificates")
+        )
 
     proxy = table.get("proxy")
     if proxy is not None:
         if not isinstance(proxy, str):
-            problems.append('proxy must be a proxy URL such as http://proxy:3128, or "none"')
+            problems.append(
+                ("proxy", 'proxy must be a proxy URL such as http://proxy:3128, or "none"')
+            )
         elif (problem := check_proxy_setting(proxy, "profiles.toml")) is not None:
-            problems.append(problem)
+            problems.append(("proxy", problem))
 
     if base_url and (
         problem := insecure_http_problem(base_url, allowed=flags.get("allow_insecure_http", False))
     ):
         problems.append(
-            f"{problem}: use https://, or opt in with allow_insecure_http = true "
-            "(--allow-insecure-http)"
+            (
+                "base_url",
+                f"{problem}: use https://, or opt in with allow_insecure_http = true "
+                "(--allow-insecure-http)",
+            )
         )
     if problems:
-        raise InvalidProfile(f"Profile {name!r}: " + "; ".join(problems))
+        raise InvalidProfile(
+            f"Profile {name!r}: " + "; ".join(words for _, words in problems), tuple(problems)
+        )
     return Profile(
         name=name,
         base_url=base_url,

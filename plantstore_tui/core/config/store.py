@@ -5,10 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import (
@@ -19,8 +19,8 @@ from plantstore_tui.core.config.files import (
     config_dir,
     default_config_dir,
     locked_update,
-    read_toml,
 )
+from plantstore_tui.core.config.findings import Finding
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
@@ -29,7 +29,10 @@ from plantstore_tui.core.config.profiles import (
     UnknownProfile,
     profile_from_table,
 )
-from plantstore_tui.core.config.theme import THEME_KEY
+
+# SavedProfiles is what `ProfileStore.load` returns: named here, where its readers look for it.
+from plantstore_tui.core.config.reading import SavedProfiles as SavedProfiles
+from plantstore_tui.core.config.reading import profile_tables, read_profiles
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
     SourceKind,
@@ -45,42 +48,6 @@ if TYPE_CHECKING:
 
 
 CREDENTIALS_FILE = "credentials.toml"
-# The keys of profiles.toml's top level (each profile's are `profiles.FIELDS`).
-TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY)
-_DEFAULT_HISTORY_LIMIT = 100_000
-
-
-@dataclass(frozen=True, slots=True)
-class SavedProfiles:
-    """What profiles.toml holds now: usable profiles, the default, and what is wrong with it."""
-
-    path: Path
-    profiles: tuple[Profile, ...] = ()
-    default: str | None = None
-    # Profiles that are in the file but cannot be used, by name, with the reason.
-    broken: Mapping[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    # Set when the file cannot be read at all (unreadable, not TOML): it is then never written.
-    error: ConfigFileError | None = None
-    # The most sends the history keeps (top-level `history_limit`); the oldest go first.
-    history_limit: int = _DEFAULT_HISTORY_LIMIT
-    # The default's name when it names a profile that cannot be used (`default` is then None).
-    broken_default: str | None = None
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The usable profiles' names, in file order."""
-        return tuple(profile.name for profile in self.profiles)
-
-    @property
-    def problems(self) -> tuple[str, ...]:
-        """Everything to tell the operator about the file, most serious first."""
-        fatal = (str(self.error),) if self.error is not None else ()
-        return (*fatal, *self.broken.values(), *self.warnings)
-
-    def get(self, name: str) -> Profile | None:
-        """The usable profile called `name`, or None."""
-        return next((profile for profile in self.profiles if profile.name == name), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +58,6 @@ class SaveReport:
     token_source: TokenSource | None
     is_default: bool
     notice: str | None = None
-
-
-def _profile_tables(path: Path, data: Mapping[str, Any]) -> dict[str, Any]:
-    tables = data.get("profiles", {})
-    if not isinstance(tables, dict):
-        raise ConfigFileError(path, "`profiles` must be a table of [profiles.NAME] tables")
-    return tables
 
 
 def _keyring_service(directory: Path) -> str:
@@ -118,71 +78,28 @@ class ProfileStore:
     edit; every change happens under the file's lock on a fresh read (`files.locked_update`).
     """
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        on_findings: Callable[[tuple[Finding, ...]], None] | None = None,
+    ) -> None:
+        """`on_findings` is told the mistakes of the file each time it is read with any."""
         self.directory = directory if directory is not None else config_dir()
+        self.on_findings = on_findings
         self.path = self.directory / PROFILES_FILE
         self.tokens = StoredTokens(
             self.directory / CREDENTIALS_FILE, _keyring_service(self.directory)
         )
 
-    def load(self) -> SavedProfiles:
-        """Read profiles.toml; never raises: what cannot be used is listed in the result."""
-        try:
-            data = read_toml(self.path)
-            tables = _profile_tables(self.path, data or {})
-        except ConfigFileError as exc:
-            return SavedProfiles(self.path, error=exc)
-        if data is None:
-            return SavedProfiles(self.path)
-        warnings = [
-            f"{self.path}: unknown setting {key!r} is ignored"
-            for key in data
-            if key not in TOP_LEVEL_KEYS
-        ]
-        profiles: list[Profile] = []
-        broken: dict[str, str] = {}
-        for name, table in tables.items():
-            if not isinstance(table, dict):
-                broken[name] = f"Profile {name!r}: must be a table ([profiles.{name}])"
-                continue
-            try:
-                profiles.append(profile_from_table(name, table))
-            except InvalidProfile as exc:
-                broken[name] = str(exc)
-            warnings.extend(
-                f"Profile {name!r}: unknown setting {key!r} is ignored"
-                for key in table
-                if key not in FIELDS
-            )
-        history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
-        if (
-            isinstance(history_limit, bool)
-            or not isinstance(history_limit, int)
-            or history_limit < 1
-        ):
-            warnings.append(
-                f"{self.path}: history_limit must be a whole number of sends, 1 or more; "
-                f"{_DEFAULT_HISTORY_LIMIT:,} is used"
-            )
-            history_limit = _DEFAULT_HISTORY_LIMIT
-        default = data.get("default")
-        broken_default = None
-        if default is not None and not any(profile.name == default for profile in profiles):
-            if default in broken:
-                broken_default = default
-            else:
-                warnings.append(f"{self.path}: the default profile {default!r} does not exist")
-            default = None
-        return SavedProfiles(
-            self.path,
-            tuple(profiles),
-            default,
-            broken,
-            tuple(warnings),
-            error=None,
-            history_limit=history_limit,
-            broken_default=broken_default,
-        )
+    def load(self, *, themes: Collection[str] | None = None) -> SavedProfiles:
+        """Read profiles.toml (`reading.read_profiles`); never raises. Its mistakes are handed
+        to `on_findings` too. `themes`: the TUI's theme names (a `theme` naming none of them is
+        a finding)."""
+        saved = read_profiles(self.path, themes)
+        if saved.findings and self.on_findings is not None:
+            self.on_findings(saved.findings)
+        return saved
 
     def get(self, name: str) -> Profile:
         """The profile called `name`; `UnknownProfile`, `InvalidProfile` or a file error if not."""
@@ -206,7 +123,7 @@ class ProfileStore:
         saved_in: TokenSource | None = None
         try:
             with locked_update(self.path) as draft:
-                if checked.name in _profile_tables(self.path, draft.data):
+                if checked.name in profile_tables(self.path, draft.data):
                     raise ProfileExists(
                         f"Profile {checked.name!r} already exists: edit it, or remove it first"
                     )
@@ -239,7 +156,7 @@ class ProfileStore:
         # tomlkit keeps layout, but dotted keys and odd files can defeat it: read the new text
         # back, and take it only if it holds the profile exactly as meant.
         try:
-            table = _profile_tables(self.path, draft.propose(text)).get(profile.name)
+            table = profile_tables(self.path, draft.propose(text)).get(profile.name)
             return isinstance(table, dict) and profile_from_table(profile.name, table) == profile
         except (tomllib.TOMLDecodeError, InvalidProfile):
             return False
@@ -269,7 +186,7 @@ class ProfileStore:
             raise InvalidProfile(f"Profile {name!r}: {counted}: {', '.join(unknown)}")
         saved_in: TokenSource | None = None
         with locked_update(self.path) as draft:
-            tables = _profile_tables(self.path, draft.data)
+            tables = profile_tables(self.path, draft.data)
             old = tables.get(name)
             if not isinstance(old, dict):
                 raise UnknownProfile(name, tuple(tables))
@@ -302,7 +219,7 @@ class ProfileStore:
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
-            tables = _profile_tables(self.path, draft.data)
+            tables = profile_tables(self.path, draft.data)
             if name not in tables:
                 raise UnknownProfile(name, tuple(tables))
             draft.text = toml_edit.without_profile(draft.text, name)
@@ -319,8 +236,8 @@ class ProfileStore:
 
         profile = self.get(name)
         with locked_update(self.path) as draft:
-            if name not in _profile_tables(self.path, draft.data):
-                raise UnknownProfile(name, tuple(_profile_tables(self.path, draft.data)))
+            if name not in profile_tables(self.path, draft.data):
+                raise UnknownProfile(name, tuple(profile_tables(self.path, draft.data)))
             draft.text = toml_edit.with_default(draft.text, name)
         return profile
 

@@ -8,6 +8,7 @@ name as chosen.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 
 from plantstore_tui.core.config.errors import ConfigError
@@ -18,6 +19,7 @@ from plantstore_tui.core.config.files import (
     locked_update,
     read_toml,
 )
+from plantstore_tui.core.config.findings import FindingsOf, nearest, shown_value
 
 THEME_KEY = "theme"
 
@@ -31,6 +33,23 @@ def saved_theme(directory: Path | None = None) -> str | None:
         return None
     theme = None if data is None else data.get(THEME_KEY)
     return theme.strip() if isinstance(theme, str) and theme.strip() else None
+
+
+def check_theme(findings: FindingsOf, value: object, themes: Collection[str] | None) -> None:
+    """A finding when `theme` is not a name in quotes, or (given the TUI's `themes`) not the
+    name of one of them."""
+    if not (isinstance(value, str) and value.strip()):
+        findings.wrong(
+            THEME_KEY,
+            f'`{THEME_KEY}` must be the name of a theme in quotes, such as "textual-light"; '
+            f"{shown_value(value)} is ignored and the default theme is used.",
+        )
+    elif themes is not None and value.strip() not in themes:
+        findings.wrong(
+            THEME_KEY,
+            f"this version has no theme {value.strip()!r}, so the default theme is used.",
+            suggestion=nearest(value.strip(), themes),
+        )
 
 
 def save_theme(name: str, directory: Path | None = None) -> None:

@@ -408,10 +408,22 @@ def test_a_hand_written_file_with_bad_profiles_still_loads_the_good_ones(
     assert saved.names == ("good",)
     assert set(saved.broken) == {"broken", "flat"}
     assert saved.default is None
+    assert [
+        (finding.line, finding.profile, finding.key, finding.suggestion)
+        for finding in saved.findings
+    ] == [
+        (2, None, "colour", None),
+        (6, "good", "token_evn", "token_env"),
+        (9, "broken", "base_url", None),
+        (12, "flat", "flat", None),
+    ]
     text = "\n".join(saved.problems)
-    assert "unknown setting 'colour'" in text
-    assert "unknown setting 'token_evn'" in text
+    assert f"{store.path}, line 2: there is no setting `colour`, so it is ignored." in text
+    assert "line 6: profile 'good' has no setting `token_evn`, so it is ignored." in text
+    assert "Did you mean `token_env`?" in text
+    assert "line 9: profile 'broken' cannot be used: " in text
     assert "http:// or https://" in text
+    assert "line 12: profile 'flat' cannot be used: it must be a table" in text
     with pytest.raises(InvalidProfile, match="'broken'"):
         store.get("broken")
     # A broken profile can still be removed, and a good one changed.
@@ -439,7 +451,11 @@ def test_a_default_naming_no_profile_is_reported_and_ignored(store: ProfileStore
     write_profiles(store, 'default = "gone"\n[profiles.a]\nbase_url = "https://a.example"\n')
     saved = store.load()
     assert saved.default is None
-    assert any("default profile 'gone' does not exist" in problem for problem in saved.problems)
+    assert saved.problems == (f'{store.path}, line 1: the default profile "gone" does not exist.',)
+    write_profiles(store, 'default = "loacl"\n[profiles.local]\nbase_url = "https://a.example"\n')
+    assert store.load().problems == (
+        f'{store.path}, line 1: the default profile "loacl" does not exist. Did you mean `local`?',
+    )
 
 
 # --- corrupt and unreadable files ----------------------------------------------------------------
