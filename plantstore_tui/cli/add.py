@@ -6,7 +6,7 @@ import asyncio
 import json
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -41,11 +41,26 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.state import Unreachable
 
 
+# The keys of `add --json` when nothing was sent (usage, invalid input, configuration).
+NOT_SENT: dict[str, Any] = {
+    "status": None,
+    "elapsed_ms": None,
+    "sent": None,
+    "plant": None,
+    "error": None,
+    "kind": None,
+    "fate": "not created",
+    "off_spec": [],
+    "proxy": None,
+    "entry": None,
+}
+
+
 @click.command()
 @click.option("--name", required=True, help="The plant's name.")
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
-@json_option()
+@json_option(not_run=NOT_SENT)
 @yes_option("Send to a protected profile without asking.")
 @timeout_option(
     3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
@@ -99,12 +114,14 @@ def add(
         outcome, entry = asyncio.run(_send(target, parsed, texts, recorder, wait))
     finally:
         recorder.close()
+    # A profile whose history is off keeps no row once the plant is settled.
+    kept = entry if recorder.keeps else None
     if as_json:
-        click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
+        click.echo(json.dumps(outcome_to_json(outcome) | {"entry": kept}, ensure_ascii=True))
     else:
         click.echo(render_outcome(outcome))
-        if entry is not None and recorder.keeps:
-            click.echo(f"  history #{entry}")
+        if kept is not None:
+            click.echo(f"  history #{kept}")
     raise SystemExit(exit_code_of(outcome))
 
 

@@ -283,7 +283,7 @@ def test_add_with_a_token_variable_or_command_asks_for_nothing(config: Path) -> 
         (["--base-url", "ftp://x.example", "--token-env", "T"], "http:// or https://"),
         (["--base-url", "http://plants.example.com", "--token-env", "T"], "plain http://"),
         (["--base-url", "https://x.example", "--token-env", "1X"], "token_env must be"),
-        (["--base-url", "https://x.example", "--token-env", "T", "--token-command", "c"], "one"),
+        (["--base-url", "https://x.example", "--token-env", "T", "--token-command", "c"], "both"),
         (["--base-url", "https://x.example", "--token-env", "T", "--timeout", "0"], "timeout"),
         (["--base-url", "https://x.example", "--token", CANARY], "No such option"),
         (["--token-env", "T"], "--base-url"),
@@ -387,8 +387,17 @@ def test_edit_switches_to_a_command_and_forgets_the_kept_token(config: Path) -> 
     ("args", "code", "words"),
     [
         (["prod"], 2, "Nothing to change"),
-        (["prod", "--timeout", "3", "--default-timeout"], 2, "Choose one of --timeout"),
-        (["prod", "--token-stdin", "--token-prompt"], 2, "at most one token option"),
+        (
+            ["prod", "--timeout", "3", "--default-timeout"],
+            2,
+            "Give --timeout or --default-timeout, not both.",
+        ),
+        (
+            ["prod", "--token-prompt", "--token-stdin"],
+            2,
+            "Give --token-stdin or --token-prompt, not both.",
+        ),
+        (["prod", "--proxy", "none", "--proxy-from-env"], 2, "Give --proxy or --proxy-from-env"),
         (["prod", "--base-url", "gopher://x"], 2, "http:// or https://"),
         (["nope", "--protected"], 4, "Unknown profile 'nope'; saved profiles: prod"),
     ],
@@ -420,12 +429,12 @@ def test_remove_deletes_the_profile_and_its_token_and_says_when_no_default_is_le
     config: Path,
 ) -> None:
     ProfileStore().add(Profile(name="prod", base_url="https://p.example"), token=SecretStr(CANARY))
-    result = run("profile", "remove", "prod")
+    result = run("profile", "remove", "prod", "--yes")
     assert result.exit_code == 0
     assert "Removed profile prod." in result.stdout
     assert "There is no default profile now" in result.stdout
     assert all(CANARY not in text for text in all_text(config))
-    result = run("profile", "remove", "prod")
+    result = run("profile", "remove", "prod", "--yes")
     assert result.exit_code == 4
     assert "Unknown profile 'prod'" in result.stderr
 
