@@ -133,8 +133,8 @@ async def _send(
     target: Target, plant: NewPlant, texts: FormTexts, recorder: Recorder, wait: float
 ) -> tuple[Outcome, int | None]:
     """Send, and again while the deployment did not take the plant, for `wait` seconds; each
-    try is in the ledger (sending, then settled) before the next goes. The last outcome and
-    its entry."""
+    try is in the plant's one row (sending, then settled) before the next goes. The last
+    outcome and the row's entry."""
     until = datetime.now().astimezone() + timedelta(seconds=wait)
 
     def told(waiting: Unreachable | None) -> None:
@@ -142,14 +142,17 @@ async def _send(
             _warn(f"Waiting: {waiting.words()} (at most until {until:%H:%M:%S}).")
 
     waits = DeploymentWait(wait, told)
+    # One row for the plant, however many tries: each goes out marked in it, and is settled in
+    # it (a run killed while waiting leaves it failed: certainly not created).
+    entry = recorder.begin(target, plant, texts)
     async with PlantStoreClient.for_target(target) as client:
         while True:
-            entry = recorder.begin(target, plant, texts)
             outcome = await client.create_plant(plant)
             recorder.settle(entry, outcome, target)
             if not not_processed(outcome) or not waits.not_taken(outcome, tried=True):
                 return outcome, entry
             await asyncio.sleep(waits.seconds_left())
+            recorder.again(entry)
 
 
 def exit_code_of(outcome: Outcome) -> ExitCode:
