@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from plantstore_tui import __version__
-from plantstore_tui.cli.exits import problem_json, translated
+from plantstore_tui.cli.exits import Interrupted, problem_json, translated
 from plantstore_tui.cli.options import JSON_ASKED, JsonFlag
 from plantstore_tui.cli.targets import TargetOptions, group_target_options
 from plantstore_tui.core.errors import PlantStoreError
@@ -69,7 +69,11 @@ class LazyGroup(click.Group):
         """Run the command; a core error it did not translate itself ends the run in words, and
         with --json also as one JSON object on stdout."""
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except (KeyboardInterrupt, click.Abort):
+                # click.Abort: Ctrl+C (or the end of input) at a question.
+                raise Interrupted from None
         except PlantStoreError as exc:
             problem = translated(exc)
         except click.ClickException as exc:

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.state import Unreachable
 
 
-# The keys of `add --json` when nothing was sent (usage, invalid input, configuration).
+# The keys of `add --json` when the run ended without an answer to say (usage, invalid input,
+# configuration, interrupted): no fate is known to be said.
 NOT_SENT: dict[str, Any] = {
     "status": None,
     "elapsed_ms": None,
@@ -49,7 +50,7 @@ NOT_SENT: dict[str, Any] = {
     "plant": None,
     "error": None,
     "kind": None,
-    "fate": "not created",
+    "fate": None,
     "off_spec": [],
     "proxy": None,
     "entry": None,

@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     INVALID_INPUT = 2
     TRANSPORT_FAILURE = 3
     CONFIG_PROBLEM = 4
+    INTERRUPTED = 130
 
 
 class ConfigProblem(click.ClickException):
@@ -36,10 +37,21 @@ class InvalidInput(click.ClickException):
     exit_code = ExitCode.INVALID_INPUT
 
 
+class Interrupted(click.ClickException):
+    """Ctrl+C (or a question left unanswered) before the run's end: exit 130, as a shell says
+    of a program ended by SIGINT."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("Interrupted before the end.")
+
+
 # What a `--json` object says in "outcome" when the run ended before anything came of it.
 _NOT_RUN_OUTCOMES: dict[int, str] = {
     ExitCode.INVALID_INPUT: "invalid input",
     ExitCode.CONFIG_PROBLEM: "configuration problem",
+    ExitCode.INTERRUPTED: "interrupted",
 }
 
 
