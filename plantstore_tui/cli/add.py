@@ -90,7 +90,7 @@ def add(
     """Add one plant to the store.
 
     Exits 0 created, 1 rejected by the server, 2 invalid input (nothing sent),
-    3 transport failure, 4 configuration problem.
+    3 transport failure, 4 configuration problem, 130 interrupted.
     """
     parsed = parse_new_plant(name=name, id=id_text, tag=tag)
     if isinstance(parsed, FormErrors):

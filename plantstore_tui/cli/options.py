@@ -87,7 +87,7 @@ def _json_asked(ctx: click.Context, param: click.Parameter, value: bool) -> bool
 
 
 def json_option(
-    help: str = "Print one JSON object and nothing else.",
+    help: str = "Print one JSON object and nothing else, errors included.",
     *,
     not_run: Mapping[str, Any] | None = None,
 ) -> Callable[[FC], FC]:

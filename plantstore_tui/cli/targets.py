@@ -76,13 +76,14 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
     command = one_target(
         "--base-url",
         metavar="URL",
-        help=f"Send to this deployment, without a profile (or set {BASE_URL_ENV}).",
+        help=f"Send to this deployment, without a profile (or set {BASE_URL_ENV}); not with "
+        "--profile.",
     )(command)
     return one_target(
         "--profile",
         metavar="NAME",
         shell_complete=profile_names,
-        help=f"Send to this saved profile (or set {PROFILE_ENV}).",
+        help=f"Send to this saved profile (or set {PROFILE_ENV}); not with --base-url.",
     )(command)
 
 
