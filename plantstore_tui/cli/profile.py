@@ -281,7 +281,7 @@ def add(
     saved = store.load()
     if saved.get(name) is not None or name in saved.broken:
         raise profiles.ProfileExists(f"Profile {name!r} already exists: use `profile edit {name}`")
-    token = ask_token(name, stdin=token_stdin) if new.keeps_token else None
+    token = ask_token(name, new.base_url, stdin=token_stdin) if new.keeps_token else None
     report = store.add(new, token=token)
     _say_saved(report, "Saved")
 
@@ -351,9 +351,12 @@ def edit(
     store = ProfileStore()
     # Checked before a token is asked for; a profile that is broken in the file can be fixed here.
     saved = _saved(store)
-    if saved.get(name) is None and name not in saved.broken:
+    found = saved.get(name)
+    if found is None and name not in saved.broken:
         raise ConfigProblem(str(profiles.UnknownProfile(name, saved.names)))
-    token = ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
+    where = base_url or (None if found is None else found.base_url)
+    asked = token_stdin or token_prompt
+    token = ask_token(name, where, stdin=token_stdin) if asked else None
     report = store.edit(name, changes, token=token)
     _say_saved(report, "Changed")
 

@@ -12,6 +12,7 @@ from pydantic import SecretStr
 from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.options import one_of
 from plantstore_tui.core.config.tokens import SourceKind, TokenSource, clean_token
+from plantstore_tui.core.plant.text import visible
 
 # Enough for any token; more on stdin is a mistake (a file piped by accident), not a token.
 _STDIN_CAP = 64 * 1024
@@ -51,9 +52,9 @@ def _read_stdin_token() -> str:
     return text
 
 
-def ask_token(name: str, *, stdin: bool) -> SecretStr:
-    """The token typed at a hidden prompt or piped on stdin, trimmed, checked and wrapped
-    (`InvalidToken` if it cannot be a token)."""
+def ask_token(name: str, base_url: str | None, *, stdin: bool) -> SecretStr:
+    """The token of profile `name` (at `base_url`, when known) typed at a hidden prompt or piped
+    on stdin, trimmed, checked and wrapped (`InvalidToken` if it cannot be a token)."""
     if stdin:
         return clean_token(_read_stdin_token(), TokenSource(SourceKind.STDIN))
     if not _stdin_is_terminal():
@@ -61,5 +62,6 @@ def ask_token(name: str, *, stdin: bool) -> SecretStr:
             "No token option, and no terminal to ask for the token: use --token-stdin, "
             "--token-env VAR or --token-command CMD."
         )
-    typed = click.prompt(f"Token for {name} (hidden)", hide_input=True)
+    at = "" if base_url is None else f" at {visible(base_url)}"
+    typed = click.prompt(f"Token for {name}{at} (hidden)", hide_input=True)
     return clean_token(typed, TokenSource(SourceKind.PROMPT))

@@ -252,7 +252,7 @@ def test_add_with_token_stdin_and_a_keyring_keeps_it_there(
 def test_add_asks_at_a_hidden_prompt_without_a_token_option(terminal: None, config: Path) -> None:
     result = run("profile", "add", "local", "--base-url", "http://127.0.0.1:8000", input=CANARY)
     assert result.exit_code == 0, result.output
-    assert "Token for local (hidden):" in result.stdout
+    assert "Token for local at http://127.0.0.1:8000 (hidden):" in result.stdout
     assert CANARY not in result.output
     store = ProfileStore()
     token, _source = profile_token(store.get("local"), store.tokens, os.environ)
@@ -367,6 +367,7 @@ def test_edit_with_a_new_token_keeps_it_and_drops_the_variable(terminal: None) -
     ProfileStore().add(Profile(name="prod", base_url="https://p.example", token_env="P"))
     result = run("profile", "edit", "prod", "--token-prompt", input=CANARY)
     assert result.exit_code == 0, result.output
+    assert "Token for prod at https://p.example (hidden):" in result.stdout
     assert "Token saved in: credentials file" in result.stdout
     assert CANARY not in result.output
     store = ProfileStore()
