@@ -62,6 +62,7 @@ def problem_json(problem: click.ClickException, not_run: dict[str, Any]) -> dict
         outcome = "usage error"
     else:
         outcome = _NOT_RUN_OUTCOMES.get(problem.exit_code, "error")
+    # A problem that found several things (import's bad rows) lists them in the object too.
     details = getattr(problem, "details", {})
     return {
         "outcome": outcome,

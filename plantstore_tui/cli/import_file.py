@@ -155,12 +155,10 @@ _resume_or_restart = one_of("resume", "restart")
     help="Write one JSON line per row sent: line, id, outcome, status, error, message.",
 )
 @json_option("Print the summary as one JSON object.")
-@one_of("resume", "restart")(
+@_resume_or_restart(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )
-@one_of("resume", "restart")(
-    "--restart", is_flag=True, help="Send every row again, as a new import."
-)
+@_resume_or_restart("--restart", is_flag=True, help="Send every row again, as a new import.")
 @click.option(
     "--resend-unknown",
     is_flag=True,
