@@ -108,6 +108,7 @@ def one_object(result: Result) -> dict[str, Any]:
     ("args", "code", "outcome", "words"),
     [
         (["--name", "Fern"], 2, "usage error", "Missing option '--id'"),
+        (["--name", "Fern", "--id", "1", "--bogus"], 2, "usage error", "--bogus"),
         (["--name", "Fern", "--id", "1.5"], 2, "invalid input", "ID must be a whole number"),
         (
             ["--name", "Fern", "--id", "1", "--profile", "nowhere"],
@@ -131,7 +132,7 @@ def one_object(result: Result) -> dict[str, Any]:
             NOT_BOTH,
         ),
     ],
-    ids=["usage", "invalid input", "configuration", "exclusive options"],
+    ids=["usage", "unknown option", "invalid input", "configuration", "exclusive options"],
 )
 def test_add_json_prints_one_object_when_nothing_is_sent(
     local_profile: str, args: list[str], code: int, outcome: str, words: str
