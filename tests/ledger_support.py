@@ -50,6 +50,7 @@ ENTRY_KEYS = frozenset(
         "note",
         "batch",
         "line",
+        "tries",
     }
 )
 

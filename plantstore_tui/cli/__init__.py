@@ -4,14 +4,19 @@ opens the TUI; subcommands add, serve, demo, profile, import, check, history, co
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 import click
 
 from plantstore_tui import __version__
-from plantstore_tui.cli.exits import translated
+from plantstore_tui.cli.exits import Interrupted, problem_json, translated
+from plantstore_tui.cli.options import JSON_ASKED, JsonFlag
 from plantstore_tui.cli.targets import TargetOptions, group_target_options
 from plantstore_tui.core.errors import PlantStoreError
+
+# Whether "--json" was typed after the group's own options (ctx.meta).
+_JSON_TYPED = "plantstore_tui.json_typed"
 
 
 class LazyGroup(click.Group):
@@ -34,12 +39,64 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Where this machine keeps the profiles and the history (written whole, never wrapped:
+        a path is copied from here)."""
+        # Only --help needs them.
+        from plantstore_tui.core.config.files import (
+            CONFIG_DIR_ENV,
+            DATA_DIR_ENV,
+            PROFILES_FILE,
+            config_dir,
+        )
+        from plantstore_tui.core.store import ledger_path
+
+        formatter.write_paragraph()
+        formatter.write(
+            f"  Profiles: {config_dir() / PROFILES_FILE} (${CONFIG_DIR_ENV} moves it)\n"
+        )
+        formatter.write(f"  History:  {ledger_path()} (${DATA_DIR_ENV} moves it)\n")
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # Kept for a usage error the subcommand's parser raises before its --json is read.
+        given = args[: args.index("--")] if "--" in args else args
+        ctx.meta[_JSON_TYPED] = "--json" in given
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a core error it did not translate itself ends the run in words."""
+        """Run the command; a core error it did not translate itself ends the run in words, and
+        with --json also as one JSON object on stdout."""
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except (KeyboardInterrupt, click.Abort):
+                # click.Abort: Ctrl+C (or the end of input) at a question.
+                raise Interrupted from None
         except PlantStoreError as exc:
-            raise translated(exc) from None
+            problem = translated(exc)
+        except click.ClickException as exc:
+            problem = exc
+        not_run = _json_asked(ctx, problem)
+        if not_run is not None:
+            click.echo(json.dumps(problem_json(problem, not_run), ensure_ascii=True))
+        raise problem from None
+
+
+def _json_asked(ctx: click.Context, problem: click.ClickException) -> dict[str, Any] | None:
+    """What the command's --json object holds when nothing ran, if --json was asked for; None
+    when it was not (or the command has no --json)."""
+    asked: dict[str, Any] | None = ctx.meta.get(JSON_ASKED)
+    if asked is not None:
+        return asked
+    where = problem.ctx if isinstance(problem, click.UsageError) else None
+    if where is None or not ctx.meta.get(_JSON_TYPED):
+        return None
+    for param in where.command.params:
+        if isinstance(param, JsonFlag):
+            return param.not_run
+    return None
 
 
 @click.group(

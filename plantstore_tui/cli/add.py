@@ -6,7 +6,7 @@ import asyncio
 import json
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -41,11 +41,27 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.state import Unreachable
 
 
+# The keys of `add --json` when the run ended without an answer to say (usage, invalid input,
+# configuration, interrupted): no fate is known to be said.
+NOT_SENT: dict[str, Any] = {
+    "status": None,
+    "elapsed_ms": None,
+    "sent": None,
+    "plant": None,
+    "error": None,
+    "kind": None,
+    "fate": None,
+    "off_spec": [],
+    "proxy": None,
+    "entry": None,
+}
+
+
 @click.command()
 @click.option("--name", required=True, help="The plant's name.")
 @click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
 @click.option("--tag", default="", help="The plant's tag (optional).")
-@json_option()
+@json_option(not_run=NOT_SENT)
 @yes_option("Send to a protected profile without asking.")
 @timeout_option(
     3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
@@ -74,7 +90,7 @@ def add(
     """Add one plant to the store.
 
     Exits 0 created, 1 rejected by the server, 2 invalid input (nothing sent),
-    3 transport failure, 4 configuration problem.
+    3 transport failure, 4 configuration problem, 130 interrupted.
     """
     parsed = parse_new_plant(name=name, id=id_text, tag=tag)
     if isinstance(parsed, FormErrors):
@@ -99,12 +115,14 @@ def add(
         outcome, entry = asyncio.run(_send(target, parsed, texts, recorder, wait))
     finally:
         recorder.close()
+    # A profile whose history is off keeps no row once the plant is settled.
+    kept = entry if recorder.keeps else None
     if as_json:
-        click.echo(json.dumps(outcome_to_json(outcome), ensure_ascii=True))
+        click.echo(json.dumps(outcome_to_json(outcome) | {"entry": kept}, ensure_ascii=True))
     else:
         click.echo(render_outcome(outcome))
-        if entry is not None and recorder.keeps:
-            click.echo(f"  history #{entry}")
+        if kept is not None:
+            click.echo(f"  history #{kept}")
     raise SystemExit(exit_code_of(outcome))
 
 
@@ -116,8 +134,8 @@ async def _send(
     target: Target, plant: NewPlant, texts: FormTexts, recorder: Recorder, wait: float
 ) -> tuple[Outcome, int | None]:
     """Send, and again while the deployment did not take the plant, for `wait` seconds; each
-    try is in the ledger (sending, then settled) before the next goes. The last outcome and
-    its entry."""
+    try is in the plant's one row (sending, then settled) before the next goes. The last
+    outcome and the row's entry."""
     until = datetime.now().astimezone() + timedelta(seconds=wait)
 
     def told(waiting: Unreachable | None) -> None:
@@ -125,14 +143,17 @@ async def _send(
             _warn(f"Waiting: {waiting.words()} (at most until {until:%H:%M:%S}).")
 
     waits = DeploymentWait(wait, told)
+    # One row for the plant, however many tries: each goes out marked in it, and is settled in
+    # it (a run killed while waiting leaves it failed: certainly not created).
+    entry = recorder.begin(target, plant, texts)
     async with PlantStoreClient.for_target(target) as client:
         while True:
-            entry = recorder.begin(target, plant, texts)
             outcome = await client.create_plant(plant)
             recorder.settle(entry, outcome, target)
             if not not_processed(outcome) or not waits.not_taken(outcome, tried=True):
                 return outcome, entry
             await asyncio.sleep(waits.seconds_left())
+            recorder.again(entry)
 
 
 def exit_code_of(outcome: Outcome) -> ExitCode:

@@ -4,7 +4,7 @@ a core error that reaches the command line into words and an exit code."""
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     INVALID_INPUT = 2
     TRANSPORT_FAILURE = 3
     CONFIG_PROBLEM = 4
+    INTERRUPTED = 130
 
 
 class ConfigProblem(click.ClickException):
@@ -34,6 +35,42 @@ class InvalidInput(click.ClickException):
     """Input that cannot be sent: exit 2, and nothing was sent."""
 
     exit_code = ExitCode.INVALID_INPUT
+
+
+class Interrupted(click.ClickException):
+    """Ctrl+C (or a question left unanswered) before the run's end: exit 130, as a shell says
+    of a program ended by SIGINT."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("Interrupted before the end.")
+
+
+# What a `--json` object says in "outcome" when the run ended before anything came of it.
+_NOT_RUN_OUTCOMES: dict[int, str] = {
+    ExitCode.INVALID_INPUT: "invalid input",
+    ExitCode.CONFIG_PROBLEM: "configuration problem",
+    ExitCode.INTERRUPTED: "interrupted",
+}
+
+
+def problem_json(problem: click.ClickException, not_run: dict[str, Any]) -> dict[str, Any]:
+    """The one JSON object of a `--json` run that ended in `problem`: the command's own keys as
+    they are when nothing ran (`not_run`), then what ended it, its exit code and its words."""
+    if isinstance(problem, click.UsageError):
+        outcome = "usage error"
+    else:
+        outcome = _NOT_RUN_OUTCOMES.get(problem.exit_code, "error")
+    # A problem that found several things (import's bad rows) lists them in the object too.
+    details = getattr(problem, "details", {})
+    return {
+        "outcome": outcome,
+        **not_run,
+        "exit_code": problem.exit_code,
+        "message": problem.format_message(),
+        **details,
+    }
 
 
 def translated(error: PlantStoreError) -> click.ClickException:

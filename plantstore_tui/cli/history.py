@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -15,8 +14,8 @@ import click
 from plantstore_tui.cli.completion import history_entries, profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
-from plantstore_tui.cli.options import json_option, yes_option
-from plantstore_tui.cli.targets import TargetOptions
+from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
+from plantstore_tui.cli.targets import TargetOptions, one_target
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import plural, quoted, visible
@@ -116,8 +115,6 @@ def _filter(
     since: datetime | None,
 ) -> HistoryFilter:
     chosen = options.merged(profile, base_url)
-    if chosen.profile and chosen.base_url:
-        raise InvalidInput("Give --profile or --base-url, not both.")
     normalized = None
     if chosen.base_url:
         # Only a --base-url filter needs it, and it brings httpx and Pydantic.
@@ -138,10 +135,10 @@ def _filter(
 
 
 @click.group(invoke_without_command=True)
-@click.option(
+@one_target(
     "--profile", metavar="NAME", shell_complete=profile_names, help="Only sends to this profile."
 )
-@click.option("--base-url", metavar="URL", help="Only sends to this base URL.")
+@one_target("--base-url", metavar="URL", help="Only sends to this base URL.")
 @click.option(
     "--id", "plant_id", type=int, callback=_int64, metavar="ID", help="Only plants with this id."
 )
@@ -297,10 +294,7 @@ def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> 
         what += f" to profile {visible(profile)}"
     if before is not None:
         what += f" before {before.astimezone():%Y-%m-%d %H:%M}"
-    if not sys.stdin.isatty():
-        raise InvalidInput("Nothing was deleted: without a terminal to ask on, clear needs --yes.")
-    if not click.confirm(f"Delete {what} from {visible(str(path))}?"):
-        raise InvalidInput("Nothing was deleted.")
+    confirm_deletion(f"{what} from {visible(str(path))}", "clear")
 
 
 @history.command()

@@ -75,6 +75,11 @@ def entry_text(found: HistoryEntry) -> str:
         f"History #{found.entry}: {local_time(found.time)} from {found.source}"
         + (f" (profile {visible(found.profile)})" if found.profile else ""),
         f"  POST {visible(found.url)}{visible(through_words(found.proxy))}: {status}{timing}",
+        *(
+            [f"  {found.tries} tries: the answer above is the last one's"]
+            if found.tries > 1
+            else []
+        ),
         f"  sent: {visible(found.body.decode('utf-8'))}",
         f"  state: {found.state.value}"
         + (", held" if found.held else "")

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
 from plantstore_tui.cli.import_send import send_file
-from plantstore_tui.cli.options import json_option, yes_option
+from plantstore_tui.cli.options import json_option, one_of, yes_option
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -111,6 +111,9 @@ def _rate(value: str | None) -> float | None:
     return rate
 
 
+_resume_or_restart = one_of("resume", "restart")
+
+
 @click.command("import")
 @click.argument("file", metavar="FILE")
 @click.option(
@@ -152,10 +155,10 @@ def _rate(value: str | None) -> float | None:
     help="Write one JSON line per row sent: line, id, outcome, status, error, message.",
 )
 @json_option("Print the summary as one JSON object.")
-@click.option(
+@_resume_or_restart(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )
-@click.option("--restart", is_flag=True, help="Send every row again, as a new import.")
+@_resume_or_restart("--restart", is_flag=True, help="Send every row again, as a new import.")
 @click.option(
     "--resend-unknown",
     is_flag=True,
@@ -187,8 +190,6 @@ def import_file(
     (nothing sent), 3 stopped, or rows left unsettled (failed, never sent, or of unknown fate,
     left out by --resume included), 4 configuration problem or an unusable ledger.
     """
-    if resume and restart:
-        raise InvalidInput("--resume and --restart contradict each other: choose one")
     if resend_unknown and not resume:
         raise InvalidInput("--resend-unknown goes with --resume")
     columns = _columns(column_options)
@@ -200,8 +201,7 @@ def import_file(
         except FileProblem as exc:
             raise InvalidInput(f"{exc.where(visible(source.name))}; nothing was sent") from None
         if not validation.ok:
-            _print_problems(source.name, validation)
-            raise SystemExit(ExitCode.INVALID_INPUT)
+            raise _bad_rows(source.name, validation)
         if dry_run:
             _print_dry_run(source, form, columns, validation, as_json)
             raise SystemExit(ExitCode.CREATED)
@@ -312,18 +312,30 @@ def _print_unknown(name: str, plan: ImportPlan) -> None:
         click.echo(f"  ... and {len(plan.unknown) - _SHOWN_RESULTS} more", err=True)
 
 
-def _print_problems(name: str, validation: Validation) -> None:
+class _BadRows(InvalidInput):
+    """A file with bad rows: each is listed on stderr, then summed up (and listed in --json)."""
+
+    def __init__(self, summary: str, problems: list[str], hidden: int) -> None:
+        super().__init__(summary)
+        self.problems, self.hidden = problems, hidden
+        self.details = {"problems": problems, "problems_not_listed": hidden}
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        for problem in self.problems:
+            click.echo(problem, err=True)
+        if self.hidden:
+            click.echo(f"... and {plural(self.hidden, 'more bad row')} not listed", err=True)
+        click.echo(self.message, err=True)
+
+
+def _bad_rows(name: str, validation: Validation) -> _BadRows:
     shown = visible(name)
-    for problem in validation.problems[:_SHOWN]:
-        click.echo(problem.where(shown), err=True)
-    hidden = validation.problem_count - min(len(validation.problems), _SHOWN)
-    if hidden:
-        click.echo(f"... and {plural(hidden, 'more bad row')} not listed", err=True)
-    click.echo(
+    problems = [problem.where(shown) for problem in validation.problems[:_SHOWN]]
+    summary = (
         f"{shown}: {plural(validation.problem_count, 'bad row')} of {validation.rows:,}; "
-        "nothing was sent.",
-        err=True,
+        "nothing was sent."
     )
+    return _BadRows(summary, problems, validation.problem_count - len(problems))
 
 
 def _print_dry_run(

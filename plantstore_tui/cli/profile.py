@@ -20,8 +20,8 @@ from plantstore_tui.cli.check import exit_code_of, render_report
 from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.findings import profile_store
-from plantstore_tui.cli.options import json_option
-from plantstore_tui.cli.token_input import ask_token, one_token_option, token_options
+from plantstore_tui.cli.options import confirm_deletion, json_option, one_of, yes_option
+from plantstore_tui.cli.token_input import ask_token, one_token, token_options
 from plantstore_tui.core.config import profiles
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.options import TOKEN_ENV
@@ -260,7 +260,6 @@ def add(
 
     With no default profile yet, the new one becomes the default.
     """
-    one_token_option(token_stdin, token_env, token_command)
     store = profile_store()
     # Checked before the token is asked for, so nobody types a token for nothing.
     new = profiles.profile_from_table(
@@ -281,7 +280,7 @@ def add(
     saved = store.load()
     if saved.get(name) is not None or name in saved.broken:
         raise profiles.ProfileExists(f"Profile {name!r} already exists: use `profile edit {name}`")
-    token = ask_token(name, stdin=token_stdin) if new.keeps_token else None
+    token = ask_token(name, new.base_url, stdin=token_stdin) if new.keeps_token else None
     report = store.add(new, token=token)
     _say_saved(report, "Saved")
 
@@ -290,18 +289,24 @@ def add(
 @click.argument("name", shell_complete=profile_names)
 @click.option("--base-url", metavar="URL", help="A new base URL.")
 @token_options
-@click.option("--token-prompt", is_flag=True, help="Ask for a new token (hidden) and keep it.")
+@one_token("--token-prompt", is_flag=True, help="Ask for a new token (hidden) and keep it.")
 @_switch("--protected/--not-protected", "Ask (or stop asking) before each send.")
 @_timeout_setting
-@click.option("--default-timeout", is_flag=True, help="Go back to the default timeouts.")
+@one_of("timeout", "default_timeout")(
+    "--default-timeout", is_flag=True, help="Go back to the default timeouts."
+)
 @_switch(
     "--allow-insecure-http/--no-allow-insecure-http",
     "Allow (or refuse) plain http:// beyond loopback.",
 )
 @_ca_bundle_setting
-@click.option("--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again.")
+@one_of("ca_bundle", "os_trust_store")(
+    "--os-trust-store", is_flag=True, help="Drop ca_bundle: trust the OS store again."
+)
 @_proxy_setting
-@click.option("--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment.")
+@one_of("proxy", "proxy_from_env")(
+    "--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment."
+)
 @_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
 def edit(
     name: str,
@@ -321,9 +326,6 @@ def edit(
     history: bool | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
-    one_token_option(token_stdin, token_prompt, token_env, token_command)
-    if timeout is not None and default_timeout:
-        raise click.UsageError("Choose one of --timeout and --default-timeout.")
     changes: dict[str, object] = {}
     if base_url is not None:
         changes["base_url"] = base_url
@@ -337,12 +339,8 @@ def edit(
         changes["timeout"] = timeout
     if allow_insecure_http is not None:
         changes["allow_insecure_http"] = allow_insecure_http
-    if ca_bundle is not None and os_trust_store:
-        raise click.UsageError("Choose one of --ca-bundle and --os-trust-store.")
     if ca_bundle is not None or os_trust_store:
         changes["ca_bundle"] = ca_bundle
-    if proxy is not None and proxy_from_env:
-        raise click.UsageError("Choose one of --proxy and --proxy-from-env.")
     if proxy is not None or proxy_from_env:
         changes["proxy"] = proxy
     if history is not None:
@@ -352,19 +350,30 @@ def edit(
     store = profile_store()
     # Checked before a token is asked for; a profile that is broken in the file can be fixed here.
     saved = _saved(store)
-    if saved.get(name) is None and name not in saved.broken:
+    found = saved.get(name)
+    if found is None and name not in saved.broken:
         raise ConfigProblem(str(profiles.UnknownProfile(name, saved.names)))
-    token = ask_token(name, stdin=token_stdin) if token_stdin or token_prompt else None
+    where = base_url or (None if found is None else found.base_url)
+    asked = token_stdin or token_prompt
+    token = ask_token(name, where, stdin=token_stdin) if asked else None
     report = store.edit(name, changes, token=token)
     _say_saved(report, "Changed")
 
 
 @_command("remove")
 @click.argument("name", shell_complete=profile_names)
-def remove(name: str) -> None:
-    """Delete profile NAME and the token kept for it."""
+@yes_option("Delete without asking.")
+def remove(name: str, yes: bool) -> None:
+    """Delete profile NAME and the token kept for it; asks first."""
     store = profile_store()
-    was_default = store.load().default == name
+    saved = _saved(store)
+    found = saved.get(name)
+    if found is None and name not in saved.broken:
+        raise ConfigProblem(str(profiles.UnknownProfile(name, saved.names)))
+    if not yes:
+        where = "" if found is None else f" ({visible(found.base_url)})"
+        confirm_deletion(f"profile {visible(name)}{where} and the token kept for it", "remove")
+    was_default = saved.default == name
     warning = store.remove(name)
     click.echo(f"Removed profile {name}.")
     if warning is not None:

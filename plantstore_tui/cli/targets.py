@@ -15,9 +15,15 @@ import click
 
 from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.options import one_of
 from plantstore_tui.core.config import options as chosen
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.options import BASE_URL_ENV, PROFILE_ENV, TargetOptions
+from plantstore_tui.core.config.options import (
+    BASE_URL_ENV,
+    PROFILE_ENV,
+    TargetOptions,
+    chosen_ad_hoc_url,
+)
 from plantstore_tui.core.http.tls import CABundleError
 from plantstore_tui.core.plant.text import visible
 
@@ -37,6 +43,8 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 _TARGET_OPTIONS = ("profile", "base_url", "allow_insecure_http", "ca_bundle", "proxy")
+# A saved profile or an ad hoc URL: never both, wherever they are given.
+one_target = one_of("profile", "base_url")
 
 
 class NoTarget(ConfigProblem):
@@ -65,16 +73,17 @@ def target_options(command: click.decorators.FC) -> click.decorators.FC:
         help="With --base-url: allow plain http:// beyond this machine for this run "
         "(the token travels unencrypted).",
     )(command)
-    command = click.option(
+    command = one_target(
         "--base-url",
         metavar="URL",
-        help=f"Send to this deployment, without a profile (or set {BASE_URL_ENV}).",
+        help=f"Send to this deployment, without a profile (or set {BASE_URL_ENV}); not with "
+        "--profile.",
     )(command)
-    return click.option(
+    return one_target(
         "--profile",
         metavar="NAME",
         shell_complete=profile_names,
-        help=f"Send to this saved profile (or set {PROFILE_ENV}).",
+        help=f"Send to this saved profile (or set {PROFILE_ENV}); not with --base-url.",
     )(command)
 
 
@@ -105,8 +114,18 @@ def merged_target_options(command: Callable[Concatenate[TargetOptions, P], R]) -
     return target_options(merged)
 
 
-def _prompt_token() -> str:
-    return str(click.prompt("Token", hide_input=True))
+def _token_prompt(options: TargetOptions) -> Callable[[], str]:
+    """The hidden prompt for an ad hoc target's token, naming the URL it is for."""
+
+    def prompt() -> str:
+        # Asked only once the URL has been checked: it is normalized as it will be used.
+        from plantstore_tui.core.http.urls import normalize_base_url
+
+        chosen = chosen_ad_hoc_url(options, os.environ)
+        url = "" if chosen is None else f" for {visible(normalize_base_url(chosen[0]))}"
+        return str(click.prompt(f"Token{url} (hidden)", hide_input=True))
+
+    return prompt
 
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
@@ -116,7 +135,7 @@ def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     from plantstore_tui.cli.findings import profile_store
     from plantstore_tui.core.config import targets
 
-    prompt = _prompt_token if interactive and sys.stdin.isatty() else None
+    prompt = _token_prompt(options) if interactive and sys.stdin.isatty() else None
     try:
         return targets.resolve_target(options, os.environ, prompt=prompt, store=profile_store())
     except chosen.NoTarget as exc:

@@ -10,7 +10,9 @@ from click.decorators import FC
 from pydantic import SecretStr
 
 from plantstore_tui.cli.exits import InvalidInput
+from plantstore_tui.cli.options import one_of
 from plantstore_tui.core.config.tokens import SourceKind, TokenSource, clean_token
+from plantstore_tui.core.plant.text import visible
 
 # Enough for any token; more on stdin is a mistake (a file piped by accident), not a token.
 _STDIN_CAP = 64 * 1024
@@ -20,31 +22,27 @@ def _stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
+# One way to give the token, at most (`edit`'s --token-prompt among them).
+one_token = one_of("token_stdin", "token_env", "token_command", "token_prompt")
+
+
 def token_options(command: FC) -> FC:
     """Add the token options shared by `add` and `edit`."""
-    command = click.option(
+    command = one_token(
         "--token-command",
         metavar="CMD",
         help="Run this command (no shell) whenever the token is needed; its stdout is it.",
     )(command)
-    command = click.option(
+    command = one_token(
         "--token-env",
         metavar="VAR",
         help="Take the token from this environment variable whenever it is needed.",
     )(command)
-    return click.option(
+    return one_token(
         "--token-stdin",
         is_flag=True,
         help="Read the token from stdin and keep it in the keyring (or credentials file).",
     )(command)
-
-
-def one_token_option(*given: object) -> None:
-    """A usage error when more than one way to give the token is given."""
-    if sum(bool(value) for value in given) > 1:
-        raise click.UsageError(
-            "Give at most one token option (--token-stdin, --token-env, --token-command, ...)."
-        )
 
 
 def _read_stdin_token() -> str:
@@ -54,9 +52,9 @@ def _read_stdin_token() -> str:
     return text
 
 
-def ask_token(name: str, *, stdin: bool) -> SecretStr:
-    """The token typed at a hidden prompt or piped on stdin, trimmed, checked and wrapped
-    (`InvalidToken` if it cannot be a token)."""
+def ask_token(name: str, base_url: str | None, *, stdin: bool) -> SecretStr:
+    """The token of profile `name` (at `base_url`, when known) typed at a hidden prompt or piped
+    on stdin, trimmed, checked and wrapped (`InvalidToken` if it cannot be a token)."""
     if stdin:
         return clean_token(_read_stdin_token(), TokenSource(SourceKind.STDIN))
     if not _stdin_is_terminal():
@@ -64,5 +62,6 @@ def ask_token(name: str, *, stdin: bool) -> SecretStr:
             "No token option, and no terminal to ask for the token: use --token-stdin, "
             "--token-env VAR or --token-command CMD."
         )
-    typed = click.prompt(f"Token for {name} (hidden)", hide_input=True)
+    at = "" if base_url is None else f" at {visible(base_url)}"
+    typed = click.prompt(f"Token for {name}{at} (hidden)", hide_input=True)
     return clean_token(typed, TokenSource(SourceKind.PROMPT))

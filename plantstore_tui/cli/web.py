@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from plantstore_tui.cli.exits import InvalidInput
+from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions, merged_target_options, resolve_target
 from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.http.hosts import is_loopback_host
@@ -124,7 +124,8 @@ def web(
     try:
         sock = listen(host, port)
     except CannotListen as exc:
-        raise InvalidInput(str(exc)) from None
+        # As `serve` says it: a port in use is this machine's state, not a mistake in the command.
+        raise ConfigProblem(str(exc)) from None
     bound_port = sock.getsockname()[1]
     scheme = "https" if tls is not None else "http"
     address = (public_url or f"{scheme}://{_url_host(host)}:{bound_port}").rstrip("/")

@@ -260,7 +260,7 @@ def test_add_with_token_stdin_and_a_keyring_keeps_it_there(
 def test_add_asks_at_a_hidden_prompt_without_a_token_option(terminal: None, config: Path) -> None:
     result = run("profile", "add", "local", "--base-url", "http://127.0.0.1:8000", input=CANARY)
     assert result.exit_code == 0, result.output
-    assert "Token for local (hidden):" in result.stdout
+    assert "Token for local at http://127.0.0.1:8000 (hidden):" in result.stdout
     assert CANARY not in result.output
     store = ProfileStore()
     token, _source = profile_token(store.get("local"), store.tokens, os.environ)
@@ -291,7 +291,7 @@ def test_add_with_a_token_variable_or_command_asks_for_nothing(config: Path) -> 
         (["--base-url", "ftp://x.example", "--token-env", "T"], "http:// or https://"),
         (["--base-url", "http://plants.example.com", "--token-env", "T"], "plain http://"),
         (["--base-url", "https://x.example", "--token-env", "1X"], "token_env must be"),
-        (["--base-url", "https://x.example", "--token-env", "T", "--token-command", "c"], "one"),
+        (["--base-url", "https://x.example", "--token-env", "T", "--token-command", "c"], "both"),
         (["--base-url", "https://x.example", "--token-env", "T", "--timeout", "0"], "timeout"),
         (["--base-url", "https://x.example", "--token", CANARY], "No such option"),
         (["--token-env", "T"], "--base-url"),
@@ -375,6 +375,7 @@ def test_edit_with_a_new_token_keeps_it_and_drops_the_variable(terminal: None) -
     ProfileStore().add(Profile(name="prod", base_url="https://p.example", token_env="P"))
     result = run("profile", "edit", "prod", "--token-prompt", input=CANARY)
     assert result.exit_code == 0, result.output
+    assert "Token for prod at https://p.example (hidden):" in result.stdout
     assert "Token saved in: credentials file" in result.stdout
     assert CANARY not in result.output
     store = ProfileStore()
@@ -395,8 +396,17 @@ def test_edit_switches_to_a_command_and_forgets_the_kept_token(config: Path) -> 
     ("args", "code", "words"),
     [
         (["prod"], 2, "Nothing to change"),
-        (["prod", "--timeout", "3", "--default-timeout"], 2, "Choose one of --timeout"),
-        (["prod", "--token-stdin", "--token-prompt"], 2, "at most one token option"),
+        (
+            ["prod", "--timeout", "3", "--default-timeout"],
+            2,
+            "Give --timeout or --default-timeout, not both.",
+        ),
+        (
+            ["prod", "--token-prompt", "--token-stdin"],
+            2,
+            "Give --token-stdin or --token-prompt, not both.",
+        ),
+        (["prod", "--proxy", "none", "--proxy-from-env"], 2, "Give --proxy or --proxy-from-env"),
         (["prod", "--base-url", "gopher://x"], 2, "http:// or https://"),
         (["nope", "--protected"], 4, "Unknown profile 'nope'; saved profiles: prod"),
     ],
@@ -431,12 +441,12 @@ def test_remove_deletes_the_profile_and_its_token_and_says_when_no_default_is_le
     config: Path,
 ) -> None:
     ProfileStore().add(Profile(name="prod", base_url="https://p.example"), token=SecretStr(CANARY))
-    result = run("profile", "remove", "prod")
+    result = run("profile", "remove", "prod", "--yes")
     assert result.exit_code == 0
     assert "Removed profile prod." in result.stdout
     assert "There is no default profile now" in result.stdout
     assert all(CANARY not in text for text in all_text(config))
-    result = run("profile", "remove", "prod")
+    result = run("profile", "remove", "prod", "--yes")
     assert result.exit_code == 4
     assert "Unknown profile 'prod'" in result.stderr
 

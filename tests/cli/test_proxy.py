@@ -238,8 +238,9 @@ def test_an_exported_send_goes_through_the_same_proxy(
     command = _run("history", "export", "1", "--as", as_).stdout.strip()
     assert proxy.url in command
     done = run_shell(command, token)
-    assert done.returncode == 0, done.stderr
-    # The plant exists already: the deployment's own answer came back through the proxy.
+    # The plant exists already: the deployment's own answer (a refusal, so the command fails)
+    # came back through the proxy.
+    assert done.returncode != 0, done.stderr
     assert str(plant_id) in done.stdout
     posts = [seen for seen in proxy.seen if seen.method == "POST"]
     assert [seen.target for seen in posts] == [f"{hidden_url}/plants"] * 2

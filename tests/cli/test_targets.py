@@ -1,4 +1,5 @@
-"""The command line's target options: a subcommand's are merged over the group's."""
+"""The command line's target options: a subcommand's are merged over the group's; a profile
+and a base URL exclude each other wherever they are given."""
 
 from __future__ import annotations
 
@@ -34,11 +35,22 @@ def test_a_subcommand_gets_the_groups_options_when_it_names_no_target() -> None:
 
 def test_a_subcommands_own_target_wins_and_its_other_options_still_arrive() -> None:
     result = CliRunner().invoke(
-        group, ["--profile", "lab", "show", "--base-url", "http://127.0.0.1:9", "--label", "x"]
+        group, ["--profile", "lab", "show", "--profile", "prod", "--label", "x"]
     )
     assert result.exit_code == 0, result.output
-    merged = TargetOptions(profile="lab").merged(None, "http://127.0.0.1:9")
+    merged = TargetOptions(profile="lab").merged("prod", None)
     assert result.output.strip() == f"x {merged}"
+
+
+def test_a_profile_and_a_base_url_on_the_group_and_its_subcommand_are_a_usage_error() -> None:
+    for argv in (
+        ["--profile", "lab", "show", "--base-url", "http://127.0.0.1:9"],
+        ["--base-url", "http://127.0.0.1:9", "show", "--profile", "lab"],
+        ["show", "--base-url", "http://127.0.0.1:9", "--profile", "lab"],
+    ):
+        result = CliRunner().invoke(group, argv)
+        assert result.exit_code == 2, result.output
+        assert "Give --profile or --base-url, not both." in result.output
 
 
 def test_proxy_given_to_the_group_reaches_the_subcommand_and_its_own_wins() -> None:

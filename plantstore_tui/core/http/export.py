@@ -6,7 +6,9 @@ a proxy that asks for one answers 407 until the operator adds it). The token is 
 command reads `$PLANTSTORE_TOKEN` when it runs, and stops with a message, sending nothing, when
 that is unset or empty (a request with `Bearer ` alone would only come back 401). Every other
 word is quoted for a POSIX shell, so no name or tag (quotes, $, backticks, !, spaces, any
-printable Unicode) can break the command or run anything.
+printable Unicode) can break the command or run anything. A replay the deployment refuses (any
+4xx or 5xx) ends the command with a non-zero exit, the answer's body still printed (curl's
+`--fail-with-body`, HTTPie's `--check-status`), so a script sees it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,16 @@ def export_command(url: str, body: bytes, as_: ExportFormat, proxy: str | None =
         case ExportFormat.CURL:
             through: tuple[str, ...] = () if proxy is None else ("--proxy", proxy)
             return (
-                _quoted("curl", "--silent", "--show-error", *through, "--request", "POST", url)
+                _quoted(
+                    "curl",
+                    "--silent",
+                    "--show-error",
+                    "--fail-with-body",
+                    *through,
+                    "--request",
+                    "POST",
+                    url,
+                )
                 + " "
                 + _quoted("--header", "Content-Type: application/json", "--header")
                 + " "
@@ -52,7 +63,7 @@ def export_command(url: str, body: bytes, as_: ExportFormat, proxy: str | None =
             scheme = url.partition(":")[0]
             through = () if proxy is None else (f"--proxy={scheme}:{proxy}",)
             return (
-                _quoted("http", "--ignore-stdin", *through, "POST", url)
+                _quoted("http", "--ignore-stdin", "--check-status", *through, "POST", url)
                 + " "
                 + _quoted("Content-Type:application/json")
                 + " "

@@ -201,7 +201,7 @@ class Batches:
             sent_at = format_time(utc_now())
             for chunk in _chunks(list(again)):
                 connection.execute(
-                    f"UPDATE plants SET {_SENDING_AGAIN} "  # noqa: S608 (placeholders)
+                    f"UPDATE plants SET {rows.SENDING} "  # noqa: S608 (placeholders)
                     f"WHERE entry IN ({', '.join('?' * len(chunk))})",
                     [sent_at, *chunk],
                 )
@@ -238,15 +238,10 @@ class Batches:
         return done
 
 
-# Rows in one statement at most: SQLite takes 32,766 values in one (a new row has 20).
+# Rows in one statement at most: SQLite takes 32,766 values in one (a new row has 21).
 _ROWS_PER_STATEMENT = 500
 _SETTLE_SET = ", ".join(
     f"{name} = v.column{index}" for index, name in enumerate(rows.SETTLE_COLUMNS, start=2)
-)
-
-# A row going again: sending, as if its last answer had never come.
-_SENDING_AGAIN = "state = 'sending', sent_at = ?, " + ", ".join(
-    f"{name} = NULL" for name in rows.SETTLE_COLUMNS if name != "state"
 )
 
 

@@ -148,7 +148,9 @@ class Ledger:
         went out is queued again."""
         with self.db.write() as connection:
             connection.executemany(
-                "UPDATE plants SET held = 1, note = ?, state = 'queued', sent_at = NULL "
+                # A plant marked sending whose request never went: that try is not counted.
+                "UPDATE plants SET held = 1, note = ?, state = 'queued', sent_at = NULL, "
+                "tries = tries - (state = 'sending') "
                 "WHERE entry = ? AND state IN ('queued', 'sending')",
                 [(note, entry) for entry in entries],
             )

@@ -99,6 +99,16 @@ class Recorder:
             self._turn_off(exc)
             return None
 
+    def again(self, entry: int | None) -> None:
+        """Record that the send `entry` goes out once more (one more try, in the same row)."""
+        ledger = self._ledger
+        if ledger is None or entry is None:
+            return
+        try:
+            ledger.sending(entry)
+        except StoreError as exc:
+            self._turn_off(exc)
+
     def settle(self, entry: int | None, outcome: Outcome, target: Target) -> None:
         """Record how the send `entry` ended (a server that echoed the token has it taken out)."""
         ledger = self._ledger

@@ -92,7 +92,8 @@ INTERRUPTED = "No outcome recorded: still being sent, or plantstore-tui ended du
 COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
-    "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response)"
+    "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response), "
+    "tries"
 )
 # The same for a list (history, needs attention): what a server sent is read only as far as a
 # list shows it, so a page of megabyte answers opens at once. The response's start (its length
@@ -143,6 +144,8 @@ class HistoryEntry:
     off_spec: tuple[str, ...] | None
     # The response's length in characters: more than `len(response)` in a listed row.
     response_chars: int
+    # How many times its request went out (0: not yet); one row for a plant however many.
+    tries: int
 
     @property
     def received(self) -> str:
@@ -194,6 +197,7 @@ class HistoryEntry:
             "proxy": self.proxy,
             # None for a row settled before the ledger kept the marks.
             "off_spec": None if self.off_spec is None else list(self.off_spec),
+            "tries": self.tries,
         }
 
 
@@ -202,7 +206,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
     (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:30]
-    (off_spec, response_chars) = row[30:]
+    (off_spec, response_chars, tries) = row[30:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -234,6 +238,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         proxy=proxy,
         off_spec=None if off_spec is None else tuple(json.loads(off_spec)),
         response_chars=response_chars or 0,
+        tries=tries,
     )
 
 

@@ -45,7 +45,7 @@ class NewRow:
 # writes many rows in one statement with them: batches.py).
 INSERT_COLUMNS = (
     "session, source, profile, base_url, name_text, id_text, tag_text, plant_id, name, tag, body, "
-    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed"
+    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed, tries"
 )
 _MARKS = ", ".join("?" for _ in INSERT_COLUMNS.split(", "))
 _INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
@@ -76,6 +76,7 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         now,
         now if row.state is PlantState.SENDING else None,
         int(row.typed),
+        int(row.state is PlantState.SENDING),
     )
 
 
@@ -85,19 +86,6 @@ def insert(db: sqlite3.Connection, row: NewRow, session: int | None) -> int:
     entry = cursor.lastrowid
     assert entry is not None
     return entry
-
-
-def mark_sending(db: sqlite3.Connection, entry: int, *, only_queued: bool = False) -> bool:
-    """The request is about to go out; with `only_queued`, only if the row is still queued and
-    not held. Whether the row was marked."""
-    condition = " AND state = 'queued' AND held = 0" if only_queued else ""
-    return (
-        db.execute(
-            f"UPDATE plants SET state = 'sending', sent_at = ? WHERE entry = ?{condition}",  # noqa: S608
-            (format_time(utc_now()), entry),
-        ).rowcount
-        == 1
-    )
 
 
 # The columns a settled row is written with, in the order of `settle_values`.
@@ -120,6 +108,26 @@ _SETTLE = (
     f"UPDATE plants SET {', '.join(f'{name} = ?' for name in SETTLE_COLUMNS)} "  # noqa: S608
     "WHERE entry = ?"
 )
+
+
+# A try going out (the first or another): sending, as if an earlier answer had never come, and
+# counted. Its one placeholder is the time it goes.
+SENDING = "state = 'sending', sent_at = ?, tries = tries + 1, " + ", ".join(
+    f"{name} = NULL" for name in SETTLE_COLUMNS if name != "state"
+)
+
+
+def mark_sending(db: sqlite3.Connection, entry: int, *, only_queued: bool = False) -> bool:
+    """The request is about to go out; with `only_queued`, only if the row is still queued and
+    not held. Whether the row was marked."""
+    condition = " AND state = 'queued' AND held = 0" if only_queued else ""
+    return (
+        db.execute(
+            f"UPDATE plants SET {SENDING} WHERE entry = ?{condition}",  # noqa: S608
+            (format_time(utc_now()), entry),
+        ).rowcount
+        == 1
+    )
 
 
 def settle_values(outcome: Outcome, redact: Redact) -> tuple[PlantState, tuple[Any, ...]]:

@@ -131,11 +131,20 @@ def _typed(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX plants_typed ON plants (base_url, entry) WHERE typed = 1")
 
 
+def _tries(db: sqlite3.Connection) -> None:
+    # How many times the plant's request went out (`add --wait`, import and the queue send a
+    # plant the deployment did not take again, in the same row); a row sent before it was
+    # counted is taken as sent once.
+    db.execute("ALTER TABLE plants ADD COLUMN tries INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE plants SET tries = 1 WHERE sent_at IS NOT NULL")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
     Migration("plants.off_spec", _off_spec),
     Migration("plants.typed", _typed),
+    Migration("plants.tries", _tries),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

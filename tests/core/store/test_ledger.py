@@ -899,9 +899,9 @@ def test_a_file_of_the_schema_before_gains_the_off_spec_column() -> None:
         entry = take_settled(ledger, new_row("Fern", "1"))
     before = [step.name for step in MIGRATIONS].index("plants.off_spec")
     with sqlite3.connect(ledger_file()) as connection:
-        # The columns of this migration and of the ones after it.
+        # The columns of this migration and of the ones after it, as in a file written then.
         connection.execute("DROP INDEX plants_typed")
-        for column in ("off_spec", "typed"):
+        for column in ("off_spec", "typed", "tries"):
             connection.execute(f"ALTER TABLE plants DROP COLUMN {column}")
         connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
         connection.execute(f"PRAGMA user_version = {before}")
