@@ -253,6 +253,16 @@ def outcome_words(entry: HistoryEntry) -> str:
     return entry.outcome
 
 
+def outcome_and_fate(entry: HistoryEntry) -> str:
+    """The outcome, and what became of the plant where the outcome does not say it already:
+    "created", "rejected (not created)", "failed: timeout (fate unknown)"."""
+    words = outcome_words(entry)
+    fate = "fate unknown" if entry.fate == PlantFate.UNKNOWN else entry.fate
+    if entry.outcome is None or entry.fate == entry.outcome or fate in words:
+        return words
+    return f"{words} ({fate})"
+
+
 def _kind_words(kind: str | None) -> str:
     if kind is None:
         return "no reason recorded"

@@ -37,7 +37,8 @@ def _option(plant: HistoryEntry, aim: Aim | None) -> Option:
     reason = plant.note if plant.held or plant.outcome is None else plant.message
     reason = reason or plant.message
     if plant.state is PlantState.UNKNOWN and "may exist" not in reason:
-        reason = f"{reason} It may exist already.".strip()
+        ended = reason if not reason or reason.endswith((".", "!", "?")) else f"{reason}."
+        reason = f"{ended} It may exist already.".strip()
     if reason:
         line.append(f"\n    {visible(shorten(reason, BLOCK_SHOWN))}", style="dim")
     return Option(line, id=str(plant.entry))

@@ -22,7 +22,7 @@ from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
-from plantstore_tui.core.store.records import outcome_words
+from plantstore_tui.core.store.records import outcome_and_fate, outcome_words
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -56,7 +56,7 @@ def describe(entry: HistoryEntry) -> Text:
         text.append(f" · {visible(entry.log_ref)}")
     text.append(f"\nPOST {visible(entry.url + through_words(entry.proxy))}: {status}{timing}")
     text.append(f"\nsent      {visible(shorten(entry.body.decode('utf-8'), BLOCK_SHOWN))}")
-    text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
+    text.append(f"\noutcome   {outcome_and_fate(entry)}")
     text.append(f"\nmessage   {visible(shorten(entry.message, BLOCK_SHOWN))}")
     if entry.off_spec:
         text.append(f"\noff spec  {visible('; '.join(entry.off_spec))}")
