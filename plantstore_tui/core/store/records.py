@@ -155,6 +155,11 @@ class HistoryEntry:
         return self.state not in OPEN_STATES
 
     @property
+    def never_sent(self) -> bool:
+        """True when it was held before its request went out: sending it is its first send."""
+        return self.held and self.state is PlantState.QUEUED
+
+    @property
     def needs_attention(self) -> bool:
         """True when the plant did not go through (or may not have), or was held back."""
         return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
@@ -239,7 +244,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
 
 def outcome_words(entry: HistoryEntry) -> str:
     """Where a row stands, in the words every history view shows (CLI and TUI alike)."""
-    if entry.held and entry.state is PlantState.QUEUED:
+    if entry.never_sent:
         return "held (not sent)"
     if entry.outcome is None:
         return {PlantState.QUEUED: "queued", PlantState.SENDING: "sending"}.get(
