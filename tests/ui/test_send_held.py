@@ -13,14 +13,17 @@ from burst_support import stored_plants
 from keys_support import burst, drained, keys_of
 from ledger_support import new_row, opened
 from pydantic import SecretStr
-from seen_support import screen_text
-from snapshot_apps.support import app_for, ready, settled, until
+from seen_support import notifications_of, screen_text
+from snapshot_apps.support import app_for, app_with, ready, settled, until
 from textual.widgets import OptionList
 
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.store import PlantState, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
+from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 
@@ -36,7 +39,8 @@ def server(start_slow_server: Callable[[float], BackgroundServer]) -> Background
 
 
 def flat(text: str) -> str:
-    return " ".join(text.replace("│", " ").split())
+    """The words on screen, the panels' side borders taken out."""
+    return " ".join(text.replace("│", " ").replace("█", " ").split())
 
 
 @SIZES
@@ -123,3 +127,67 @@ async def test_no_held_plant_for_this_target_means_no_send_key(server: Backgroun
         await pilot.pause()
         assert isinstance(app.screen, AttentionScreen)
     assert stored_plants(server.db_path) == []
+
+
+def hold(base_url: str, plants: list[tuple[str, str, str]], profile: str | None = None) -> None:
+    """Plants an earlier plantstore-tui had queued when it ended: held, offered in F4."""
+    with opened("tui") as ledger:
+        for name, plant_id, tag in plants:
+            ledger.take(
+                new_row(
+                    name,
+                    plant_id,
+                    tag,
+                    source="tui",
+                    state=PlantState.QUEUED,
+                    base_url=base_url,
+                    profile=profile,
+                )
+            )
+
+
+async def test_esc_at_the_question_sends_nothing_and_keeps_them_held(
+    server: BackgroundServer,
+) -> None:
+    hold(server.base_url, HELD[:2])
+    app = app_for(server.base_url, server.token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the form")
+        await settled(app, pilot)
+        assert [n.title for n in notifications_of(app)][-1] == "Not sent"
+        held = screen.session.ledger().attention()
+        assert [(plant.name, plant.never_sent) for plant in held] == [("Fern", True), ("Ivy", True)]
+    assert stored_plants(server.db_path) == []
+
+
+async def test_a_protected_profile_is_asked_once_for_them_all(
+    server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HELD_TOKEN", server.token.get_secret_value())
+    ProfileStore().add(
+        Profile(name="prod", base_url=server.base_url, token_env="HELD_TOKEN", protected=True)
+    )
+    hold(server.base_url, HELD, profile="prod")
+    label = TargetLabel(base_url="loading…", token_source="the profile", profile="prod")
+    app = app_with(lambda: connect_to_profile("prod"), label)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
+        question = flat(screen_text(app))
+        assert "3 held plants to prod · " in question
+        assert "marked protected: this answer confirms these sends" in question
+        await pilot.press("s")
+        await until(pilot, lambda: len(stored_plants(server.db_path)) == len(HELD), "all three")
+        await settled(app, pilot)
+        assert app.screen is screen, "no second question"
+        assert [plant[0] for plant in stored_plants(server.db_path)] == [13, 12, 11]
+        assert screen.session.ledger().attention() == []
