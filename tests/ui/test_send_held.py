@@ -191,3 +191,23 @@ async def test_a_protected_profile_is_asked_once_for_them_all(
         assert app.screen is screen, "no second question"
         assert [plant[0] for plant in stored_plants(server.db_path)] == [13, 12, 11]
         assert screen.session.ledger().attention() == []
+
+
+async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
+    server: BackgroundServer,
+) -> None:
+    hold(server.base_url, HELD)
+    app = app_for(server.base_url, server.token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(app, pilot)
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
+        ivy = next(plant for plant in screen.session.ledger().attention() if plant.name == "Ivy")
+        with opened("tui") as other:
+            assert other.release(ivy.entry, "Loaded into the form at 09:30:15.")
+        await pilot.press("s")
+        await until(pilot, lambda: len(stored_plants(server.db_path)) >= 2, "the other two")
+        await settled(app, pilot)
+    assert stored_plants(server.db_path) == [(13, "Fern", "shade"), (11, "Aloe", "sun")]

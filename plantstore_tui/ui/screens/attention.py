@@ -210,10 +210,7 @@ def held_question(
 
 def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -> None:
     """Ask once through the send screen's question path, then send the held plants in order,
-    each through `SendScreen.submit` as a plant loaded and sent is; each held row is dealt with
-    (released, as a load releases it) once its plant is taken. Stops at the first not taken."""
-    from plantstore_tui.core.store import StoreError
-
+    each through `SendScreen.submit` as a plant loaded and sent is (`_send_again`)."""
     session = screen.session
     aim, target = session.aim, session.target
     if aim is None:
@@ -228,22 +225,41 @@ def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -
             )
             return
         at = screen.clock().strftime("%H:%M:%S")
+        # Confirmed by this answer once the target is known; before, each is asked about at
+        # its turn if the target turns out protected.
         for plant in chosen:
-            # Confirmed by this answer once the target is known; before, each is asked about
-            # at its turn if the target turns out protected.
-            if screen.submit(plant.typed, from_form=False, confirmed=target is not None):
+            if not _send_again(screen, plant, confirmed=target is not None, at=at):
                 return
-            try:
-                session.release(plant.entry, f"Sent again from needs attention at {at}.")
-            except StoreError as exc:
-                screen.notify(
-                    f"Plant #{plant.entry} was sent again but is still listed in needs "
-                    f"attention: the ledger could not be written: {visible(str(exc))}.",
-                    title="Ledger not written",
-                    severity="warning",
-                )
 
     protected = target is not None and session.protection.needs_asking(target)
     question = held_question(chosen, target_words(*aim), answered, protected=protected)
     # Asked once needs attention, which closes on this choice, is gone.
     screen.call_after_refresh(screen.ask, question)
+
+
+def _send_again(screen: SendScreen, plant: HistoryEntry, *, confirmed: bool, at: str) -> bool:
+    # One held plant taken as a new send, its held row then dealt with (released, as a load
+    # releases it); skipped if another plantstore-tui dealt with it since the list was read.
+    # False: not taken, and the ones after it are not sent (submit said why).
+    from plantstore_tui.core.store import StoreError
+
+    session = screen.session
+    try:
+        found = session.ledger().get(plant.entry)
+    except StoreError as exc:
+        screen.notify(visible(str(exc)), title="Ledger not read", severity="error")
+        return False
+    if found is None or not (found.never_sent and found.needs_attention):
+        return True
+    if screen.submit(found.typed, from_form=False, confirmed=confirmed):
+        return False
+    try:
+        session.release(plant.entry, f"Sent again from needs attention at {at}.")
+    except StoreError as exc:
+        screen.notify(
+            f"Plant #{plant.entry} was sent again but is still listed in needs attention: the "
+            f"ledger could not be written: {visible(str(exc))}.",
+            title="Ledger not written",
+            severity="warning",
+        )
+    return True
