@@ -1,9 +1,11 @@
 """What the operator is shown: the notifications an app was asked to show (recorded as
-`App.notify` is called, for every app a test runs: the autouse fixture in conftest.py), and the
-text a field draws."""
+`App.notify` is called, for every app a test runs: the autouse fixture in conftest.py), the
+text a field draws, and the whole screen as text."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from textual.app import App
@@ -35,3 +37,22 @@ def notifications_of(app: App[Any]) -> list[Notification]:
 def drawn_text(field: Input) -> str:
     """The text the field draws on its line: its value, and the suggestion after it."""
     return "".join(segment.text for segment in field.render_line(0)).strip()
+
+
+_SPAN = re.compile(
+    r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="[\d.]+" '
+    r'clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
+)
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, line by line, rebuilt from the SVG screenshot's text runs."""
+    width = app.size.width
+    lines: dict[int, list[str]] = {}
+    for x, line, text in _SPAN.findall(app.export_screenshot()):
+        row = lines.setdefault(int(line), [" "] * width)
+        column = round(float(x) / 12.2)
+        for offset, char in enumerate(html.unescape(text).replace("\xa0", " ")):
+            if column + offset < width:
+                row[column + offset] = char
+    return "\n".join("".join(lines[number]).rstrip() for number in sorted(lines))

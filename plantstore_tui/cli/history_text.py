@@ -10,7 +10,7 @@ from plantstore_tui.core.http.address import host_port, target_words
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import HistoryEntry
-from plantstore_tui.core.store.records import outcome_words, pending_words
+from plantstore_tui.core.store.records import outcome_and_fate, outcome_words, pending_words
 
 
 def local_time(moment: datetime) -> str:
@@ -84,7 +84,7 @@ def entry_text(found: HistoryEntry) -> str:
         f"  state: {found.state.value}"
         + (", held" if found.held else "")
         + (", dismissed" if found.dismissed else ""),
-        f"  outcome: {outcome_words(found)}; the plant: {found.fate}",
+        f"  outcome: {outcome_and_fate(found)}",
         f"  message: {visible(found.message)}",
     ]
     typed = found.typed

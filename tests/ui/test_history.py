@@ -98,7 +98,10 @@ async def test_load_resend_and_copy_as_curl(reference_server: BackgroundServer) 
         assert app.clipboard.startswith("curl ")
         assert '"${PLANTSTORE_TOKEN:?set PLANTSTORE_TOKEN to the token}"' in app.clipboard
         assert reference_server.token.get_secret_value() not in app.clipboard
-        assert app.clipboard in detail(history).replace("\n", "")
+        command = app.screen.query_one("#command-text", Static).render()
+        assert app.clipboard in str(command).replace("\n", "")
+        await pilot.press("escape")
+        assert app.screen is history
 
         await pilot.press("l")
         assert app.screen is screen

@@ -3,9 +3,7 @@ the protected-send confirmation, a corrupt profiles.toml, and a canary token kep
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import shlex
 import sqlite3
 import sys
@@ -17,6 +15,7 @@ from typing import Any
 import pytest
 from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring, write_profiles
 from pydantic import SecretStr
+from seen_support import screen_text
 from snapshot_apps.support import workers_done
 from textual.app import App
 from textual.pilot import Pilot
@@ -82,25 +81,6 @@ async def showing(screen: Screen[Any]) -> AsyncIterator[tuple[Host, Pilot[None]]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         yield app, pilot
-
-
-_SPAN = re.compile(
-    r'<text class="[^"]*" x="([\d.]+)" y="[\d.]+" textLength="[\d.]+" '
-    r'clip-path="url\(#[\w-]+-line-(\d+)\)">([^<]*)</text>'
-)
-
-
-def screen_text(app: App[Any]) -> str:
-    """What the terminal shows, line by line, rebuilt from the SVG screenshot's text runs."""
-    width = app.size.width
-    lines: dict[int, list[str]] = {}
-    for x, line, text in _SPAN.findall(app.export_screenshot()):
-        row = lines.setdefault(int(line), [" "] * width)
-        column = round(float(x) / 12.2)
-        for offset, char in enumerate(html.unescape(text).replace("\xa0", " ")):
-            if column + offset < width:
-                row[column + offset] = char
-    return "\n".join("".join(lines[number]).rstrip() for number in sorted(lines))
 
 
 def assert_no_canary(app: App[Any]) -> None:

@@ -158,6 +158,11 @@ class HistoryEntry:
         return self.state not in OPEN_STATES
 
     @property
+    def never_sent(self) -> bool:
+        """True when it was held before its request went out: sending it is its first send."""
+        return self.held and self.state is PlantState.QUEUED
+
+    @property
     def needs_attention(self) -> bool:
         """True when the plant did not go through (or may not have), or was held back."""
         return not self.dismissed and (self.state in ATTENTION_STATES or self.held)
@@ -244,7 +249,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
 
 def outcome_words(entry: HistoryEntry) -> str:
     """Where a row stands, in the words every history view shows (CLI and TUI alike)."""
-    if entry.held and entry.state is PlantState.QUEUED:
+    if entry.never_sent:
         return "held (not sent)"
     if entry.outcome is None:
         return {PlantState.QUEUED: "queued", PlantState.SENDING: "sending"}.get(
@@ -256,6 +261,16 @@ def outcome_words(entry: HistoryEntry) -> str:
     if entry.state is PlantState.UNKNOWN:
         return f"{entry.outcome} (fate unknown)"
     return entry.outcome
+
+
+def outcome_and_fate(entry: HistoryEntry) -> str:
+    """The outcome, and what became of the plant where the outcome does not say it already:
+    "created", "rejected (not created)", "failed: timeout (fate unknown)"."""
+    words = outcome_words(entry)
+    fate = "fate unknown" if entry.fate == PlantFate.UNKNOWN else entry.fate
+    if entry.outcome is None or entry.fate == entry.outcome or fate in words:
+        return words
+    return f"{words} ({fate})"
 
 
 def _kind_words(kind: str | None) -> str:

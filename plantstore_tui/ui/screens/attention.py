@@ -1,9 +1,14 @@
-"""Needs attention (F4): the plants that did not go through, each to load back or dismiss."""
+"""Needs attention (F4): the plants that did not go through, each to load back or dismiss, and
+the held plants of the form's target, all sent again with one key after one question.
+
+A held plant never left (the queue was stopped, the profile switched, plantstore-tui quit): it
+can go as it is. A plant of unknown fate may exist already, and one the deployment refused
+needs fixing: those are loaded into the form one by one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -15,13 +20,21 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from plantstore_tui.core.http.address import same_target, target_words
-from plantstore_tui.core.plant.text import BLOCK_SHOWN, shorten, visible
+from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
+from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
+
+if TYPE_CHECKING:
+    from plantstore_tui.ui.screens.send import SendScreen
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
 # The base URL and profile the form sends to.
 Aim = tuple[str, str | None]
+# Send these held plants, in this order (after asking).
+SendHeld = Callable[[list[HistoryEntry]], None]
+# How many held plants the question names one by one.
+NAMED = 5
 
 
 def _option(plant: HistoryEntry, aim: Aim | None) -> Option:
@@ -37,33 +50,52 @@ def _option(plant: HistoryEntry, aim: Aim | None) -> Option:
     reason = plant.note if plant.held or plant.outcome is None else plant.message
     reason = reason or plant.message
     if plant.state is PlantState.UNKNOWN and "may exist" not in reason:
-        reason = f"{reason} It may exist already.".strip()
+        ended = reason if not reason or reason.endswith((".", "!", "?")) else f"{reason}."
+        reason = f"{ended} It may exist already.".strip()
     if reason:
         line.append(f"\n    {visible(shorten(reason, BLOCK_SHOWN))}", style="dim")
     return Option(line, id=str(plant.entry))
 
 
-class AttentionScreen(ModalScreen[None]):
-    """Enter loads the highlighted plant into the form; Delete dismisses it.
+def held_here(plants: Sequence[HistoryEntry], aim: Aim | None) -> list[HistoryEntry]:
+    """The plants held before they were sent, meant for the form's target, in the order taken."""
+    if aim is None:
+        return []
+    return [
+        plant
+        for plant in plants
+        if plant.never_sent and same_target(plant.base_url, plant.profile, *aim)
+    ]
 
-    No letter dismisses: keys typed ahead for the form must not throw a plant away.
+
+class AttentionScreen(ModalScreen[None]):
+    """Enter loads the highlighted plant into the form; Delete dismisses it; Ctrl+S sends every
+    held plant of the form's target, in order, after one question.
+
+    No letter dismisses or sends: keys typed ahead for the form must not throw a plant away.
     """
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "load", "Load into the form"),
+        Binding("ctrl+s", "send_held", "Send the held plants"),
         Binding("delete", "dismiss_plant", "Dismiss"),
         Binding("escape,f4", "close", "Close"),
     ]
 
     def __init__(
-        self, plants: Sequence[HistoryEntry], attend: Attend, aim: Aim | None = None
+        self,
+        plants: Sequence[HistoryEntry],
+        attend: Attend,
+        aim: Aim | None = None,
+        send_held: SendHeld | None = None,
     ) -> None:
         super().__init__()
         self._plants = list(plants)
         self._attend = attend
         # Where the form sends (None: no target yet): a plant for another target says so.
         self._aim = aim
+        self._send_held = send_held
 
     def compose(self) -> ComposeResult:
         """The list, oldest first, and what the keys do."""
@@ -71,10 +103,31 @@ class AttentionScreen(ModalScreen[None]):
             panel.border_title = f"Needs attention ({len(self._plants)})"
             options = (_option(plant, self._aim) for plant in self._plants)
             yield OptionList(*options, id="attention-list")
-            yield Static(
-                Text("Enter: load into the form to fix and send · Delete: dismiss · Esc: close"),
-                id="attention-hint",
-            )
+            yield Static(self._hint(), id="attention-hint")
+
+    def _held(self) -> list[HistoryEntry]:
+        return [] if self._send_held is None else held_here(self._plants, self._aim)
+
+    def _hint(self) -> Text:
+        keys = ["Enter: load into the form to fix and send"]
+        held = len(self._held())
+        if held:
+            keys.append(f"Ctrl+S: send the {plural(held, 'held plant')}")
+        keys += ["Delete: dismiss", "Esc: close"]
+        return Text(" · ".join(keys))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Ctrl+S only while a held plant of the form's target is listed."""
+        if action == "send_held":
+            return bool(self._held())
+        return super().check_action(action, parameters)
+
+    def action_send_held(self) -> None:
+        """Close, and send every held plant of the form's target, in order, once asked."""
+        held = self._held()
+        if held and self._send_held is not None:
+            self.dismiss()
+            self._send_held(held)
 
     @property
     def _list(self) -> OptionList:
@@ -112,9 +165,101 @@ class AttentionScreen(ModalScreen[None]):
             self.dismiss()
             return
         self.query_one("#attention-panel").border_title = f"Needs attention ({len(self._plants)})"
+        self.query_one("#attention-hint", Static).update(self._hint())
         if index is not None:
             self._list.highlighted = min(index, len(self._plants) - 1)
 
     def action_close(self) -> None:
         """Close the list."""
         self.dismiss()
+
+
+def held_question(
+    plants: Sequence[HistoryEntry],
+    where: str,
+    answered: Callable[[Answer], None],
+    *,
+    protected: bool,
+) -> ChoiceScreen[Answer]:
+    """The one question before the held plants go: how many, where, and which."""
+    subject = Text()
+    subject.append(f"{plural(len(plants), 'held plant')} to {visible(where)}", style="bold")
+    for plant in plants[:NAMED]:
+        subject.append(f"\n#{plant.entry}  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
+    if len(plants) > NAMED:
+        subject.append(f"\n… and {plural(len(plants) - NAMED, 'more plant')}")
+    detail = (
+        "They go in the order they were taken, each as a new send, as if loaded into the form "
+        "and sent. Plants whose fate is unknown stay in needs attention, to check one by one."
+    )
+    if protected:
+        detail += " This profile is marked protected: this answer confirms these sends."
+    return ChoiceScreen(
+        f"Send {plural(len(plants), 'held plant')}?",
+        subject,
+        detail,
+        [
+            Choice("Send them", "s", Answer.YES, "held-send", "error" if protected else "primary"),
+            Choice("Cancel", "Esc", Answer.NO, "held-cancel"),
+        ],
+        cancel=Answer.NO,
+        danger=protected,
+        answered=answered,
+    )
+
+
+def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -> None:
+    """Ask once through the send screen's question path, then send the held plants in order,
+    each through `SendScreen.submit` as a plant loaded and sent is (`_send_again`)."""
+    session = screen.session
+    aim, target = session.aim, session.target
+    if aim is None:
+        return
+    chosen = list(plants)
+
+    def answered(answer: Answer) -> None:
+        if not answer.confirmed:
+            screen.notify(
+                "Nothing was sent: the held plants still wait in needs attention (F4).",
+                title="Not sent",
+            )
+            return
+        at = screen.clock().strftime("%H:%M:%S")
+        # Confirmed by this answer once the target is known; before, each is asked about at
+        # its turn if the target turns out protected.
+        for plant in chosen:
+            if not _send_again(screen, plant, confirmed=target is not None, at=at):
+                return
+
+    protected = target is not None and session.protection.needs_asking(target)
+    question = held_question(chosen, target_words(*aim), answered, protected=protected)
+    # Asked once needs attention, which closes on this choice, is gone.
+    screen.call_after_refresh(screen.ask, question)
+
+
+def _send_again(screen: SendScreen, plant: HistoryEntry, *, confirmed: bool, at: str) -> bool:
+    # One held plant taken as a new send, its held row then dealt with (released, as a load
+    # releases it); skipped if another plantstore-tui dealt with it since the list was read.
+    # False: not taken, and the ones after it are not sent (submit said why).
+    from plantstore_tui.core.store import StoreError
+
+    session = screen.session
+    try:
+        found = session.ledger().get(plant.entry)
+    except StoreError as exc:
+        screen.notify(visible(str(exc)), title="Ledger not read", severity="error")
+        return False
+    if found is None or not (found.never_sent and found.needs_attention):
+        return True
+    if screen.submit(found.typed, from_form=False, confirmed=confirmed):
+        return False
+    try:
+        session.release(plant.entry, f"Sent again from needs attention at {at}.")
+    except StoreError as exc:
+        screen.notify(
+            f"Plant #{plant.entry} was sent again but is still listed in needs attention: the "
+            f"ledger could not be written: {visible(str(exc))}.",
+            title="Ledger not written",
+            severity="warning",
+        )
+    return True

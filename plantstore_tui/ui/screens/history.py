@@ -3,7 +3,7 @@
 The history may hold 100,000 sends: the table holds one page of them, read in a worker thread, so
 the screen opens at once and never loads the whole history into widgets; what a server sent is read
 only as far as it is shown (`history show` has all of it). For the highlighted send: what it was
-below the table, load it into the form, resend it, or copy it as curl.
+below the table, load it into the form, resend it, or copy it as curl (shown whole, to select).
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
-from plantstore_tui.core.store.records import outcome_words
+from plantstore_tui.core.store.records import outcome_and_fate, outcome_words
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -56,7 +57,7 @@ def describe(entry: HistoryEntry) -> Text:
         text.append(f" · {visible(entry.log_ref)}")
     text.append(f"\nPOST {visible(entry.url + through_words(entry.proxy))}: {status}{timing}")
     text.append(f"\nsent      {visible(shorten(entry.body.decode('utf-8'), BLOCK_SHOWN))}")
-    text.append(f"\noutcome   {outcome_words(entry)}; the plant: {entry.fate}")
+    text.append(f"\noutcome   {outcome_and_fate(entry)}")
     text.append(f"\nmessage   {visible(shorten(entry.message, BLOCK_SHOWN))}")
     if entry.off_spec:
         text.append(f"\noff spec  {visible('; '.join(entry.off_spec))}")
@@ -65,6 +66,46 @@ def describe(entry: HistoryEntry) -> Text:
         if entry.response_chars > len(entry.response):
             text.append(f"\n          (all of it: plantstore-tui history show {entry.entry})")
     return text
+
+
+# OSC 52 asks the terminal to put the text in its clipboard; a terminal (or tmux, or screen) may
+# ignore it and none answers, so nothing can tell whether the copy happened.
+OFFERED = (
+    "Offered to the terminal's clipboard (OSC 52). A terminal may ignore it, and none says "
+    "whether it did: if your clipboard does not have it, select it below. It reads the token "
+    "from PLANTSTORE_TOKEN when it runs."
+)
+
+
+class CommandScreen(ModalScreen[None]):
+    """A command offered to the clipboard, shown whole in a view that scrolls, to select."""
+
+    CSS_PATH = "../history.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
+
+    def __init__(self, command: str, title: str) -> None:
+        super().__init__()
+        self._command = command
+        self._title = title
+
+    def compose(self) -> ComposeResult:
+        """What was done with it, the command, the keys."""
+        with Vertical(id="command-panel") as panel:
+            panel.border_title = Text(self._title)
+            yield Static(Text(OFFERED), id="command-offered")
+            with VerticalScroll(id="command-view"):
+                yield Static(Text(self._command), id="command-text")
+            yield Static(
+                Text("↑ ↓ PgUp PgDn: scroll · Esc: back to the history"), id="command-hint"
+            )
+
+    def on_mount(self) -> None:
+        """The view has the keys: a long command scrolls at once."""
+        self.set_focus(self.query_one("#command-view", VerticalScroll))
+
+    def action_close(self) -> None:
+        """Back to the history."""
+        self.dismiss()
 
 
 class HistoryTable(DataTable[Text]):
@@ -256,18 +297,15 @@ class HistoryScreen(OrderedScreen[None]):
         self.dismiss()
 
     def action_copy_curl(self) -> None:
-        """Copy the highlighted send as a curl command, and show it below to select."""
+        """Offer the highlighted send as a curl command to the terminal's clipboard, and show it
+        whole to select."""
 
         entry = self._current()
         if entry is None:
             return
         command = export_command(entry.url, entry.body, ExportFormat.CURL, entry.proxy)
         self.app.copy_to_clipboard(command)
-        shown = describe(entry)
-        shown.append("\n\ncurl (copied; run it with PLANTSTORE_TOKEN set):\n", style="bold")
-        shown.append(command)
-        self.query_one("#history-detail", Static).update(shown)
-        self.notify("Copied as curl; the command is also shown below.", title="Copied")
+        self.app.push_screen(CommandScreen(command, f"History #{entry.entry} as curl"))
 
     def action_close(self) -> None:
         """Back to the form."""

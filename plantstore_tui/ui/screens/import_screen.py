@@ -125,8 +125,9 @@ class ImportScreen(OrderedScreen[None]):
                 yield tree
                 with Vertical(id="import-side"):
                     with Horizontal(id="import-file-row"):
+                        # Whole at 80 columns; the tree beside it says a file can be picked.
                         yield TypedInput(
-                            placeholder="Path of the file (→ completes), or pick one on the left",
+                            placeholder="Path (→ completes)",
                             suggester=PathSuggester(self._directory),
                             id="import-path",
                         )

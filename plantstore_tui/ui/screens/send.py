@@ -553,9 +553,10 @@ class SendScreen(FormScreen):
         session.cancel_send()
 
     def action_attention(self) -> None:
-        """List the plants that need attention: load one into the form, or dismiss it."""
+        """List the plants that need attention: load one into the form, or dismiss it; send
+        the held ones again."""
         from plantstore_tui.core.store import StoreError
-        from plantstore_tui.ui.screens.attention import AttentionScreen
+        from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
 
         try:
             attention = self.session.ledger().attention()
@@ -566,7 +567,14 @@ class SendScreen(FormScreen):
             self.notify("Every plant sent so far went through.", title="Nothing needs attention")
             return
         attend = self.attend
-        self.app.push_screen(AttentionScreen(attention, attend, self.session.aim))
+        self.app.push_screen(
+            AttentionScreen(
+                attention,
+                attend,
+                self.session.aim,
+                lambda held: send_held_after_asking(self, held),
+            )
+        )
 
     def attend(self, number: int, load: bool, anywhere: bool = False) -> None:
         """The operator chose a plant in needs attention: load it into the form (a plant meant
