@@ -290,6 +290,10 @@ def test_in_a_browser_the_form_and_help_name_keys_the_page_receives(
             (plant_id, "Tagged Fern", "porch"),
             (another_plant_id, "Kept Tag Fern", "porch"),
         ]
+        # Next id (Alt+N instead of Ctrl+N) turns off: its mark is empty.
+        mark = screen_mark(page)
+        page.keyboard.press("Alt+n")
+        screen_has(page, "▐ ▌ Next id Alt+N", since=mark)
         mark = screen_mark(page)
         page.keyboard.press("F1")
         screen_has(page, "turn keeping the tag after a send on or off", since=mark)
