@@ -168,8 +168,9 @@ def test_an_ended_session_hands_the_keys_to_restart_and_the_next_takes_them(
         page = open_tab(context, web)
         [app] = web.apps()
         os.kill(app, signal.SIGTERM)
+        # "Session ended", its Restart taking the keys: nothing is typed into the ended session.
         page.get_by_role("button", name="Restart").wait_for()
-        wait_until(lambda: _has_the_keys(page) == "BUTTON", STARTUP_SECONDS, what="Restart focused")
+        page.wait_for_function("() => document.activeElement.textContent === 'Restart'")
         with page.expect_navigation():
             page.keyboard.press("Enter")
         type_plant(page, "Restarted fern", plant_id)
