@@ -5,7 +5,8 @@
 // through that connection at once, which drops it while the connection opens.
 (() => {
   const Native = window.WebSocket;
-  // What was typed before the connection was open, in order: sent first, once, when it opens.
+  // What was typed before the connection was open, in order: sent first, once, when it opens
+  // (the app then holds keys until its form takes them: ui/app.py, `take_key_first`).
   const held = [];
   // The tab's connection to its app, once textual.js has opened it.
   let session = null;
