@@ -21,6 +21,7 @@ from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.theme import saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
+from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.findings import tell_findings
@@ -163,9 +164,14 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
-        """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); on a first
-        run, offer to create a profile or to start the demo."""
+        """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); in a
+        browser, take the keys the page receives; on a first run, offer to create a profile or
+        to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
+        if self.is_web:
+            # Before any key is applied: keys read earlier wait for the screen (`TakingKeys`),
+            # which the app handles after this.
+            self.update_keymap(BROWSER_KEYMAP)
         self.call_after_refresh(self._read_findings, frozenset(self.available_themes))
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-# As the form and the help write them; the send screen binds both keys of each pair.
+# The app's keymap in a browser (binding ids of the send screen). Only there: in a terminal an
+# Alt+letter is Esc then the letter, typed quickly, and Esc keeps its own meaning.
+BROWSER_KEYMAP = {"toggle_next_id": "alt+n", "toggle_keep_tag": "alt+t"}
+
+# As the form and the help write them.
 _INSTEAD = {
     "^N": "Alt+N",
     "^T": "Alt+T",

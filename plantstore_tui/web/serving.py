@@ -2,6 +2,8 @@
 
 textual-serve starts a tab's app process in its websocket handler; the key gate is an aiohttp
 middleware, so a request without the key is refused before any handler, and no process starts.
+Its page gets one script of ours (keys.js): the terminal takes the keys as the tab opens, and
+holds what is typed until the tab's connection is open.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import signal
 import socket
 import ssl
 from collections.abc import Callable
+from importlib.resources import files
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -20,6 +23,9 @@ from textual_serve.server import Server
 # On Ctrl+C every tab's connection is dropped, which ends its app as a closed tab does; the
 # server waits this long for them to end, then for any other request, before it stops.
 SHUTDOWN_SECONDS = 3.0
+
+# Inline, first in the page: it takes keys before textual-serve's own script has loaded.
+_KEYS_SCRIPT = f"<script>{files(__package__).joinpath('keys.js').read_text()}</script>"
 
 
 class GatedServer(Server):
@@ -41,6 +47,14 @@ class GatedServer(Server):
         app = await self._make_app()
         app.middlewares.extend([self._gate, self._tracked])
         return app
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's page, with the script that gives its terminal the keys."""
+        page = await super().handle_index(request)
+        assert isinstance(page, web.Response)
+        assert page.text is not None
+        page.text = page.text.replace("<head>", f"<head>{_KEYS_SCRIPT}", 1)
+        return page
 
     @web.middleware
     async def _tracked(self, request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -5,6 +5,7 @@ work side by side; a closed tab ends its TUI as a closed terminal does and loses
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from burst_support import stored_plants
 from ledger_support import ledger_rows
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, sync_playwright
 from pty_support import wait_until
 from web_support import (
     READY,
@@ -68,12 +69,11 @@ def _web(server: BackgroundServer) -> tuple[list[str], dict[str, str]]:
 
 
 def open_tab(context: BrowserContext, web: WebServer, url: str | None = None) -> Page:
-    """A new tab on `url` (by default the URL the server printed), its TUI drawn and taking
-    keys."""
+    """A new tab on `url` (by default the URL the server printed), its TUI drawn. Nothing is
+    clicked or focused by hand: the page takes keys as opened, as a person finds it."""
     page = context.new_page()
     page.goto(url or web.url)
     screen_has(page, READY)
-    page.locator("textarea.xterm-helper-textarea").focus()
     return page
 
 
@@ -110,6 +110,99 @@ def test_a_plant_typed_in_the_page_is_stored_once(
         assert key not in Path(f"/proc/{app}/environ").read_text()
 
 
+def test_keys_typed_as_the_tab_opens_are_held_until_the_app_takes_them(
+    reference_server: BackgroundServer, context: BrowserContext, plant_id: int
+) -> None:
+    """A person opens the URL and types at once: no click, no wait for the form. Every key
+    arrives, in order, once."""
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = context.new_page()
+        page.goto(web.url)
+        type_plant(page, "Web fern", plant_id, "porch")
+        screen_has(page, f"Created plant {plant_id}")
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Web fern", "porch")]
+        data = Path(os.environ["PLANTSTORE_DATA_DIR"])
+        assert [row[:3] for row in ledger_rows(data)] == [("Web fern", str(plant_id), "porch")]
+
+
+def test_keys_typed_before_the_page_has_made_its_terminal_are_held_too(
+    reference_server: BackgroundServer, context: BrowserContext, plant_id: int
+) -> None:
+    """Typed while the page still loads (its script that makes the terminal held back, so the
+    moment lasts): a key of a record is held; another key is refused, saying so."""
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = context.new_page()
+        stalled: list[Route] = []
+
+        def stall(route: Route) -> None:
+            stalled.append(route)
+
+        page.route("**/static/js/textual.js", stall)
+        page.goto(web.url, wait_until="commit")
+        # The page is read up to textual.js, which it waits for.
+        page.wait_for_function("""() => document.querySelector('script[src$="textual.js"]')""")
+        type_plant(page, "Early fern", plant_id, "hall")
+        page.keyboard.press("F1")
+        note = page.get_by_role("alert")
+        assert note.text_content() == (
+            "F1 was not taken: the page was not ready for it. Press it again."
+        )
+        [script] = stalled
+        script.continue_()
+        screen_has(page, f"Created plant {plant_id}")
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Early fern", "hall")]
+        # The note stays until the next key, which the terminal takes.
+        assert note.is_visible()
+        page.keyboard.press("F1")
+        note.wait_for(state="detached")
+        screen_has(page, "turn keeping the tag after a send on or off")
+
+
+def test_an_ended_session_hands_the_keys_to_restart_and_the_next_takes_them(
+    reference_server: BackgroundServer, context: BrowserContext, plant_id: int
+) -> None:
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        [app] = web.apps()
+        os.kill(app, signal.SIGTERM)
+        # "Session ended", its Restart taking the keys: nothing is typed into the ended session.
+        page.get_by_role("button", name="Restart").wait_for()
+        page.wait_for_function("() => document.activeElement.textContent === 'Restart'")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        type_plant(page, "Restarted fern", plant_id)
+        screen_has(page, f"Created plant {plant_id}")
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Restarted fern", None)]
+
+
+def test_the_terminal_has_the_keys_with_no_click_and_again_when_the_tab_comes_back(
+    reference_server: BackgroundServer, context: BrowserContext
+) -> None:
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        assert _has_the_keys(page) == "the terminal"
+        # A click beside the terminal takes the keys from it; the tab coming back gives them
+        # back. (Headless Chromium's tabs never lose the window's focus: the test sends the
+        # event a browser sends to a tab that comes back.)
+        page.evaluate("() => document.activeElement.blur()")
+        assert _has_the_keys(page) == "BODY"
+        page.evaluate("() => window.dispatchEvent(new FocusEvent('focus'))")
+        assert _has_the_keys(page) == "the terminal"
+
+
+def _has_the_keys(page: Page) -> str:
+    """What takes the page's keys: "the terminal" (its own text area), or another element."""
+    focused: str = page.evaluate(
+        """() => document.activeElement.matches("textarea.xterm-helper-textarea")
+            ? "the terminal" : document.activeElement.tagName"""
+    )
+    return focused
+
+
 def test_two_tabs_at_once_each_create_their_own(
     reference_server: BackgroundServer,
     context: BrowserContext,
@@ -120,9 +213,9 @@ def test_two_tabs_at_once_each_create_their_own(
     with running_web(*arguments, env=env) as web:
         first, second = open_tab(context, web), open_tab(context, web)
         assert len(web.apps()) == 2
-        first.locator("textarea.xterm-helper-textarea").focus()
+        first.bring_to_front()
         type_plant(first, "First Tab Fern", plant_id)
-        second.locator("textarea.xterm-helper-textarea").focus()
+        second.bring_to_front()
         type_plant(second, "Second Tab Fern", another_plant_id)
         screen_has(first, f"Created plant {plant_id}")
         screen_has(second, f"Created plant {another_plant_id}")
@@ -198,6 +291,10 @@ def test_in_a_browser_the_form_and_help_name_keys_the_page_receives(
             (plant_id, "Tagged Fern", "porch"),
             (another_plant_id, "Kept Tag Fern", "porch"),
         ]
+        # Next id (Alt+N instead of Ctrl+N) turns off: its mark is empty.
+        mark = screen_mark(page)
+        page.keyboard.press("Alt+n")
+        screen_has(page, "▐ ▌ Next id Alt+N", since=mark)
         mark = screen_mark(page)
         page.keyboard.press("F1")
         screen_has(page, "turn keeping the tag after a send on or off", since=mark)

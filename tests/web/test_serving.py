@@ -5,8 +5,10 @@ test does."""
 from __future__ import annotations
 
 import inspect
+from importlib.resources import files
 
 from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
 from textual_serve.server import Server
 
 from plantstore_tui.web.gate import key_gate
@@ -26,3 +28,16 @@ async def test_the_gated_application_has_textual_serves_routes_behind_the_gate()
     assert app.middlewares[0] is gate
     # The routes the page and the handlers refer to by name.
     assert {"index", "websocket", "static"} <= set(app.router.named_resources())
+
+
+async def test_the_page_runs_the_keys_script_before_textual_serves_own() -> None:
+    """keys.js must run before textual.js makes the terminal and opens its connection."""
+    key = "k" * 32
+    gate = key_gate(key, cookie_name="plantstore_web_test", secure=False)
+    server = GatedServer("true", public_url="http://127.0.0.1:1", title="t", gate=gate)
+    async with TestClient(TestServer(await server.gated_app(), host="127.0.0.1")) as client:
+        client.session.cookie_jar.update_cookies({"plantstore_web_test": key})
+        page = await (await client.get("/")).text()
+    keys = (files("plantstore_tui.web") / "keys.js").read_text()
+    assert page.count(keys) == 1
+    assert page.index("<head><script>") < page.index(keys) < page.index("js/textual.js")

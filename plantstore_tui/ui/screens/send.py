@@ -80,13 +80,14 @@ class SendScreen(FormScreen):
         Binding("ctrl+r", "try_now", "Try now"),
         Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
-        Binding("ctrl+n", "toggle_next_id", "Next id", show=False),
-        Binding("ctrl+t", "toggle_keep_tag", "Keep tag", show=False),
-        # A browser keeps Ctrl+N and Ctrl+T for itself (new window, new tab): the page never
-        # sees them. In a browser the form and the help name these instead (`key_to_press`).
-        # Priority: an Alt+letter is a printable key, which a focused field would type.
-        Binding("alt+n", "toggle_next_id", "Next id", show=False, priority=True),
-        Binding("alt+t", "toggle_keep_tag", "Keep tag", show=False, priority=True),
+        # In a browser, Alt+N and Alt+T instead (`BROWSER_KEYMAP`); priority, as an Alt+letter
+        # is a printable key, which a focused field would type.
+        Binding(
+            "ctrl+n", "toggle_next_id", "Next id", show=False, priority=True, id="toggle_next_id"
+        ),
+        Binding(
+            "ctrl+t", "toggle_keep_tag", "Keep tag", show=False, priority=True, id="toggle_keep_tag"
+        ),
         # The ditto key; a priority binding, as Input's own Ctrl+D (delete right) is the Delete
         # key's twin. Applied in order with the keys around it (ui/ordered_input.py).
         Binding("ctrl+d", "same_as_last", "Same as last", show=False, priority=True),
