@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from plantstore_tui.core.store import (
     open_ledger,
 )
 from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.core.store.schema import MIGRATIONS
 
 BASE_URL = "http://127.0.0.1:9"
 # What a history entry's JSON adds to the outcome's JSON (`add --json`).
@@ -63,6 +65,28 @@ def data_dir() -> Path:
 def ledger_file() -> Path:
     """The ledger in that directory."""
     return data_dir() / LEDGER_FILE
+
+
+# What undoes each migration after the first: a ledger file as an older release wrote it.
+_UNDONE = {
+    "plants.proxy": ["ALTER TABLE plants DROP COLUMN proxy"],
+    "plants.off_spec": ["ALTER TABLE plants DROP COLUMN off_spec"],
+    "plants.typed": ["DROP INDEX plants_typed", "ALTER TABLE plants DROP COLUMN typed"],
+    "plants.tries": ["ALTER TABLE plants DROP COLUMN tries"],
+}
+
+
+def as_before(migration: str) -> None:
+    """Make the ledger file as it was before `migration` and the ones after it (closed)."""
+    names = [step.name for step in MIGRATIONS]
+    assert set(names[1:]) == set(_UNDONE), "a new migration needs its undoing here"
+    before = names.index(migration)
+    with closing(sqlite3.connect(ledger_file())) as connection, connection:
+        for name in reversed(names[before:]):
+            for statement in _UNDONE[name]:
+                connection.execute(statement)
+        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
+        connection.execute(f"PRAGMA user_version = {before}")
 
 
 def all_rows() -> list[HistoryEntry]:

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing
 from dataclasses import replace
 
 import pytest
-from ledger_support import BASE_URL, failed, ledger_file, new_row, opened, take_settled
+from ledger_support import BASE_URL, as_before, failed, new_row, opened, take_settled
 
 from plantstore_tui.core.plant.models import ApiError, says_id_taken
 from plantstore_tui.core.plant.outcome import FailureKind, PlantFate, Rejected
 from plantstore_tui.core.sending.next_id import next_free_id
 from plantstore_tui.core.store import Ledger, PlantState
 from plantstore_tui.core.store.rows import NewRow
-from plantstore_tui.core.store.schema import MIGRATIONS
 
 
 def typed_row(plant_id: int, *, base_url: str = BASE_URL) -> NewRow:
@@ -121,11 +118,6 @@ def test_a_ledger_from_before_takes_its_tui_plants_as_typed() -> None:
     with opened() as ledger:
         take_settled(ledger, new_row(id="8", source="tui"))
         created_by_add(ledger, 9, 20)
-    before = [step.name for step in MIGRATIONS].index("plants.typed")
-    with closing(sqlite3.connect(ledger_file())) as connection, connection:
-        connection.execute("DROP INDEX plants_typed")
-        connection.execute("ALTER TABLE plants DROP COLUMN typed")
-        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
-        connection.execute(f"PRAGMA user_version = {before}")
+    as_before("plants.typed")
     with opened() as ledger:
         assert next_free_id(ledger, BASE_URL) == 10

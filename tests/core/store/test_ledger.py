@@ -20,6 +20,7 @@ import pytest
 from ledger_support import (
     ENTRY_KEYS,
     all_rows,
+    as_before,
     created,
     data_dir,
     failed,
@@ -897,15 +898,7 @@ def test_the_off_spec_marks_are_kept_and_listed() -> None:
 def test_a_file_of_the_schema_before_gains_the_off_spec_column() -> None:
     with opened() as ledger:
         entry = take_settled(ledger, new_row("Fern", "1"))
-    before = [step.name for step in MIGRATIONS].index("plants.off_spec")
-    with sqlite3.connect(ledger_file()) as connection:
-        # The columns of this migration and of the ones after it, as in a file written then.
-        connection.execute("DROP INDEX plants_typed")
-        for column in ("off_spec", "typed", "tries"):
-            connection.execute(f"ALTER TABLE plants DROP COLUMN {column}")
-        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
-        connection.execute(f"PRAGMA user_version = {before}")
-    connection.close()
+    as_before("plants.off_spec")
     with opened() as ledger:
         found = ledger.get(entry)
     assert found is not None

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from ledger_support import created, failed, ledger_file, new_row, opened, take_settled
+from ledger_support import as_before, created, failed, new_row, opened, take_settled
 
 from plantstore_tui.core.store import PlantState
-from plantstore_tui.core.store.schema import MIGRATIONS
 
 
 def test_each_try_is_counted_in_the_plants_one_row() -> None:
@@ -37,12 +34,7 @@ def test_a_file_of_the_schema_before_counts_each_plant_sent_as_one_try() -> None
     with opened() as ledger:
         sent = take_settled(ledger, new_row("Fern", "1"))
         waiting = ledger.take(new_row("Rose", "2", state=PlantState.QUEUED))
-    before = [step.name for step in MIGRATIONS].index("plants.tries")
-    with sqlite3.connect(ledger_file()) as connection:
-        connection.execute("ALTER TABLE plants DROP COLUMN tries")
-        connection.execute("DELETE FROM migrations WHERE version > ?", (before,))
-        connection.execute(f"PRAGMA user_version = {before}")
-    connection.close()
+    as_before("plants.tries")
     with opened() as ledger:
         found = {one.entry: one.tries for one in ledger.query()}
     assert found == {sent: 1, waiting: 0}
