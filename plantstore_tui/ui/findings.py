@@ -22,10 +22,14 @@ SECONDS = 15
 def tell_findings(
     log: ResponseLog, notify: Callable[..., None], now: datetime, findings: tuple[Finding, ...]
 ) -> None:
-    """Say the findings in one notification, and put each in the log, where it stays."""
+    """Say the findings in one notification, and put each in the log, where it stays.
+
+    The notification names the file in its title and each mistake by its line: a long path
+    would push the nearest key out of a small toast. The log has the path too."""
     said = [visible(str(finding)) for finding in findings]
-    shown = said if len(said) <= SHOWN else said[: SHOWN - 1]
-    more = [f"And {len(said) - len(shown)} more: the log lists each."] if shown != said else []
+    brief = [visible(finding.without_path()) for finding in findings]
+    shown = brief if len(brief) <= SHOWN else brief[: SHOWN - 1]
+    more = [f"And {len(brief) - len(shown)} more: the log lists each."] if shown != brief else []
     notify(
         "\n\n".join([*shown, *more]),
         title=f"{'Mistakes' if len(said) > 1 else 'A mistake'} in {PROFILES_FILE}",

@@ -39,8 +39,16 @@ class Finding:
 
     def __str__(self) -> str:
         where = f"{self.path}, line {self.line}" if self.line is not None else str(self.path)
+        return f"{where}: {self._said()}"
+
+    def without_path(self) -> str:
+        """The words without the file's path, for where the file is named already: its line
+        (when known), what is wrong, the nearest key."""
+        return self._said() if self.line is None else f"Line {self.line}: {self._said()}"
+
+    def _said(self) -> str:
         hint = f" Did you mean `{self.suggestion}`?" if self.suggestion is not None else ""
-        return f"{where}: {self.problem}{hint}"
+        return f"{self.problem}{hint}"
 
 
 def nearest(word: str, known: Iterable[str]) -> str | None:
