@@ -88,6 +88,8 @@ def test_the_wheel_carries_the_license_the_classifiers_and_the_index_page(wheel:
     assert metadata.get_all("License-File") == ["LICENSE"]
     assert set(metadata.get_all("Classifier") or []) >= CLASSIFIERS
     assert "plantstore_tui/py.typed" in names
+    # What the package reads beside its modules: the styles, and the page's script for keys.
+    assert {"plantstore_tui/ui/app.tcss", "plantstore_tui/web/keys.js"} <= names
     # The index's page is the short one, with no image and no link that resolves only in the
     # repository.
     page = metadata.get_payload()
