@@ -110,7 +110,9 @@ async def test_a_theme_this_version_does_not_have_is_said_and_the_default_used()
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
         words = f"{path}, line 1: this version has no theme 'no-such-theme', so the default theme"
-        await until(pilot, lambda: any(words in n.message for n in notifications_of(app)))
+        # The toast says it by line, the file named in its title; the log, with the path.
+        brief = "Line 1: this version has no theme 'no-such-theme', so the default theme"
+        await until(pilot, lambda: any(brief in n.message for n in notifications_of(app)))
         assert app.theme == "textual-dark"
         await until(pilot, lambda: words in screen.log_panel.plain_text(), "kept in the log")
     # Not replaced by the default for having been missing: only a choice is written.
@@ -128,6 +130,6 @@ async def test_a_misspelt_theme_is_said_with_the_nearest_name() -> None:
     [said] = notifications_of(app)
     assert said.title == "A mistake in profiles.toml"
     assert said.message == (
-        f"{path}, line 2: this version has no theme 'nrod', so the default theme is used. "
+        "Line 2: this version has no theme 'nrod', so the default theme is used. "
         "Did you mean `nord`?"
     )
