@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 StateKind = Literal["busy", "ready", "problem"]
 RESUME_KEY = "Ctrl+R"
+# What to do after a refused token, and the same in its fewest words: a narrow status line
+# shortens it, never cutting its key.
+FIX_TOKEN = f"fix it in F2, then {RESUME_KEY}"
+FIX_TOKEN_SHORT = f"F2, then {RESUME_KEY}"
 _JOIN = " · "
 
 
@@ -184,7 +188,7 @@ def state_words(
     match state:
         case TokenRefused(status=status):
             # The headline stays when the line is narrow; the aside gives way first.
-            head = ["token refused", f"{status}: fix it in F2, then {RESUME_KEY}"]
+            head = ["token refused", f"{status}: {FIX_TOKEN}"]
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")
