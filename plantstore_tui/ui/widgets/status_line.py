@@ -65,11 +65,11 @@ PROFILE = 10  # the profile's name cut at its end
 HEADLINE_GONE = 11  # the state's first words left out for its counts; alone, cut at a word
 PROXY_LEAST = 12  # the proxy, the token's source cut to their least (at a word)
 TOKEN_LEAST = 13
-KEY_FEWEST = 14  # the key's instruction in its fewest words: "F2, then Ctrl+R"
-HOST_LEAST = 15  # the host cut to its least (its port stays)
-TOKEN_GONE = 16  # the token's source, the proxy, then the profile left out
-PROXY_GONE = 17
-PROFILE_GONE = 18
+HOST_LEAST = 14  # the host cut to its least (its port stays)
+TOKEN_GONE = 15  # the token's source, then the proxy left out
+PROXY_GONE = 16
+KEY_FEWEST = 17  # the key's instruction in its fewest words: "F2, then Ctrl+R"
+PROFILE_GONE = 18  # the profile left out: the host and port name the target
 
 # A part of the state that counts plants: "4 queued", "2 need attention (F4)".
 _COUNT = re.compile(r"\d[\d,]*\s+\S")
