@@ -4,6 +4,10 @@ Drives the real app against the real reference server (and a closed port, for th
 failure) at 110x32 and at 80x24 (the classic terminal), saves one SVG per state and size here
 (`NAME.svg`, `NAME-80x24.svg`), and a PNG beside each when `rsvg-convert` (Debian: librsvg2-bin)
 is on PATH. Names on the command line shoot only those scenes.
+
+Most scenes send through a saved profile as an operator's would be: a long name, its token in the
+credentials file, the deployment reached through a proxy (the tests' proxy, which alone knows the
+deployment's host name: nothing resolves it, nothing leaves this machine).
 """
 
 from __future__ import annotations
@@ -26,16 +30,22 @@ from textual.widgets import DirectoryTree, Input
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.theme import save_theme
-from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
 from plantstore_tui.ui.screens.confirm import ChoiceScreen, ConfirmScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+from proxy_support import background_proxy  # noqa: E402 (the tests' proxy, from their folder)
+
+# The profile the scenes on the reference server send through, and the host names only the
+# proxy knows, for the reference server and the slow one.
+PROFILE = "greenhouse-north"
+HOSTS = {"server": "plants.greenhouse-north.test", "slow": "slow.greenhouse-north.test"}
 # The file name's suffix -> the terminal's size.
 SIZES = {"": (110, 32), "-80x24": (80, 24)}
 SLOW_SECONDS = 1.0
@@ -270,7 +280,7 @@ async def import_question(app: PlantStoreApp, screen: SendScreen) -> None:
 
 # name -> (scene, target): "server" the reference server, "slow" one that answers after a
 # second, "closed" a port nothing listens on, "refused" the reference server with a token it
-# refuses, or the name of a saved profile.
+# refuses (each through the profile PROFILE, aimed there), or the name of a saved profile.
 SCENES: dict[str, tuple[Scene, str]] = {
     "empty-form": (empty_form, "server"),
     "invalid-input": (invalid_input, "server"),
@@ -304,34 +314,43 @@ def _closed_port() -> int:
     return port
 
 
+def _aim(where: str, urls: dict[str, str], token: SecretStr) -> None:
+    # As the operator would in F2: the profile's URL, and the token it keeps.
+    if where == "closed":
+        url = f"http://127.0.0.1:{_closed_port()}"
+    else:
+        url = urls["server" if where == "refused" else where]
+    if where == "refused":
+        token = SecretStr("a-token-it-refuses")
+    ProfileStore().edit(PROFILE, {"base_url": url}, token=token)
+
+
 def _app(where: str, urls: dict[str, str], token: SecretStr) -> PlantStoreApp:
     if where in ("server", "slow", "closed", "refused"):
-        url = (
-            urls["server" if where == "refused" else where]
-            if where != "closed"
-            else (f"http://127.0.0.1:{_closed_port()}")
-        )
-        if where == "refused":
-            token = SecretStr("a-token-it-refuses")
-        target = Target(base_url=url, token=token, token_source="$PLANTSTORE_TOKEN")
-        return PlantStoreApp(lambda: connect_to(target), TargetLabel.of(target))
+        _aim(where, urls, token)
+        where = PROFILE
     if where == "nowhere":
         return PlantStoreApp(None, TargetLabel(base_url="no target yet", token_source="no profile"))
     label = TargetLabel(base_url="loading…", token_source="the profile", profile=where)
     return PlantStoreApp(lambda: connect_to_profile(where), label)
 
 
-async def _shoot(name: str, scene: Scene, app: PlantStoreApp, size: tuple[int, int]) -> Path:
+async def _shoot(
+    name: str, suffix: str, scene: Scene, app: PlantStoreApp, size: tuple[int, int]
+) -> Path:
     async with app.run_test(size=size) as pilot:
-        await _settle(app)
         screen = app.get_default_screen()
         assert isinstance(screen, SendScreen)
+        # With no target yet (the first run) nothing connects, so nothing settles.
+        chosen = screen.session.chosen
+        if chosen:
+            await _settle(app)
         await scene(app, screen)
         # A question waiting for its answer never settles; the queue is pictured mid-way.
-        if not isinstance(app.screen, ChoiceScreen) and name not in ("queue", "first-run"):
+        if chosen and not isinstance(app.screen, ChoiceScreen) and name != "queue":
             await _settle(app)
         await pilot.pause()
-        return Path(app.save_screenshot(filename=f"{name}.svg", path=str(HERE)))
+        return Path(app.save_screenshot(filename=f"{name}{suffix}.svg", path=str(HERE)))
 
 
 def _deal_with_leftovers() -> None:
@@ -362,7 +381,7 @@ def _png(svg: Path) -> None:
     )
 
 
-def _save_profiles(directory: str, base_url: str, token: SecretStr) -> None:
+def _save_profiles(directory: str, base_url: str, token: SecretStr, proxy: str) -> None:
     # Profiles of their own, never the operator's: a temporary config dir and no keyring. It is
     # named relative to the temporary working directory, so no path of this machine is pictured.
     os.chdir(directory)
@@ -375,10 +394,20 @@ def _save_profiles(directory: str, base_url: str, token: SecretStr) -> None:
     store.add(
         Profile(name="prod", base_url=base_url + "/", token_env="PLANT_TOKEN", protected=True)
     )
+    # Aimed at each scene's deployment before it (`_aim`); its token in the credentials file.
+    store.add(
+        Profile(name=PROFILE, base_url=base_url, allow_insecure_http=True, proxy=proxy),
+        token=token,
+    )
+
+
+def _port(server: BackgroundServer) -> int:
+    return int(server.base_url.rsplit(":", 1)[1])
 
 
 def main() -> None:
-    """Start a reference server, shoot every scene, convert to PNG."""
+    """Start a reference server (and a slow one) behind a proxy, shoot every scene, convert to
+    PNG."""
     token = SecretStr(secrets.token_urlsafe(32))
     with (
         tempfile.TemporaryDirectory() as directory,
@@ -386,9 +415,13 @@ def main() -> None:
         BackgroundServer(
             token=token, db_path=Path(directory) / "slow.sqlite3", delay=SLOW_SECONDS
         ) as slow,
+        background_proxy({HOSTS["server"]: _port(server), HOSTS["slow"]: _port(slow)}) as proxy,
     ):
-        _save_profiles(directory, server.base_url, token)
-        urls = {"server": server.base_url, "slow": slow.base_url}
+        urls = {
+            name: f"http://{HOSTS[name]}:{_port(s)}"
+            for name, s in (("server", server), ("slow", slow))
+        }
+        _save_profiles(directory, server.base_url, token, proxy.url)
         only = set(sys.argv[1:])
         for name, (scene, where) in SCENES.items():
             if only and name not in only:
@@ -396,7 +429,7 @@ def main() -> None:
             for suffix, size in SIZES.items():
                 save_theme(THEMES.get(name, "textual-dark"))
                 app = _app(where, urls, token)
-                svg = asyncio.run(_shoot(name + suffix, scene, app, size))
+                svg = asyncio.run(_shoot(name, suffix, scene, app, size))
                 _deal_with_leftovers()
                 _png(svg)
                 print(svg.relative_to(HERE.parent))

@@ -12,8 +12,11 @@ from plantstore_tui.ui.widgets.status_line import (
     HOST_LEAST,
     LONG_HOST,
     PROFILE,
+    PROFILE_GONE,
+    PROXY_GONE,
     PROXY_LEAST,
     SCHEME,
+    TOKEN_GONE,
     TOKEN_HINT,
     TOKEN_LEAST,
     TOKEN_WORDS,
@@ -63,10 +66,13 @@ class TargetLabel(NamedTuple):
         """`profile · https://host:port · token from SOURCE …abcd · proxy http://proxy:3128`
         as status line parts: never the token itself, nor the proxy's password. Narrow, the
         hint goes first, then the schemes and the URL's path, "token from", a long host's
-        middle and the profile's end (`status_line`'s ranks); the host and port stay."""
+        middle and the profile's end (`status_line`'s ranks); then the token's source, the
+        proxy and the profile are left out before a stopped queue's words give way; the host
+        and port stay."""
         parts = []
         if self.profile is not None:
-            parts.append(StatusPart(visible(self.profile), (Give(PROFILE, "end", 8),)))
+            gives = (Give(PROFILE, "end", 8), Give(PROFILE_GONE, "drop"))
+            parts.append(StatusPart(visible(self.profile), gives))
             if self.protected:
                 parts.append(StatusPart("PROTECTED", glue=" "))
         parts.append(_address(self.base_url, "", 24, HOST_LEAST, 16))
@@ -74,7 +80,7 @@ class TargetLabel(NamedTuple):
         if token_hint:
             parts.append(StatusPart(token_hint, (Give(TOKEN_HINT, "drop"),), glue=" "))
         if self.proxy is not None:
-            parts.append(_address(self.proxy, "proxy ", 24, PROXY_LEAST, 18))
+            parts.append(_address(self.proxy, "proxy ", 24, PROXY_LEAST, 18, gone=PROXY_GONE))
         return parts
 
     def describe(self, token_hint: str | None = None) -> str:
@@ -82,20 +88,29 @@ class TargetLabel(NamedTuple):
         return joined(self.parts(token_hint))
 
 
-def _address(url: str, label: str, readable: int, last: int, least: int) -> StatusPart:
+def _address(
+    url: str, label: str, readable: int, last: int, least: int, *, gone: int | None = None
+) -> StatusPart:
     """A URL as a part: in full, then without its scheme and its path, then cut in its middle,
-    first to a `readable` length, then (at rank `last`) to its `least`: its port stays."""
+    first to a `readable` length, then (at rank `last`) to its `least`: its port stays; left
+    out at rank `gone`, if given."""
     forms = [label + visible(form) for form in url_forms(url)]
     ranks = (SCHEME, URL_PATH)[: len(forms) - 1]
     gives = [Give(rank, "reword", text=form) for rank, form in zip(ranks, forms[1:], strict=True)]
     gives += [Give(LONG_HOST, "middle", readable), Give(last, "middle", least)]
+    if gone is not None:
+        gives.append(Give(gone, "drop"))
     return StatusPart(forms[0], tuple(gives))
 
 
 def _token_part(source: str) -> StatusPart:
     """ "token from the credentials file", then its fewest words: "credentials file"."""
     fewest = source.removeprefix("the ")
-    gives = (Give(TOKEN_WORDS, "reword", text=fewest), Give(TOKEN_LEAST, "end", 10))
+    gives = (
+        Give(TOKEN_WORDS, "reword", text=fewest),
+        Give(TOKEN_LEAST, "words", 10),
+        Give(TOKEN_GONE, "drop"),
+    )
     return StatusPart(f"token from {source}", gives)
 
 

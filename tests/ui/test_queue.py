@@ -280,7 +280,9 @@ async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_b
             assert waiting.typed == FormTexts(name="Ivy", id="5", tag="b"), start
             assert waiting.state is PlantState.REJECTED
             assert "1 needs attention (F4)" in screen.status.sides()[1]
-            assert any(n.title == "Plants waiting" for n in notifications_of(again))
+            # Said in the log, where it stays; no toast hides the log's newest lines.
+            assert "1 plant from an earlier session needs attention (F4)" in log_text(screen)
+            assert not any(n.title == "Plants waiting" for n in notifications_of(again))
             # Nothing was sent on the way: the server holds only the first plant.
             assert stored_plants(reference_server.db_path) == [(5, "Fern", "a")]
 

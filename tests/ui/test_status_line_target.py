@@ -8,6 +8,8 @@ import os
 from typing import Any
 
 import pytest
+from proxy_support import HIDDEN_HOST, TestProxy
+from pydantic import SecretStr
 from snapshot_apps.canned import canned_app
 from snapshot_apps.support import app_with, fill, ready, send_and_wait, settled, until
 from textual.widgets import Static
@@ -17,7 +19,9 @@ from plantstore_tui.core.config.files import config_dir
 from plantstore_tui.core.config.options import TargetOptions
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.sending.state import TokenRefused
 from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.widgets.profile_row import ProfileRow
 
@@ -152,10 +156,72 @@ async def test_at_80_columns_the_host_and_the_counts_stay_and_wordy_parts_give_w
         screen.status.show_state(words, "problem")
         await pilot.pause()
         target, state, line = _line(screen)
-        assert "plants.example.com:8443 · credentials file" in target
+        assert "plants.example.com:8443" in target
+        # The token's source gives way before the key of what to do.
+        if "Ctrl+R" in words:
+            assert "then Ctrl+R" in state
         counts = [part for part in words.split(" · ") if part[0].isdigit()]
         for count in counts:
             number, *_, last = count.removesuffix(" (F4)").split()
             assert f"{number} {last}" in state or count in state
         assert state.endswith(counts[-1].removesuffix(" (F4)").split()[-1])
         assert len(line) == screen.status.content_region.width
+
+
+def _separated(screen: SendScreen) -> bool:
+    """Whether the line shows its target and its state apart: " · ", or a clear gap."""
+    target, state, line = _line(screen)
+    start = line.index(target) + len(target) if target else 0
+    between = line[start : line.rindex(state)]
+    return between.strip() == "·" or (not between.strip() and len(between) >= 5)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (110, 32)])
+async def test_a_refused_token_keeps_its_headline_and_its_key_beside_a_long_target(
+    reference_server: Any, size: tuple[int, int]
+) -> None:
+    # A deployment reached through a proxy, by a name only the proxy knows: the status line
+    # names the profile, the host, the credentials file and the proxy, all wordy.
+    port = int(reference_server.base_url.rsplit(":", 1)[1])
+    async with TestProxy({HIDDEN_HOST: port}) as proxy:
+        store = ProfileStore()
+        store.add(
+            Profile(
+                name=PROFILE,
+                base_url=f"http://{HIDDEN_HOST}:{port}",
+                allow_insecure_http=True,
+                proxy=proxy.url,
+            ),
+            token=SecretStr("not-the-token"),
+        )
+        plan = unprompted_plan(TargetOptions(profile=PROFILE), os.environ)
+        assert plan is not None
+        app = app_with(*plan)
+        async with app.run_test(size=size) as pilot:
+            screen = await ready(app, pilot)
+            for plant_id in (1, 2, 3):
+                await fill(pilot, screen, name="Fern", id=str(plant_id))
+                await send_and_wait(pilot, app, "ctrl+s")
+            assert screen.session.queue_state == TokenRefused(401)
+            await pilot.press("escape")  # "Stop the queue too?"
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            await send_and_wait(pilot, app, "h")  # held: 3 need attention
+            for plant_id in (4, 5, 6):
+                await fill(pilot, screen, name="Ivy", id=str(plant_id))
+                await send_and_wait(pilot, app, "ctrl+s")
+            assert screen.session.counts() == (3, 0, 3)
+            assert {seen.method for seen in proxy.seen} == {"POST"}
+            target, state, line = _line(screen)
+            assert "proxy" in str(screen.status.tooltip)
+            assert state.startswith("token refused · "), line
+            assert "then Ctrl+R" in state, line
+            assert "3 waiting" in state, line
+            assert "3 attention" in state or "3 need attention" in state, line
+            assert f":{port}" in target, line
+            assert _separated(screen), line
+            # Wide enough, the profile is named too (cut); at 80 columns it gave way first.
+            if size[0] > 80:
+                assert target.startswith(PROFILE[:7]), line
+            else:
+                assert PROFILE[:7] not in target, line
+                assert "credentials" not in target, line

@@ -87,6 +87,8 @@ class QueuedPlant:
     base_url: str
     profile: str | None
     queued_at: datetime
+    # When its last send was answered (or ended without an answer), local time.
+    answered_at: datetime | None = None
     # False when it was queued before its target was known to be protected or not.
     confirmed: bool = True
     state: PlantState = PlantState.QUEUED
@@ -152,6 +154,7 @@ class SendQueue:
     ) -> None:
         self.sender = sender
         self._on_change = on_change
+        self._clock = clock
         self._ledger = ledger
         # While the deployment does not take plants: when the next try is.
         self._unreachable = DeploymentWait(clock=clock)
@@ -317,7 +320,7 @@ class SendQueue:
             self._hold([plant], f"Not sent: the ledger could not record the send ({exc}).")
             return
         plant.state, plant.started = PlantState.SENDING, time.perf_counter()
-        plant.note, plant.outcome = "", None
+        plant.note, plant.outcome, plant.answered_at = "", None, None
         self._on_change(plant)
         self._send_task = asyncio.ensure_future(self.sender.create_plant(plant.plant))
         try:
@@ -371,7 +374,7 @@ class SendQueue:
             plant.note = (
                 "Waiting in line: it goes again by itself as soon as the deployment answers."
             )
-        plant.outcome = outcome
+        plant.outcome, plant.answered_at = outcome, self._clock()
         plant.state, plant.started, plant.sending_recorded = PlantState.QUEUED, None, False
         self._waiting.appendleft(plant)
         self._current = self._send_task = None
@@ -401,5 +404,6 @@ class SendQueue:
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)
+        plant.answered_at = self._clock()
         self._current = self._send_task = None
         self._on_change(plant)

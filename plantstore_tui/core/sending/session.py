@@ -26,8 +26,10 @@ from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant,
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
     Asking,
+    QueueChange,
     QueueState,
     Running,
+    StateNews,
     TokenRefused,
 )
 from plantstore_tui.core.sending.submitted import (
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store import Ledger
     from plantstore_tui.core.store.records import HistoryEntry
     from plantstore_tui.core.store.settings import HistorySettings
@@ -59,6 +62,8 @@ Clock = Callable[[], datetime]
 FORM_BUSY = "The form holds a plant being typed: send it or empty the fields first."
 # A plant moved on; the words say what the operator did about it, if they did.
 OnChange = Callable[[QueuedPlant, str | None], None]
+# The queue stopped, or runs again.
+OnState = Callable[[QueueChange], None]
 
 
 class EntrySession:
@@ -77,8 +82,11 @@ class EntrySession:
         base_url: str,
         profile: str | None = None,
         chosen: bool = True,
+        on_state: OnState | None = None,
     ) -> None:
         self._on_change = on_change
+        self._on_state = on_state
+        self._news = StateNews()
         self._clock = clock
         self._base_url, self._profile, self._chosen = base_url, profile, chosen
         self._target: Target | None = None
@@ -203,6 +211,8 @@ class EntrySession:
                     self._refused = state.status
                 self._early[:0] = old.take_waiting()
             old.close_when_empty()
+        if not carry:
+            self._news.forget()
         self._base_url, self._profile, self._chosen = base_url, profile, True
         self._problem = None
         self._update_quiet()
@@ -367,6 +377,8 @@ class EntrySession:
             self._plants[plant.number] = plant
         self._update_quiet()
         self._on_change(plant, None)
+        answered = not plant.held and plant.state not in (PlantState.QUEUED, PlantState.SENDING)
+        self._tell_state(plant.outcome if answered else None)
 
     @property
     def plants(self) -> tuple[QueuedPlant, ...]:
@@ -406,12 +418,14 @@ class EntrySession:
         self._questions += 1
         if self._queue is not None:
             self._queue.set_asking(True)
+        self._tell_state()
 
     def question_closed(self) -> None:
         """A question about the queue was answered."""
         self._questions = max(0, self._questions - 1)
         if self._queue is not None and not self._questions:
             self._queue.set_asking(False)
+        self._tell_state()
 
     @property
     def queue_state(self) -> QueueState:
@@ -427,9 +441,17 @@ class EntrySession:
         """Go on after a refused token (the refused plant first), or try an unreachable
         deployment now."""
         self._refused = None
+        self._news.resumed()
         if self._queue is not None:
             self._queue.resume()
         self._update_quiet()
+
+    def _tell_state(self, answer: Outcome | None = None) -> None:
+        """Report a change of the queue's state, once (`answer`: a send just ended with it)."""
+        in_line = bool(self._early) or self.in_line() > 0
+        change = self._news.seen(self.queue_state, self._clock(), in_line=in_line, answer=answer)
+        if change is not None and self._on_state is not None:
+            self._on_state(change)
 
     def attend(
         self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False

@@ -15,10 +15,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.sending.counted import Counts
 
 StateKind = Literal["busy", "ready", "problem"]
 RESUME_KEY = "Ctrl+R"
+# What to do after a refused token, and the same in its fewest words: a narrow status line
+# shortens it, never cutting its key.
+FIX_TOKEN = f"fix it in F2, then {RESUME_KEY}"
+FIX_TOKEN_SHORT = f"F2, then {RESUME_KEY}"
 _JOIN = " · "
 
 
@@ -62,6 +67,105 @@ class Unreachable:
 
 
 QueueState: TypeAlias = Running | Asking | TokenRefused | Unreachable
+# Why nothing leaves.
+Stop: TypeAlias = Asking | TokenRefused | Unreachable
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """The queue stopped (`state` says why) at `at` (local time)."""
+
+    state: Stop
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunsAgain:
+    """The queue runs again at `at` (local time), after `after`: the deployment answered, took
+    the token, or the question was answered."""
+
+    after: Stop
+    at: datetime
+
+
+QueueChange: TypeAlias = Stopped | RunsAgain
+
+
+class StateNews:
+    """Which changes of a queue's state to tell, each once: a stop as it comes, and the run
+    again only once it is so (an answer from the deployment, the token accepted by it)."""
+
+    def __init__(self) -> None:
+        # The stop last told, until the queue is told running again.
+        self._told: Stop | None = None
+        # Resumed after a refused token: a refusal again is told again.
+        self._resumed = False
+
+    def seen(
+        self, state: QueueState, at: datetime, *, in_line: bool, answer: Outcome | None = None
+    ) -> QueueChange | None:
+        """The change to tell now that the queue is in `state` (`in_line`: plants wait or are
+        in flight; `answer`: a plant's send just ended with it), if there is one."""
+        told = self._told
+        if isinstance(state, Asking):
+            # A question stops a running queue with plants in it; a stopped one was told.
+            if told is None and in_line:
+                return self._tell(Stopped(state, at))
+            return None
+        if isinstance(state, TokenRefused | Unreachable):
+            again = self._resumed and isinstance(state, TokenRefused)
+            if type(told) is not type(state) or again:
+                return self._tell(Stopped(state, at))
+            return None
+        if told is None:
+            return None
+        if isinstance(told, TokenRefused):
+            # Only a plant's answer says the token was taken (not a send that got no answer).
+            runs = answer is not None and answer.status is not None
+        else:
+            runs = isinstance(told, Asking) or answer is not None
+        return self._tell(RunsAgain(told, at)) if runs else None
+
+    def resumed(self) -> None:
+        """The operator resumed after a refused token."""
+        self._resumed = isinstance(self._told, TokenRefused)
+
+    def forget(self) -> None:
+        """Another target: what was told was about the one before."""
+        self._told, self._resumed = None, False
+
+    def _tell(self, change: QueueChange) -> QueueChange:
+        self._told = change.state if isinstance(change, Stopped) else None
+        self._resumed = False
+        return change
+
+
+def change_words(change: QueueChange) -> str:
+    """What the log says of a change of the queue's state."""
+    match change:
+        case Stopped(state=TokenRefused(status=status)):
+            return (
+                f"The deployment refused the token ({status}): the queue is paused, the refused "
+                f"plant first in line. Fix the token (F2), then {RESUME_KEY} sends it again and "
+                "then the rest."
+            )
+        case Stopped(state=Unreachable(why=why)):
+            trouble = "cannot be reached" if why == "unreachable" else f"is {why}"
+            return (
+                f"The deployment {trouble}: the queue is paused, plants wait in line and go by "
+                f"themselves, in order, as soon as it answers ({RESUME_KEY} tries now)."
+            )
+        case Stopped():
+            return (
+                "The queue is paused while a question is open: nothing more is sent until it "
+                "is answered."
+            )
+        case RunsAgain(after=TokenRefused()):
+            return "The deployment accepted the token: the queue runs again, in order."
+        case RunsAgain(after=Unreachable()):
+            return "The deployment answers again: the queue runs again, in order."
+        case RunsAgain():
+            return "The question was answered: the queue runs again, in order."
 
 
 def state_words(
@@ -84,7 +188,7 @@ def state_words(
     match state:
         case TokenRefused(status=status):
             # The headline stays when the line is narrow; the aside gives way first.
-            head = ["token refused", f"{status}: fix it in F2, then {RESUME_KEY}"]
+            head = ["token refused", f"{status}: {FIX_TOKEN}"]
             if queued:
                 head.append(f"{queued} waiting")
             return (_JOIN.join(head + tail), "problem")

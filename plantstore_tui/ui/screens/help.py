@@ -53,14 +53,17 @@ ABOUT = (
     "Nothing is lost. A plant is in the ledger on disk before the form clears, so a crash, "
     "a closed terminal or a power cut loses none: the next start offers what was left in "
     "needs attention and sends nothing by itself. With plants queued, in flight or needing "
-    "attention, Ctrl+Q asks first. The token is never saved.",
+    "attention, Ctrl+Q asks first.",
     "The log. One entry per attempt: time, POST and the URL, the status, the time taken, "
     "the outcome marked ✔ created (green), ✖ refused (yellow) or ⚠ no usable answer (red), "
     "the plant sent and what came back. Text from the server is shown literally; control "
     "characters appear as escapes such as \\e or \\x9b. The status line shows where plants go "
     "and where the token comes from, never the token (at most its last four characters).",
-    "Profiles. A profile is a saved base URL and where its token comes from (never the token "
-    "itself: profiles.toml can be shared). F2 lists them; the palette's Use profile switches "
+    "Profiles. A profile is a saved base URL and where its token comes from. A token you give "
+    "a profile is kept in the system keyring, or where there is none in a credentials file "
+    "only you can read (mode 0600); a profile may read it from an environment variable or a "
+    "command instead. It is never in profiles.toml, which can be shared, and "
+    "$PLANTSTORE_TOKEN is never saved. F2 lists them; the palette's Use profile switches "
     "at once. A protected profile shows in red, and every send to it asks first: A in that "
     "question stops asking for that profile until you quit.",
 )

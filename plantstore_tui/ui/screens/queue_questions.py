@@ -36,14 +36,14 @@ def tell_ledger_news(
     for problem in news.carried_problems:
         notify(visible(problem), title="Earlier file not read", severity="warning", timeout=15)
     if news.waiting:
-        # No question: an operator who starts typing at once would answer it by accident.
-        notify(
+        # No question: an operator who starts typing at once would answer it by accident. No
+        # toast either: it would hide the log's newest lines while they start. The log keeps
+        # it; the status line counts them.
+        log.add_note(
             f"{plural(news.waiting, 'plant')} from an earlier session "
             f"{'needs' if news.waiting == 1 else 'need'} attention (F4): load one into the form "
             "to send it, or dismiss it. Nothing is sent without you.",
-            title="Plants waiting",
-            severity="warning",
-            timeout=20,
+            now,
         )
 
 

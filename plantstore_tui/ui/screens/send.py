@@ -21,7 +21,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.sending.state import QueueState, TokenRefused, Unreachable
+from plantstore_tui.core.sending.state import QueueChange, TokenRefused, Unreachable, change_words
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
     Invalid,
@@ -119,6 +119,7 @@ class SendScreen(FormScreen):
                 base_url=label.base_url,
                 profile=label.profile,
                 chosen=self._connect is not None,
+                on_state=self.queue_changed,
             )
         return self._session
 
@@ -508,25 +509,13 @@ class SendScreen(FormScreen):
         if type(state) is not self._shown_state:
             self._shown_state = type(state)
             self.refresh_bindings()
-            self._tell_state(state)
 
     _shown_state: type | None = None
 
-    def _tell_state(self, state: QueueState) -> None:
-        # Said once as the queue stops, in the log where the plants' entries are.
-        if isinstance(state, TokenRefused):
-            self.log_panel.add_note(
-                f"The deployment refused the token ({state.status}): the queue is paused, the "
-                "refused plant first in line. Fix the token (F2), then Ctrl+R sends it again "
-                "and then the rest.",
-                self.clock(),
-            )
-        elif isinstance(state, Unreachable):
-            self.log_panel.add_note(
-                "The deployment cannot be reached: plants wait in line and go by themselves, "
-                "in order, as soon as it answers (Ctrl+R tries now).",
-                self.clock(),
-            )
+    def queue_changed(self, change: QueueChange) -> None:
+        """The queue stopped or runs again: said once, in the log where the plants' entries
+        are, with its time."""
+        self.log_panel.add_note(change_words(change), change.at)
 
     @on(StatusLine.TargetClicked)
     async def _target_clicked(self) -> None:

@@ -284,14 +284,18 @@ def render_plant(
     after: str | None = None,
 ) -> Entry:
     """The entry of a submitted plant as it stands: queued, sending, its outcome, then what the
-    operator did about it (`after`) if it needed attention."""
+    operator did about it (`after`) if it needed attention. `at` is when it was taken; an answer
+    shows its own time, and the time taken under it where the two differ."""
     from plantstore_tui.core.store.records import PlantState
 
     styles = styles or {}
     if plant.outcome is not None:
+        taken, at = at, plant.answered_at or at
         header = _header(at, plant.number, plant.outcome.url, styles)
         state_at = len(header)
         rows = _outcome_rows(plant.outcome, header, styles)
+        if shown_time(taken) != shown_time(at):
+            rows.insert(1, (Text("taken", _style(styles, "label")), Text(shown_time(taken))))
         if plant.note and not plant.settled:
             # Answered, and back in line: it goes again (a refused token, no deployment).
             rows.append((Text("↻", _style(styles, "pending")), Text(visible(plant.note))))

@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from plantstore_tui.core.sending.state import (
+    FIX_TOKEN,
+    FIX_TOKEN_SHORT,
     QueueState,
     StateKind,
     TokenRefused,
@@ -38,15 +40,21 @@ StatusKind = StateKind
 How = Literal["reword", "middle", "end", "words", "drop"]
 _JOIN = " · "
 _ELLIPSIS = "…"
-# Between the target and the state.
-_GAP = 1
+# Between the target and the state: room for " · ", drawn when the two come that close (they
+# never read as one part); blank when they are further apart.
+_GAP = len(_JOIN)
+# Spaces enough to part the target from the state without a dot.
+_WIDE_GAP = 5
 
 # Who gives way first when the line is too narrow, lowest first. The target keeps its host and
-# port, the state its counts: those give way last, and never so far as to lose the number.
+# port, the state its counts: those give way last, and never so far as to lose the number. A
+# stopped queue's headline ("token refused") and its key ("then Ctrl+R") never give way: the
+# profile, the token's source and the proxy are left out before.
 TOKEN_HINT = 0  # the token's last characters, left out
 SCHEME = 1  # the URL and the proxy without their scheme (the port stays named)
 URL_PATH = 2  # the URL without its path: host and port
-ASIDE_CUT = 3  # the state's asides (its parts after the first) cut at a word
+ASIDE_CUT = 3  # the state's asides (its parts after the first) cut at a word; its key's
+# instruction without its status ("fix it in F2, then Ctrl+R")
 TOKEN_WORDS = 4  # the token's source in its fewest words: "credentials file"
 ASIDES = 5  # the state's asides left out
 LONG_HOST = 6  # a long host and port, or the proxy's, cut in the middle to a readable length
@@ -55,9 +63,13 @@ HEADLINE = 8  # the state's first words cut at a word, when counts follow them
 COUNT_WORDS = 9  # a count in two words: "3 need attention" to "3 attention"
 PROFILE = 10  # the profile's name cut at its end
 HEADLINE_GONE = 11  # the state's first words left out for its counts; alone, cut at a word
-PROXY_LEAST = 12  # the proxy, the token's source, then the host cut to their least
+PROXY_LEAST = 12  # the proxy, the token's source cut to their least (at a word)
 TOKEN_LEAST = 13
-HOST_LEAST = 14
+HOST_LEAST = 14  # the host cut to its least (its port stays)
+TOKEN_GONE = 15  # the token's source, then the proxy left out
+PROXY_GONE = 16
+KEY_FEWEST = 17  # the key's instruction in its fewest words: "F2, then Ctrl+R"
+PROFILE_GONE = 18  # the profile left out: the host and port name the target
 
 # A part of the state that counts plants: "4 queued", "2 need attention (F4)".
 _COUNT = re.compile(r"\d[\d,]*\s+\S")
@@ -228,7 +240,8 @@ def state_parts(words: str, *, stopped: bool = False) -> list[StatusPart]:
     """The state's words as parts: its counts (parts that start with a number) keep their
     number and their last word; its other parts give way before them, its asides (after the
     first part) before its headline. The headline of a queue that stopped ("token refused",
-    "unreachable…") is never left out: without it the counts would not say why plants wait."""
+    "unreachable, next try in 8 s") never gives way: without it the counts would not say why
+    plants wait; nor does the key of its instruction ("F2, then Ctrl+R")."""
     pieces = words.split(_JOIN)
     counted = any(_COUNT.match(piece) for piece in pieces)
     parts = []
@@ -237,11 +250,16 @@ def state_parts(words: str, *, stopped: bool = False) -> list[StatusPart]:
         if _COUNT.match(piece):
             parts.append(_count_part(piece))
             continue
-        least = min(cell_len(piece), 14 if stopped else 12)
-        if index:
+        least = min(cell_len(piece), 12)
+        if index and piece.endswith(FIX_TOKEN):
+            gives = (
+                Give(ASIDE_CUT, "reword", text=FIX_TOKEN),
+                Give(KEY_FEWEST, "reword", text=FIX_TOKEN_SHORT),
+            )
+        elif index:
             gives = (Give(ASIDE_CUT, "words", least), Give(ASIDES, "drop"))
         elif stopped:
-            gives = (Give(HEADLINE, "words", least),)
+            gives = ()
         elif counted:
             gives = (Give(HEADLINE, "words", least), Give(HEADLINE_GONE, "drop"))
         else:
@@ -372,8 +390,14 @@ class StatusLine(Widget, can_focus=False):
         style = self.get_component_rich_style
         line = Text(no_wrap=True, end="")
         target_style = "status-line--protected" if self._protected else "status-line--target"
+        between = width - room - cell_len(state)
+        if between == _GAP and room - cell_len(target) + between < _WIDE_GAP and target:
+            separator = _JOIN
+        else:
+            # Apart: the target's style runs up to the state's last space.
+            room, separator = room + between - 1, " " if between else ""
         line.append(set_cell_size(target, room), style(target_style))
-        line.append(" " * (width - room - cell_len(state)))
+        line.append(separator)
         line.append(state, style(f"status-line--{self._kind}"))
         return line
 

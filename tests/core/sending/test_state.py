@@ -1,15 +1,22 @@
-"""The words a status line says about the queue's state and its counts."""
+"""The words a status line says about the queue's state and its counts, and the changes of the
+state the log tells."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from plantstore_tui.core.plant.models import NewPlant, Plant
+from plantstore_tui.core.plant.outcome import Created, cancelled
 from plantstore_tui.core.sending.counted import Counts
 from plantstore_tui.core.sending.state import (
     Asking,
     Running,
+    RunsAgain,
+    StateNews,
+    Stopped,
     TokenRefused,
     Unreachable,
+    change_words,
     state_words,
 )
 
@@ -68,3 +75,33 @@ def test_a_configuration_problem_says_nothing_can_be_sent() -> None:
         "cannot send: configuration problem",
         "problem",
     )
+
+
+def test_each_change_of_the_queue_is_told_once_and_running_again_only_once_it_is_so() -> None:
+    news = StateNews()
+    at = SINCE
+    gone = Unreachable(SINCE, 10.0, "Cannot connect")
+    assert news.seen(Running(), at, in_line=True) is None
+    assert news.seen(gone, at, in_line=True) == Stopped(gone, at)
+    # The next tries, the countdown, a question meanwhile: nothing new to tell.
+    assert news.seen(Unreachable(SINCE, 20.0, "Cannot connect"), at, in_line=True) is None
+    assert news.seen(Asking(), at, in_line=True) is None
+    fern = NewPlant(id=1, name="Fern")
+    url = "http://127.0.0.1:9/plants"
+    created = Created(
+        url=url, sent=fern, status=200, elapsed_ms=3.0, plant=Plant(name="Fern"), body=""
+    )
+    assert news.seen(Running(), at, in_line=True, answer=created) == RunsAgain(gone, at)
+    assert "answers again" in change_words(RunsAgain(gone, at))
+    # A refused token runs again only once a plant's answer says the token was taken.
+    refused = TokenRefused(401)
+    assert news.seen(refused, at, in_line=True) == Stopped(refused, at)
+    news.resumed()
+    assert news.seen(Running(), at, in_line=True) is None
+    no_answer = cancelled(url, fern, 2.0)
+    assert news.seen(Running(), at, in_line=True, answer=no_answer) is None
+    assert news.seen(Running(), at, in_line=True, answer=created) == RunsAgain(refused, at)
+    # A question stops a running queue with plants in it, and its answer lets it go on.
+    assert news.seen(Asking(), at, in_line=False) is None
+    assert news.seen(Asking(), at, in_line=True) == Stopped(Asking(), at)
+    assert news.seen(Running(), at, in_line=True) == RunsAgain(Asking(), at)

@@ -138,8 +138,9 @@ async def test_at_110_columns_a_long_target_leaves_the_counts_whole() -> None:
         line = status.render().plain
         # The counts keep their numbers and last words.
         assert line.endswith(" sending… · 1 queued · 1 attention")
-        # The host and port stay, cut in the middle; the token's source stays whole.
-        assert line.startswith(" greenhouse-east PROTECTED · plants.gree")
+        # The host and port stay, cut in the middle; the token's source stays whole; the
+        # profile's name gives way first.
+        assert line.startswith(" greenhouse-e… PROTECTED · plants.gree")
         assert ".com:8443 · $PLANTSTORE_TOKEN " in line
         assert status.kind == "problem"
 
@@ -201,6 +202,8 @@ def test_a_stopped_queue_keeps_its_headline_beside_its_counts_at_80_columns() ->
         words, _ = state_words(state, Counts(2, 0, 3), now=100.0)
         target, shown = fit_sides([label.parts(), state_parts(words, stopped=True)], 79)
         assert shown.startswith(headline), shown
+        if isinstance(state, TokenRefused):
+            assert "then Ctrl+R" in shown, shown
         assert shown.endswith("2 waiting · 3 attention"), shown
         assert "127.0.0.1:47123" in target
         # Running, the headline ("sending…") is what gives way to the counts.
