@@ -102,15 +102,15 @@ def _url_of(sock: socket.socket) -> str:
 def run_server(app: Starlette, sock: socket.socket) -> None:
     """Serve `app` on `sock` (from `listen`) until Ctrl+C, logging each request; closes `sock`."""
     # Bound and listening before the URL is printed: a client that reads it can connect at once.
-    print(f"Plant Store listening on {_url_of(sock)}", flush=True)
-    print("Press Ctrl+C to stop", flush=True)
     try:
+        print(f"Plant Store listening on {_url_of(sock)}", flush=True)
+        print("Press Ctrl+C to stop", flush=True)
         config = uvicorn.Config(app, log_level="info", lifespan="off", ws="none")
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         # uvicorn has already shut down gracefully and re-raises Ctrl+C for its caller; or
-        # Ctrl+C came as soon as it was asked for, before uvicorn took the signal: either way
-        # the server stops as asked.
+        # Ctrl+C came as soon as it was asked for (even before the line asking for it was
+        # done), before uvicorn took the signal: either way the server stops as asked.
         pass
     finally:
         sock.close()
