@@ -217,12 +217,18 @@ def read_only(path: Path) -> Iterator[None]:
 
 def ledger_rows(data: Path) -> list[tuple[str, str, str, str, int]]:
     """(name, id, tag as typed, state, held) of every plant in the ledger in `data`, in the order
-    taken, read as another process reads the file: committed rows only, read-only."""
-    import sqlite3
-    from contextlib import closing
-
-    uri = (data / LEDGER_FILE).resolve().as_uri() + "?mode=ro"
+    taken, read as another process reads the file: committed rows only, read-only. None yet
+    while the program has not made its ledger (no file, or its tables not yet committed)."""
+    path = data / LEDGER_FILE
+    if not path.exists():
+        return []
+    uri = path.resolve().as_uri() + "?mode=ro"
     with closing(sqlite3.connect(uri, uri=True)) as connection:
-        return connection.execute(
-            "SELECT name_text, id_text, tag_text, state, held FROM plants ORDER BY entry"
-        ).fetchall()
+        try:
+            return connection.execute(
+                "SELECT name_text, id_text, tag_text, state, held FROM plants ORDER BY entry"
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
