@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from plantstore_tui.core.http.conformance import token_refused
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.outcome import Rejected, cancelled, not_processed
 from plantstore_tui.core.sending.state import (
@@ -133,8 +134,6 @@ Changed = Callable[[QueuedPlant], None]
 Confirm = Callable[[QueuedPlant], Awaitable[bool]]
 NOT_CONFIRMED = "Not sent: the send was not confirmed."
 LEFT_BEHIND = "Not sent: the target was switched while it could not take plants."
-# Answers that say the token, not the plant, is at fault: every plant behind would get the same.
-TOKEN_REFUSED_STATUSES = frozenset({401, 403})
 
 
 class SendQueue:
@@ -359,7 +358,8 @@ class SendQueue:
     async def _stopped_by(self, plant: QueuedPlant, outcome: Outcome) -> bool:
         """Whether the outcome stops the queue, the plant back at its head: a refused token, or
         a deployment that did not take it (it certainly never left) and may later."""
-        refused = isinstance(outcome, Rejected) and outcome.status in TOKEN_REFUSED_STATUSES
+        # The token, not the plant, is at fault: every plant behind would get the same answer.
+        refused = isinstance(outcome, Rejected) and token_refused(outcome.status)
         if not (refused or not_processed(outcome)):
             return False
         try:
