@@ -98,10 +98,13 @@ def _opens_on_first_run(options: TargetOptions, problem: ConfigProblem) -> bool:
     return isinstance(problem, NoTarget) and not saved.profiles
 
 
-def run_tui(connect: Connect | None, label: TargetLabel, *, note: str | None = None) -> None:
+def run_tui(
+    connect: Connect | None, label: TargetLabel, *, note: str | None = None, demo: bool = False
+) -> None:
     """Run the TUI (None: no target yet, the first-run screen); exit with its return code. The
-    demo chosen on the first-run screen starts once that TUI has ended."""
-    app = PlantStoreApp(connect, label, note=note)
+    demo chosen on the first-run screen starts once that TUI has ended. `demo`: the TUI of the
+    demo, whose ledger goes with its sandbox."""
+    app = PlantStoreApp(connect, label, note=note, throwaway=demo)
     app.run()
     if app.demo_chosen:
         run_demo()
@@ -129,7 +132,7 @@ def run_demo() -> None:
         server = ThrowawayServer(sandbox.server_dir)
         try:
             target = server.start()
-            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=DEMO_NOTE)
+            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=DEMO_NOTE, demo=True)
         finally:
             server.stop()
 

@@ -75,10 +75,13 @@ class PlantStoreApp(KeysFirstApp[None]):
         *,
         clock: Clock = _now,
         note: str | None = None,
+        throwaway: bool = False,
     ) -> None:
         """`connect` None means no target yet: the app opens on the first-run screen. `note`
-        is put in the log at the start (the demo says there that it is a sandbox)."""
+        is put in the log at the start (the demo says there that it is a sandbox). `throwaway`:
+        the ledger is deleted when the app ends (the demo's), so quitting loses what it holds."""
         super().__init__()
+        self._throwaway = throwaway
         self._connect = connect
         self._label = label
         self._clock = clock
@@ -270,12 +273,15 @@ class PlantStoreApp(KeysFirstApp[None]):
         one = len(unsettled) == 1
         them, they = ("it", "It is") if one else ("them", "They are")
         plants = "a plant" if one else "plants"
-        if session.ledger_in_memory:
+        if session.ledger_in_memory or self._throwaway:
             title = f"Quit and lose {plants} not settled?"
-            explanation = (
-                "The ledger is in memory only (its file could not be used): quitting loses "
-                f"{them}. Deal with {them} in needs attention (F4) first."
+            lost = (
+                f"This is the demo: quitting deletes its ledger, and {them} with it."
+                if self._throwaway
+                else "The ledger is in memory only (its file could not be used): quitting "
+                f"loses {them}."
             )
+            explanation = f"{lost} Deal with {them} in needs attention (F4) first."
             choices = [Choice(f"Quit, lose {them}", "d", "drop", "quit-drop", "error"), stay]
         else:
             title = f"Quit with {plants} not settled?"

@@ -136,3 +136,28 @@ def test_a_sandbox_left_by_a_demo_killed_with_sigkill_is_removed_by_the_next(
         terminal.write(CTRL_Q)
         assert terminal.wait_exit(EXIT_SECONDS) == 0
     assert list(temporary.iterdir()) == []
+
+
+def test_quitting_the_demo_with_a_plant_not_settled_says_it_is_lost(tmp_path: Path) -> None:
+    # The demo's ledger goes with its sandbox: "the next plantstore-tui offers it" would not be
+    # true, so the question says the plant is lost, as it does for a ledger in memory.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = isolated_env(tmp_path / "operator", TMPDIR=str(temporary))
+    command = [sys.executable, "-m", "plantstore_tui", "demo"]
+    with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        mark = terminal.mark()
+        terminal.write(b"Demo Fern\t1\t\r")
+        terminal.wait_for("Created plant 1", STARTUP_SECONDS, since=mark)
+        mark = terminal.mark()
+        terminal.write(b"Demo Ivy\t\x151\t\r")  # Ctrl+U empties ID: the same id again
+        terminal.wait_for("1 needs attention", STARTUP_SECONDS, since=mark)
+        mark = terminal.mark()
+        terminal.write(CTRL_Q)
+        asked = terminal.wait_for("Keep working", STARTUP_SECONDS, since=mark)
+        assert "This is the demo" in asked
+        assert "next time" not in asked
+        terminal.write(b"d")
+        assert terminal.wait_exit(EXIT_SECONDS) == 0
+    assert list(temporary.iterdir()) == []
