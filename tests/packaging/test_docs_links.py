@@ -2,7 +2,9 @@
 the heading its `#anchor` names is in that file, as GitHub makes a heading's anchor.
 
 A reader who follows a link out of the README lands on the words it promised, and a section
-moved or renamed shows here rather than as a dead link on the project's page.
+moved or renamed shows here rather than as a dead link on the project's page. The README stays a
+newcomer's guide (at most 450 lines, reference material in docs/), and its test command is the one
+CI runs.
 """
 
 from __future__ import annotations
@@ -66,6 +68,19 @@ def broken_links(page: Path) -> list[str]:
             elif anchor and anchor not in anchors(linked.read_text(encoding="utf-8")):
                 broken.append(f"{where}:{number}: {target} (no heading #{anchor})")
     return broken
+
+
+README_LINES = 450
+TEST_COMMAND = ".venv/bin/python -m pytest -q -p no:cacheprovider"
+
+
+def test_the_readme_is_a_guide_whose_test_command_is_the_one_ci_runs() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_LINES, "reference material belongs in docs/"
+    section = readme.partition("\n## Running the tests\n")[2].partition("\n## ")[0]
+    assert f"```sh\n{TEST_COMMAND}\n```" in section
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert TEST_COMMAND.replace(".venv/", ".ci-venv/") in ci.splitlines()
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(REPO).as_posix())
