@@ -21,7 +21,7 @@ from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.theme import saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
-from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP
+from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
 from plantstore_tui.ui.findings import tell_findings
@@ -121,6 +121,14 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
+        typed = None if self.is_web else escape_then_character(event)
+        if typed is not None:
+            # Esc keeps its meaning in a terminal (it closes the screen, cancels the send), and
+            # the letter goes where the focus is after it.
+            for key in typed:
+                if not await self.take_key_first(key):
+                    await self.deliver(key)
+            return True
         screen = self.screen
         if isinstance(screen, OrderedScreen) and not screen.taking_keys:
             # Typed while the screen opens (the app starting, F2 then a name in one write):

@@ -1,6 +1,7 @@
 """Esc in a terminal: typed quickly before a letter, it reaches the TUI as that letter with Alt
 (a terminal sends Alt+N as Esc then n). Alt+N and Alt+T switch Next id and Keep tag only in a
-browser, which keeps Ctrl+N and Ctrl+T for itself (tests/web/test_browser.py)."""
+browser, which keeps Ctrl+N and Ctrl+T for itself (tests/web/test_browser.py); in a terminal the
+Esc does what Esc does, and the letter is typed."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 STARTUP_SECONDS = 20.0
 ESC = b"\x1b"
 CTRL_U = b"\x15"
+F3 = b"\x1bOR"
 
 
 def test_esc_then_n_or_t_does_not_switch_next_id_or_keep_tag(
@@ -50,3 +52,21 @@ def test_esc_then_n_or_t_does_not_switch_next_id_or_keep_tag(
         (plant_id, "Fern", "porch"),
         (plant_id + 1, "Birch", None),
     ]
+
+
+def test_esc_typed_quickly_before_a_letter_still_closes_the_history(
+    reference_server: BackgroundServer, tmp_path: Path, plant_id: int
+) -> None:
+    # Esc closes F3, and the name typed straight after it lands in the form, whole.
+    command = [sys.executable, "-m", "plantstore_tui", "--base-url", reference_server.base_url]
+    token = reference_server.token.get_secret_value()
+    env = isolated_env(tmp_path, PLANTSTORE_TOKEN=token)
+    with PtyProcess(command, env=env, cwd=tmp_path) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        mark = terminal.mark()
+        terminal.write(F3)
+        terminal.wait_for("Search name", STARTUP_SECONDS, since=mark)
+        mark = terminal.mark()
+        terminal.write(ESC + f"new Fern\t{plant_id}\t\r".encode())
+        terminal.wait_for(f"Created plant {plant_id}", STARTUP_SECONDS, since=mark)
+    assert stored_plants(reference_server.db_path) == [(plant_id, "new Fern", None)]
