@@ -232,10 +232,8 @@ class SendScreen(FormScreen):
         prepare_first_send()
 
     def action_send(self) -> None:
-        """Check the form; hand a valid plant to the queue and ready the form for the next."""
-        texts = self.form.check()
-        if texts is not None:
-            self.submit(texts)
+        """Send what the form holds: the session checks it and takes a valid plant."""
+        self.submit(self.form.texts())
 
     def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
         """Hand texts to the session and show what became of them (`from_form`: the form lets
@@ -243,13 +241,15 @@ class SendScreen(FormScreen):
         and nothing else says why (a resend from the history shows them)."""
 
         typed = from_form and not self.form.loaded
-        match self.session.submit(texts, confirmed=confirmed, typed=typed):
+        outcome = self.session.submit(texts, confirmed=confirmed, typed=typed)
+        if from_form:
+            # The session's verdict on the fields: its messages, or none.
+            self.form.show_errors(outcome.errors.errors if isinstance(outcome, Invalid) else {})
+        match outcome:
             case Taken(next_id=next_id):
                 if from_form:
                     self.form.hand_over(texts, next_id)
-            case Invalid(errors=errors):
-                if from_form:
-                    self.form.show_errors(errors.errors)
+            case Invalid():
                 return "That send no longer makes a valid plant."
             case NeedsConfirmation(target=target, plant=plant):
                 question = protected_question(target, plant, self._confirm_then(texts, from_form))

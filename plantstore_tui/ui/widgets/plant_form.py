@@ -95,8 +95,8 @@ class FieldInput(TypedInput):
 class PlantForm(Vertical):
     """Three fields with their live messages, two switches and Send.
 
-    The screen asks it to check the fields (`check`) and, for a valid plant, to get ready for the
-    next one (`hand_over`); both act at once.
+    The screen shows the session's verdict on a submit (`show_errors`) and, for a plant taken,
+    readies it for the next one (`hand_over`); both act at once.
     """
 
     SEND_BUTTON_ID: ClassVar[str] = "send"
@@ -246,13 +246,6 @@ class PlantForm(Vertical):
             suggestion = self.tags.suggest(value)
             if suggestion is not None:
                 field_input.post_message(SuggestionReady(value, suggestion))
-
-    def check(self) -> FormTexts | None:
-        """The texts if every field is valid; else say why, the cursor on the first bad field."""
-        texts = self.texts()
-        errors = texts.errors()
-        self.show_errors(errors)
-        return None if errors else texts
 
     def hand_over(self, sent: FormTexts, next_id: int | None = None) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
