@@ -9,8 +9,7 @@ field that was focused when it began.
 A screen that implements `OrderedInput` is handed each key and paste instead, in the app's own
 task, and applies it completely (the text edit, the focus move, the submit) before the app reads
 the next one. A screen with fields opts in by being an `OrderedScreen`, its text fields
-`TypedInput`s: the plant form (`FormScreen`), the profile editor, the history, the import
-screen.
+`TypedInput`s: the send screen, the profile editor, the history, the import screen.
 
 `apply_key` does what Textual does for a key, in the same order, but to the end: priority
 bindings, then the focused widget's own handling of a typed character, then the bindings from the

@@ -31,8 +31,8 @@ from plantstore_tui.core.sending.submitted import (
     Taken,
 )
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to_profile
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
-from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
     switch_question,
@@ -65,14 +65,12 @@ T = TypeVar("T")
 ROOMY_ROWS = 30
 
 
-class SendScreen(FormScreen):
+class SendScreen(OrderedScreen[None]):
     """Where plants are entered, queued, sent, and their answers logged."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Enter on Tag or Send sends too (the form's binding).
         Binding("ctrl+s", "send", "Send"),
-        # Ctrl+J too: an Enter typed before the TUI owns the terminal reaches it as a line feed
-        # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
-        Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
         # Shown only when they apply (check_action): after a refused token, while the
         # deployment cannot be reached.
@@ -130,6 +128,7 @@ class SendScreen(FormScreen):
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
         # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
+        # Marked as holding the focus from the start: Name is focused as the screen mounts.
         form = PlantForm(id="form", classes="-focus-within")
         form.border_title = "New plant"
         yield form
@@ -142,6 +141,11 @@ class SendScreen(FormScreen):
         if self._connect is None:
             return ("no target: F2 for profiles", "problem")
         return ("starting…", "busy")
+
+    @property
+    def form(self) -> PlantForm:
+        """The plant form."""
+        return self.query_one(PlantForm)
 
     @property
     def log_panel(self) -> ResponseLog:
