@@ -4,13 +4,13 @@ Textual forwards each key to the widget focused when the app *reads* it; that wi
 later, in its own task, and a focus move bound to Tab or Enter happens later still, once the key
 has bubbled back up to the app. A burst (a scanner, a keyboard macro, a fast typist, type-ahead
 while the app is busy) is read whole before any of it is applied, so every key of it lands in the
-field that was focused when it began.
+field that was focused when it began (Textualize/textual#6605, shown on a bare app in
+tests/ui/test_upstream.py, which fails the day a Textual release changes it).
 
 A screen that implements `OrderedInput` is handed each key and paste instead, in the app's own
 task, and applies it completely (the text edit, the focus move, the submit) before the app reads
 the next one. A screen with fields opts in by being an `OrderedScreen`, its text fields
-`TypedInput`s: the plant form (`FormScreen`), the profile editor, the history, the import
-screen.
+`TypedInput`s: the send screen, the profile editor, the history, the import screen.
 
 `apply_key` does what Textual does for a key, in the same order, but to the end: priority
 bindings, then the focused widget's own handling of a typed character, then the bindings from the

@@ -287,13 +287,14 @@ class EntrySession:
         such a plant is confirmed, if it must be, when its turn to be sent comes. `typed`: the
         operator typed it in the form (not loaded it from needs attention or the history): the
         next id goes on from it."""
+        # The plant first: what is wrong with the fields is said before the target's problem.
+        plant = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
+        if isinstance(plant, FormErrors):
+            return Invalid(plant)
         if self._problem is not None:
             return NotTaken("Cannot send", self._problem)
         if not self._chosen:
             return NotTaken("Not sent", "No target yet: press F2 to choose or create a profile.")
-        plant = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
-        if isinstance(plant, FormErrors):
-            return Invalid(plant)
         target = self._target
         if target is not None and not confirmed and self.protection.needs_asking(target):
             return NeedsConfirmation(target, plant)

@@ -31,8 +31,8 @@ from plantstore_tui.core.sending.submitted import (
     Taken,
 )
 from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to_profile
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
-from plantstore_tui.ui.screens.form_keys import FormScreen
 from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
     switch_question,
@@ -65,14 +65,12 @@ T = TypeVar("T")
 ROOMY_ROWS = 30
 
 
-class SendScreen(FormScreen):
+class SendScreen(OrderedScreen[None]):
     """Where plants are entered, queued, sent, and their answers logged."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Enter on Tag or Send sends too (the form's binding).
         Binding("ctrl+s", "send", "Send"),
-        # Ctrl+J too: an Enter typed before the TUI owns the terminal reaches it as a line feed
-        # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
-        Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
         Binding("escape", "cancel_send", "Cancel send"),
         # Shown only when they apply (check_action): after a refused token, while the
         # deployment cannot be reached.
@@ -130,6 +128,7 @@ class SendScreen(FormScreen):
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
         # Side by side in the screen's own horizontal layout (app.tcss), no container of their own.
+        # Marked as holding the focus from the start: Name is focused as the screen mounts.
         form = PlantForm(id="form", classes="-focus-within")
         form.border_title = "New plant"
         yield form
@@ -142,6 +141,11 @@ class SendScreen(FormScreen):
         if self._connect is None:
             return ("no target: F2 for profiles", "problem")
         return ("starting…", "busy")
+
+    @property
+    def form(self) -> PlantForm:
+        """The plant form."""
+        return self.query_one(PlantForm)
 
     @property
     def log_panel(self) -> ResponseLog:
@@ -232,10 +236,8 @@ class SendScreen(FormScreen):
         prepare_first_send()
 
     def action_send(self) -> None:
-        """Check the form; hand a valid plant to the queue and ready the form for the next."""
-        texts = self.form.check()
-        if texts is not None:
-            self.submit(texts)
+        """Send what the form holds: the session checks it and takes a valid plant."""
+        self.submit(self.form.texts())
 
     def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
         """Hand texts to the session and show what became of them (`from_form`: the form lets
@@ -243,13 +245,15 @@ class SendScreen(FormScreen):
         and nothing else says why (a resend from the history shows them)."""
 
         typed = from_form and not self.form.loaded
-        match self.session.submit(texts, confirmed=confirmed, typed=typed):
+        outcome = self.session.submit(texts, confirmed=confirmed, typed=typed)
+        if from_form:
+            # The session's verdict on the fields: its messages, or none.
+            self.form.show_errors(outcome.errors.errors if isinstance(outcome, Invalid) else {})
+        match outcome:
             case Taken(next_id=next_id):
                 if from_form:
                     self.form.hand_over(texts, next_id)
-            case Invalid(errors=errors):
-                if from_form:
-                    self.form.show_errors(errors.errors)
+            case Invalid():
                 return "That send no longer makes a valid plant."
             case NeedsConfirmation(target=target, plant=plant):
                 question = protected_question(target, plant, self._confirm_then(texts, from_form))

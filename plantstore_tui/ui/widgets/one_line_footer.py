@@ -6,7 +6,8 @@ after ten sends, the memory growing with every plant. This one draws the same li
 styles (app.tcss): each key is clickable (a disabled one rings the bell), the one under the mouse
 is highlighted and shows its tooltip, the mouse wheel scrolls keys that do not fit, and the
 palette's key stays at the right end. Bindings are shown as Textual's Footer shows them without
-groups: one key per action, in the order the screen has them.
+groups: one key per action, in the order the screen has them. Textual's behaviour is shown on a
+bare app in tests/ui/test_upstream.py, which fails the day a Textual release changes it.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestionReady
 from textual.widgets import Button, Input, Static
@@ -95,11 +96,21 @@ class FieldInput(TypedInput):
 class PlantForm(Vertical):
     """Three fields with their live messages, two switches and Send.
 
-    The screen asks it to check the fields (`check`) and, for a valid plant, to get ready for the
-    next one (`hand_over`); both act at once.
+    Enter moves on to the next field, and on Tag or Send runs the screen's `send` action, as
+    Send clicked does. The screen shows the session's verdict on a submit (`show_errors`) and,
+    for a plant taken, readies the form for the next one (`hand_over`); both act at once.
+
+    The form has the class `-focus-within` while the focus is in it (app.tcss), set as the
+    focus enters or leaves, not Textual's `:focus-within`, which restyles the form and every
+    widget in it at every focus move: three a plant (tests/ui/test_form_focus.py).
     """
 
     SEND_BUTTON_ID: ClassVar[str] = "send"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Ctrl+J too: an Enter typed before the TUI owns the terminal reaches it as a line feed
+        # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
+        Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -225,6 +236,28 @@ class PlantForm(Vertical):
         if first is not None:
             self.focus_field(first)
 
+    async def action_enter(self) -> None:
+        """Enter: on Name or ID the next field; on Tag or Send, send (finished before the keys
+        typed after it are applied: ui/ordered_input.py)."""
+        focused = self.screen.focused
+        if isinstance(focused, FieldInput) and focused.field != "tag":
+            self.screen.focus_next()
+        elif isinstance(focused, FieldInput) or focused is self.send_button:
+            await self.run_action("screen.send")
+
+    @on(Button.Pressed, f"#{SEND_BUTTON_ID}")
+    async def _send_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        await self.run_action("screen.send")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focus moved within the form or into it: marked (a no-op within)."""
+        self.set_class(self.has_focus_within, "-focus-within")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """The focus moved within the form or out of it: marked or not."""
+        self.set_class(self.has_focus_within, "-focus-within")
+
     @on(Input.Changed)
     def _check_as_typed(self, event: Input.Changed) -> None:
         field_input = event.input
@@ -246,13 +279,6 @@ class PlantForm(Vertical):
             suggestion = self.tags.suggest(value)
             if suggestion is not None:
                 field_input.post_message(SuggestionReady(value, suggestion))
-
-    def check(self) -> FormTexts | None:
-        """The texts if every field is valid; else say why, the cursor on the first bad field."""
-        texts = self.texts()
-        errors = texts.errors()
-        self.show_errors(errors)
-        return None if errors else texts
 
     def hand_over(self, sent: FormTexts, next_id: int | None = None) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
