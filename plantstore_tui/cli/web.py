@@ -103,7 +103,8 @@ def web(
     try:
         key, from_env = access_key(os.environ)
     except UnusableKey as exc:
-        raise InvalidInput(str(exc)) from None
+        # A setting of the environment that cannot be used: configuration, as a missing token.
+        raise ConfigProblem(str(exc)) from None
     # The tabs' apps have no use for it.
     os.environ.pop(KEY_ENV, None)
     tls: ssl.SSLContext | None = None

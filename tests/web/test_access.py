@@ -104,12 +104,12 @@ def test_beyond_loopback_without_tls_exits_2_and_says_why(
     assert ended.stdout == ""
 
 
-def test_a_fixed_key_too_short_to_guard_anything_exits_2(
+def test_a_fixed_key_too_short_to_guard_anything_is_a_configuration_problem(
     reference_server: BackgroundServer,
 ) -> None:
     arguments, env = _target(reference_server)
     ended = _web_exit("--port", "0", *arguments, env={**env, "PLANTSTORE_WEB_KEY": "short"})
-    assert ended.returncode == 2
+    assert ended.returncode == 4
     assert "PLANTSTORE_WEB_KEY must be at least 16 printable ASCII characters" in ended.stderr
     assert "short" not in ended.stderr.replace("PLANTSTORE_WEB_KEY", "")
 
