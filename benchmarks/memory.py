@@ -6,10 +6,11 @@
 Both programs are started cold in tmux by the project's startup probe (as startup.py does) and
 measured from outside: the peak RSS (VmHWM in /proc) of the pane's main process, read --settle
 seconds after the marker was first painted. By then the TUI has resolved its target and built
-its client. The plain alternative, written here, is the floor any such tool stands on, as the
-issue states it: a bare Textual app (Input, Button, RichLog) that has imported httpx and Pydantic
-(and builds nothing with them: an httpx client's TLS context alone is several MiB more). The
-programs take turns in rounds. Goal (issue 26): the TUI at most the floor + 8 MiB.
+its client. The plain alternative (floor_app.py, which startup.py also runs) is the floor any
+such tool stands on, as the issue states it: a bare Textual app (Input, Button, RichLog) that
+has imported httpx and Pydantic (and builds nothing with them: an httpx client's TLS context
+alone is several MiB more). The programs take turns in rounds. Goal (issue 26): the TUI at
+most the floor + 8 MiB.
 
 The TUI is also measured with a ledger of --history settled plants (100,000 by default, the
 history's default limit; 0 leaves it out), as an operator's ledger grows to be: its start reads
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -38,24 +38,6 @@ from startup import PROGRAMS, probe_in_rounds, probe_options
 
 # Goal (issue 26): at most this much above the floor, measured in the same run.
 GOAL_ABOVE_FLOOR_MIB = 8.0
-
-# The floor: a bare Textual app with httpx and Pydantic imported.
-_FLOOR_APP = """
-import httpx  # noqa: F401
-import pydantic  # noqa: F401
-from textual.app import App
-from textual.widgets import Button, Input, RichLog
-
-
-class FloorApp(App):
-    def compose(self):
-        yield Input(placeholder="floor app ready")
-        yield Button("Send")
-        yield RichLog()
-
-
-FloorApp().run()
-"""
 
 
 def _with_ledger(template: Path) -> Callable[[Path], None]:
@@ -77,14 +59,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
-        script = Path(directory) / "floor_app.py"
-        script.write_text(_FLOOR_APP)
         programs: dict[str, dict[str, Any]] = {
-            "Textual + httpx + Pydantic": {
-                "command": [sys.executable, str(script)],
-                "marker": "floor app ready",
-                "env": [],
-            },
+            "Textual + httpx + Pydantic": PROGRAMS["Textual + httpx + Pydantic"],
             "plantstore-tui": PROGRAMS["plantstore-tui"],
         }
         long_name = f"plantstore-tui, {args.history:,} kept"
