@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plantstore_tui.core.plant.form import INT64_MAX
-from plantstore_tui.core.store.taken_ids import last_typed_id, taken_ids
+from plantstore_tui.core.store.taken_ids import taken_ids
 
 if TYPE_CHECKING:
     from plantstore_tui.core.store import Ledger
@@ -22,7 +22,7 @@ def next_free_id(ledger: Ledger, base_url: str, after: int | None = None) -> int
     typed in the form for it, or with none, the last plant created on it. None when the ledger
     knows no plant of this target, or no id is left above (reads the ledger: `StoreError`)."""
     if after is None:
-        after = last_typed_id(ledger, base_url)
+        after = ledger.last_typed_id(base_url)
     if after is None:
         after = ledger.last_created_id(base_url)
     if after is None:

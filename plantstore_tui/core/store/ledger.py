@@ -265,9 +265,16 @@ class Ledger:
 
     def last_created_id(self, base_url: str) -> int | None:
         """The id of the plant most recently created on this target, if any."""
+        return self._last_id(base_url, "state = 'created'")
+
+    def last_typed_id(self, base_url: str) -> int | None:
+        """The id of the plant most recently typed in the TUI's form for this target, if any."""
+        return self._last_id(base_url, "typed = 1")
+
+    def _last_id(self, base_url: str, condition: str) -> int | None:
         with self.db.read() as connection:
             row = connection.execute(
-                "SELECT plant_id FROM plants WHERE base_url = ? AND state = 'created' "
+                f"SELECT plant_id FROM plants WHERE base_url = ? AND {condition} "  # noqa: S608
                 "ORDER BY entry DESC LIMIT 1",
                 (base_url,),
             ).fetchone()

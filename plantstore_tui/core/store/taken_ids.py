@@ -1,5 +1,5 @@
-"""What the ledger knows of a target's ids: the last plant typed in the form there, and the ids
-taken there (created, maybe created, on their way, or answered as a duplicate).
+"""The ids the ledger knows as taken on a target (created, maybe created, on their way, or
+answered as a duplicate).
 
 `core/sending/next_id.py` makes the form's next id of them.
 """
@@ -28,17 +28,6 @@ _TAKEN = (
     "OR (state = 'rejected' AND error IS NOT NULL)) "
     "ORDER BY plant_id, entry LIMIT ?"
 )
-
-
-def last_typed_id(ledger: Ledger, base_url: str) -> int | None:
-    """The id of the plant most recently typed in the TUI's form for this target, if any."""
-    with ledger.db.read() as connection:
-        row = connection.execute(
-            "SELECT plant_id FROM plants WHERE base_url = ? AND typed = 1 "
-            "ORDER BY entry DESC LIMIT 1",
-            (base_url,),
-        ).fetchone()
-    return None if row is None else int(row[0])
 
 
 def taken_ids(ledger: Ledger, base_url: str, *, above: int) -> Iterator[int]:
