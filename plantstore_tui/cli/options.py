@@ -80,7 +80,7 @@ class JsonFlag(click.Option):
         self.not_run = dict(not_run)
 
 
-def _json_asked(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+def _remember_json(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value and isinstance(param, JsonFlag):
         ctx.meta[JSON_ASKED] = param.not_run
     return value
@@ -101,7 +101,7 @@ def json_option(
         is_flag=True,
         # Read before the other options, so that a mistake in them is said in JSON too.
         is_eager=True,
-        callback=_json_asked,
+        callback=_remember_json,
         help=help,
     )
 
