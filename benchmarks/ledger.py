@@ -216,11 +216,14 @@ def main() -> None:
         take_full, take_normal = statistics.median(full[0]), statistics.median(normal[0])
         emit(
             "A submit's durable write (Ledger.take, synchronous=FULL), median",
-            f"{take_full:.2f} ms",
-            f"synchronous=NORMAL, same disk {take_normal:.2f} ms",
-            take_full / take_normal,
-            "keep the form responsive",
-            None,
+            ours=take_full,
+            plain=take_normal,
+            unit="ms",
+            digits=2,
+            plain_label="synchronous=NORMAL, same disk",
+            judged=take_full / take_normal,
+            budget=None,
+            profile=".venv/bin/python -m cProfile -s tottime benchmarks/ledger.py",
             submits=args.submits,
         )
 

@@ -1,25 +1,34 @@
-"""Plants typed in one burst into the TUI, against the same plants sent by a plain client loop.
+"""Plants typed in one burst into the TUI, against the same bytes typed into a bare Textual form.
 
-    .venv/bin/python benchmarks/typing_burst.py [--records 200] [--runs 1] [--deadline 60] [--json]
+    .venv/bin/python benchmarks/typing_burst.py [--records 200] [--runs 1] [--deadline 60]
+                                                [--profile FILE] [--json]
 
 Both sides send to a minimal HTTP/1.1 server written here on raw asyncio, in its own process
 (not the reference server, whose own cost, tens of ms a plant, would hide the client's): it
 checks the Bearer token, answers every POST 200 with the Plant it described, and notes every
 plant in the order it came and the time (CLOCK_MONOTONIC, which every process on the machine
-shares) it stored the last. (a) The real TUI in a pseudo-terminal of 110x32 (the tests' harness,
-tests/pty_support.py): every record (Name, Tab, ID, Tab, Tag, Enter) is typed in ONE write, and
-the clock runs from that write to the server's storing of the last plant; the last plant's entry
-painted is the event that says the burst is over. (b) The same NewPlant bodies posted one after
-another with one httpx.Client and the token, timed the same way. Each run takes a fresh server;
-with --runs above 1 the sides take turns, each first in turn, and the medians are compared. Both
-must store exactly the plants typed, field by field, in order; otherwise, or past the deadline,
-this prints what arrived and exits 1. Goal (issue 26): the TUI at most 12x the loop.
+shares) it stored the last. Each side runs in a pseudo-terminal of 110x32 (the tests' harness,
+tests/pty_support.py) and gets every record (Name, Tab, ID, Tab, Tag, Enter) in ONE write, the
+same bytes; the clock runs from that write to the server's storing of the last plant.
+(a) The real TUI; its last plant's entry painted says the burst is over. (b) The plain
+alternative, written here (run this file with --plain-app): a bare Textual form, three Inputs
+(Name, ID, Tag), Tab to the next, Enter to submit, whose submit puts the plant on a queue that
+ONE worker sends over one httpx.AsyncClient as typed (no checks: the server judges); it logs
+each answer, and "Handled N." after the last says the burst is over. The bare form is known to
+file the keys typed after a Tab in the field Tab leaves (Textualize/textual#6605): it loses and
+mixes records, and this says how many each side stored as typed, in order or not, rather than
+hide it. Each run takes a fresh server; with --runs above 1 the sides take turns, each first in
+turn, and the medians are compared. Goal (issue 34): the TUI at most 1.5x the bare form, with
+every record stored as typed, in order. A side that does not finish before the deadline fails
+the benchmark (exit 1).
+--profile FILE runs the TUI under cProfile and prints its 25 costliest functions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pstats
 import secrets
 import statistics
 import subprocess
@@ -32,14 +41,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-from result import emit
+from result import Budget, emit
 
 REPO = Path(__file__).resolve().parent.parent
 # One harness for the tests and this benchmark: it lives with the tests, which import nothing
 # from here.
 sys.path.insert(0, str(REPO / "tests"))
-from burst_support import Record, Row, describe_arrival, expected_rows, keys_for  # noqa: E402
+from burst_support import Record, Row, expected_rows, keys_for  # noqa: E402
 from pty_support import PtyProcess  # noqa: E402
 
 NAMES = [
@@ -55,7 +63,11 @@ NAMES = [
 TAGS = ["indoor", "", "tropical", "succulent", "", "hanging"]
 FIRST_ID = 1001
 CTRL_Q = b"\x11"
-GOAL_RATIO = 12.0
+TOKEN_ENV = "BENCH_TOKEN"
+READY_SECONDS = 30.0
+# Issue 34: the TUI at most 1.5x the bare form fed the same bytes, every record stored as typed.
+BUDGET = Budget("at most", 1.5)
+PROFILE = ".venv/bin/python benchmarks/typing_burst.py --profile burst.prof"
 
 # The server: HTTP/1.1 with keep-alive; a POST with the token is answered 200 with the Plant it
 # described and noted with the time; GET /arrivals gives the plants in order and that time.
@@ -109,8 +121,63 @@ asyncio.run(main())
 """
 
 
+def plain_app(base_url: str) -> None:
+    """The plain alternative: three Inputs, Tab and Enter, one worker sending over one client."""
+    import asyncio
+    import os
+
+    import httpx
+    from textual import on, work
+    from textual.app import App, ComposeResult
+    from textual.widgets import Input, RichLog
+
+    class BareForm(App[None]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.plants: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue()
+
+        def compose(self) -> ComposeResult:
+            yield Input(placeholder="bare form ready", id="name")
+            yield Input(placeholder="ID", id="id")
+            yield Input(placeholder="Tag", id="tag")
+            log = RichLog()
+            log.can_focus = False
+            yield log
+
+        def on_mount(self) -> None:
+            self.send_all()
+
+        @on(Input.Submitted)
+        def take(self) -> None:
+            fields = [self.query_one(f"#{name}", Input) for name in ("name", "id", "tag")]
+            self.plants.put_nowait((fields[0].value, fields[1].value, fields[2].value))
+            for field in fields:
+                field.value = ""
+            fields[0].focus()
+
+        @work(exit_on_error=False)
+        async def send_all(self) -> None:
+            headers = {"Authorization": f"Bearer {os.environ[TOKEN_ENV]}"}
+            log = self.query_one(RichLog)
+            handled = 0
+            async with httpx.AsyncClient(base_url=base_url, headers=headers) as client:
+                while True:
+                    name, plant_id, tag = await self.plants.get()
+                    handled += 1
+                    # Sent as typed: the server is the one to judge it (the spec's 422).
+                    body: dict[str, object] = {"name": name}
+                    body["id"] = int(plant_id) if plant_id.isdigit() else plant_id
+                    if tag:
+                        body["tag"] = tag
+                    answer = await client.post("/plants", json=body)
+                    log.write(f"{name!r}, ID {plant_id!r}: HTTP {answer.status_code}.")
+                    log.write(f"Handled {handled}.")
+
+    BareForm().run()
+
+
 class Failed(Exception):
-    """A side did not store exactly the plants typed: the message says what arrived."""
+    """A side did not finish the burst: the message says where it stopped."""
 
 
 def make_records(count: int) -> list[Record]:
@@ -130,10 +197,25 @@ class Server:
     directory: Path
 
     def arrivals(self) -> tuple[list[Row], float | None]:
-        """The plants stored, in order, and when the last was stored (time.monotonic)."""
+        """The plants stored, in order (an id as sent: the bare form sends what its field
+        holds), and when the last was stored (time.monotonic)."""
         with urllib.request.urlopen(f"{self.base_url}/arrivals", timeout=10) as answer:
             said = json.load(answer)
-        return [(int(i), str(name), tag) for i, name, tag in said["rows"]], said["last"]
+        return [(i, str(name), tag) for i, name, tag in said["rows"]], said["last"]
+
+
+@dataclass(frozen=True, slots=True)
+class Burst:
+    """One side's run: seconds from the write to the last plant stored, and what was stored."""
+
+    seconds: float
+    as_typed: int
+    in_order: bool
+
+    def stored(self, count: int) -> str:
+        """What the server holds, in words."""
+        order = "in order" if self.in_order else "not in the order typed"
+        return f"{self.as_typed} of {count} stored as typed, {order}"
 
 
 @contextmanager
@@ -154,59 +236,55 @@ def minimal_server(directory: Path) -> Iterator[Server]:
             process.wait(10)
 
 
-def stored_since(server: Server, records: Sequence[Record], started: float) -> float:
-    """Seconds from `started` (time.monotonic) to the last plant stored; Failed unless all were."""
+def burst(
+    terminal: PtyProcess,
+    server: Server,
+    records: Sequence[Record],
+    ready: str,
+    over: str,
+    deadline: float,
+) -> Burst:
+    """Await `ready`, type every record in one write, await `over`: what the server stored."""
+    try:
+        terminal.wait_for(ready, READY_SECONDS)
+        mark = terminal.mark()
+        started = time.monotonic()
+        terminal.write(keys_for(records))
+        terminal.wait_for(over, max(0.0, deadline - time.monotonic()), since=mark)
+    except (TimeoutError, EOFError) as exc:
+        raise Failed(str(exc)) from None
     expected = expected_rows(records)
     stored, last = server.arrivals()
-    if stored != expected or last is None:
-        raise Failed(describe_arrival(expected, stored))
-    return last - started
+    if last is None:
+        raise Failed("no plant was stored")
+    as_typed = len(set(expected) & set(stored))
+    return Burst(last - started, as_typed, stored == expected)
 
 
-def time_client_loop(server: Server, records: Sequence[Record], deadline: float) -> float:
-    """(b): the plants posted one after another with one httpx.Client; seconds to all stored."""
-    from plantstore_tui.core.plant.models import NewPlant
-
-    bodies = [
-        NewPlant(id=int(plant_id), name=name, tag=tag or None).model_dump(exclude_none=True)
-        for name, plant_id, tag in records
-    ]
-    headers = {"Authorization": f"Bearer {server.token}"}
-    with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as client:
-        started = time.monotonic()
-        for body in bodies:
-            response = client.post("/plants", json=body)
-            if response.status_code != 200:
-                raise Failed(f"plant {body['id']} refused: {response.status_code} {response.text}")
-            if time.monotonic() > deadline:
-                raise Failed("past the deadline")
-    return stored_since(server, records, started)
+def time_bare_form(server: Server, records: Sequence[Record], deadline: float) -> Burst:
+    """(b): the records typed into the bare form in one write."""
+    command = [sys.executable, __file__, "--plain-app", server.base_url]
+    env = {TOKEN_ENV: server.token}
+    with PtyProcess(command, env=env, cwd=server.directory) as terminal:
+        return burst(
+            terminal, server, records, "bare form ready", f"Handled {len(records)}.", deadline
+        )
 
 
-def time_tui_burst(server: Server, records: Sequence[Record], deadline: float) -> float:
-    """(a): every record typed into the TUI in one write; seconds from the write to all stored."""
+def time_tui_burst(
+    server: Server, records: Sequence[Record], deadline: float, profile: Path | None = None
+) -> Burst:
+    """(a): the records typed into the TUI in one write; under cProfile to `profile` if given."""
     env = {
         "PLANTSTORE_TOKEN": server.token,
         "PLANTSTORE_CONFIG_DIR": str(server.directory / "config"),
         "PLANTSTORE_DATA_DIR": str(server.directory / "data"),
     }
-    command = [sys.executable, "-m", "plantstore_tui", "--base-url", server.base_url]
-    keys = keys_for(records)
+    profiled = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    command = [sys.executable, *profiled, "-m", "plantstore_tui", "--base-url", server.base_url]
     with PtyProcess(command, env=env, cwd=server.directory) as terminal:
-        try:
-            terminal.wait_for("ready", max(0.0, deadline - time.monotonic()))
-        except (TimeoutError, EOFError) as exc:
-            raise Failed(f"the TUI did not get ready: {exc}") from None
-        mark = terminal.mark()
-        started = time.monotonic()
-        terminal.write(keys)
-        try:
-            terminal.wait_for(
-                f"Created plant {records[-1][1]}", max(0.0, deadline - time.monotonic()), since=mark
-            )
-        except (TimeoutError, EOFError) as exc:
-            raise Failed(f"the TUI did not show the last plant created: {exc}") from None
-        elapsed = stored_since(server, records, started)
+        over = f"Created plant {records[-1][1]}"
+        result = burst(terminal, server, records, "ready", over, deadline)
         terminal.write(CTRL_Q)
         try:
             code = terminal.wait_exit(10)
@@ -214,14 +292,14 @@ def time_tui_burst(server: Server, records: Sequence[Record], deadline: float) -
             raise Failed(f"the TUI did not quit on Ctrl+Q: {exc}") from None
         if code != 0:
             raise Failed(f"the TUI exited with code {code} after Ctrl+Q")
-    return elapsed
+    return result
 
 
-Side = Callable[[Server, Sequence[Record], float], float]
+Side = Callable[[Server, Sequence[Record], float], Burst]
 
 
-def measure(side: Side, records: Sequence[Record], limit: float) -> float | str:
-    """Run one side on a server of its own: its seconds, or the words of its failure."""
+def measure(side: Side, records: Sequence[Record], limit: float) -> Burst | str:
+    """Run one side on a server of its own: its burst, or the words of its failure."""
     with tempfile.TemporaryDirectory() as directory, minimal_server(Path(directory)) as server:
         try:
             return side(server, records, time.monotonic() + limit)
@@ -229,61 +307,93 @@ def measure(side: Side, records: Sequence[Record], limit: float) -> float | str:
             return str(exc)
 
 
+def profile_tui(records: Sequence[Record], limit: float, path: Path) -> None:
+    """One burst into the TUI under cProfile, its 25 costliest functions by their own time."""
+    outcome = measure(lambda s, r, d: time_tui_burst(s, r, d, path), records, limit)
+    if isinstance(outcome, str):
+        raise SystemExit(f"the profiled burst failed: {outcome}")
+    print(f"the TUI's burst under cProfile: {outcome.seconds:.2f} s; profile in {path}")
+    pstats.Stats(str(path)).sort_stats("tottime").print_stats(25)
+
+
 def main() -> None:
-    """Time both sides in one run and print times, plants/s and the ratio."""
+    """Time both sides in one run and print times, plants/s, what each stored and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200, help="plants typed in the burst")
     parser.add_argument("--runs", type=int, default=1, help="runs of each side, taking turns")
     parser.add_argument(
         "--deadline", type=float, default=60.0, help="seconds each side may take before it fails"
     )
+    parser.add_argument("--profile", type=Path, help="profile the TUI's burst to this file")
     parser.add_argument("--json", action="store_true", help="end with one RESULT line")
+    parser.add_argument("--plain-app", metavar="BASE_URL", help="internal")
     args = parser.parse_args()
+    if args.plain_app:
+        plain_app(args.plain_app)
+        return
     if args.records < 1:
         parser.error("--records must be at least 1")
     records = make_records(args.records)
-    keys = keys_for(records)
+    if args.profile:
+        profile_tui(records, args.deadline, args.profile)
+        return
 
     sides: list[tuple[str, Side]] = [
-        ("httpx.Client loop, one by one", time_client_loop),
-        ("TUI, one burst", time_tui_burst),
+        ("bare Textual form", time_bare_form),
+        ("TUI", time_tui_burst),
     ]
-    results: dict[str, list[float | str]] = {label: [] for label, _ in sides}
+    results: dict[str, list[Burst | str]] = {label: [] for label, _ in sides}
     for number in range(args.runs):
         for label, side in sides[number % 2 :] + sides[: number % 2]:
             results[label].append(measure(side, records, args.deadline))
 
-    print(f"records: {args.records}, typed as one write of {len(keys):,} bytes; {args.runs} run(s)")
-    print(f"{'':32} {'all stored':>12} {'plants/s':>10}")
+    size = len(keys_for(records))
+    print(f"records: {args.records}, typed as one write of {size:,} bytes; {args.runs} run(s)")
     medians: dict[str, float] = {}
     failures: list[str] = []
     for label, runs in results.items():
-        times = [r for r in runs if isinstance(r, float)]
+        done = [r for r in runs if isinstance(r, Burst)]
         failures += [f"{label} FAILED: {r}" for r in runs if isinstance(r, str)]
-        if len(times) == len(runs):
-            medians[label] = statistics.median(times)
-            print(
-                f"{label:32} {medians[label] * 1000:9.1f} ms {args.records / medians[label]:10.1f}"
-            )
-        else:
-            print(f"{label:32} {'failed':>12}")
+        if len(done) < len(runs):
+            print(f"  {label:18} failed")
+            continue
+        medians[label] = statistics.median(r.seconds for r in done)
+        stored = "; ".join(r.stored(args.records) for r in done)
+        print(f"  {label:18} {medians[label] * 1000:9.1f} ms  {stored}")
     for failure in failures:
         print(f"\n{failure}", file=sys.stderr)
     if failures:
         raise SystemExit(1)
-    loop, tui = medians["httpx.Client loop, one by one"], medians["TUI, one burst"]
-    ratio = tui / loop
-    verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
-    print(f"\nratio TUI / loop: {ratio:.2f}x (goal <= {GOAL_RATIO:g}x): {verdict}")
+    tui, bare = medians["TUI"], medians["bare Textual form"]
+    ratio = tui / bare
+    tui_runs = [r for r in results["TUI"] if isinstance(r, Burst)]
+    bare_runs = [r for r in results["bare Textual form"] if isinstance(r, Burst)]
+    as_typed = all(r.as_typed == args.records and r.in_order for r in tui_runs)
+    met = BUDGET.met(ratio) and as_typed
+    print(
+        f"\nratio TUI / bare form: {ratio:.2f}x (goal {BUDGET}, every record stored as typed): "
+        f"{'met' if met else 'NOT met'}"
+    )
     if args.json:
+        note = "; ".join(
+            f"{label} {', '.join(r.stored(args.records) for r in runs)}"
+            for label, runs in (("TUI", tui_runs), ("bare form", bare_runs))
+        )
         emit(
             f"{args.records} records typed as one write, all stored",
-            f"{tui:.2f} s",
-            f"httpx.Client loop of the same bodies {loop:.2f} s",
-            ratio,
-            f"<= {GOAL_RATIO:.0f}x",
-            ratio <= GOAL_RATIO,
+            ours=tui,
+            plain=bare,
+            unit="s",
+            digits=2,
+            plain_label="bare Textual form (three Inputs, one AsyncClient worker)",
+            judged=ratio,
+            budget=BUDGET,
+            profile=PROFILE,
+            holds=as_typed,
+            note=note,
             runs=args.runs,
+            tui_as_typed=[r.as_typed for r in tui_runs],
+            bare_as_typed=[r.as_typed for r in bare_runs],
         )
 
 
