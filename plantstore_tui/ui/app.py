@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-import time
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -41,11 +40,6 @@ if TYPE_CHECKING:
     from plantstore_tui.core.config.findings import Finding
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
-
-
-# How long keys of a burst are applied before the rest of the app (sends, timers, a frame) gets
-# a turn; the plants a slice takes are made durable together.
-KEY_SLICE_SECONDS = 0.1
 
 
 def _now() -> datetime:
@@ -92,7 +86,6 @@ class PlantStoreApp(KeysFirstApp[None]):
         front door starts the demo in a sandbox of its own (nothing of this run reaches it)."""
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
-        self._slice_started = time.monotonic()
         self._early_keys: list[events.Key | events.Paste] = []
         # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
         # first frame; a name this Textual does not know is said with the file's other
@@ -138,26 +131,8 @@ class PlantStoreApp(KeysFirstApp[None]):
         if self._early_keys:
             await self._take_early_keys()
         if not isinstance(screen, OrderedInput):
-            # Textual delivers it (a question over the send screen): what the keys before it
-            # took is made durable first, as at the end of a slice.
-            self._send_screen.sync_taken()
-            return False
-        # The plants a slice of a burst takes are committed each, and made durable together
-        # before anything else runs or is painted (one fsync a slice, not one a plant). A key
-        # read alone (one Ctrl+S) takes its plant durably, as `sending` when the queue is idle.
-        session = self._send_screen.session
-        session.sync_later = self.message_queue_size > 0
-        taken = False
-        try:
-            taken = await cast("OrderedInput", screen).take_in_order(event)
-        finally:
-            session.sync_later = False
-            slice_over = time.monotonic() - self._slice_started >= KEY_SLICE_SECONDS
-            if slice_over or not taken or not self.message_queue_size:
-                self._send_screen.sync_taken()
-        if taken and slice_over:
-            await self._let_others_run()
-        return taken
+            return False  # Textual delivers it (a question over the send screen)
+        return await screen.take_in_order(event)
 
     @on(OrderedScreen.TakingKeys)
     async def _take_early_keys(self) -> None:
@@ -165,14 +140,6 @@ class PlantStoreApp(KeysFirstApp[None]):
         for event in early:
             if not await self.take_key_first(event):
                 await self.deliver(event)
-
-    async def _let_others_run(self) -> None:
-        # A burst is read whole and each key is applied without waiting, so a long burst would
-        # hold the event loop: sends would time out and the screen would freeze until its end.
-        # After every slice of keys the sends, timers and a screen update get their turn; not
-        # after every key, or each key would wait for a whole frame to be drawn.
-        await asyncio.sleep(0)
-        self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); in a

@@ -9,6 +9,7 @@ ledger) until the operator loads it back into the form or dismisses it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -118,6 +119,7 @@ class SendScreen(OrderedScreen[None]):
                 profile=label.profile,
                 chosen=self._connect is not None,
                 on_state=self.queue_changed,
+                on_problem=self._ledger_problem,
             )
         return self._session
 
@@ -235,9 +237,13 @@ class SendScreen(OrderedScreen[None]):
 
         prepare_first_send()
 
-    def action_send(self) -> None:
+    async def action_send(self) -> None:
         """Send what the form holds: the session checks it and takes a valid plant."""
-        self.submit(self.form.texts())
+        if self.submit(self.form.texts()) == "":
+            # A burst is applied key after key without a pause (Textual's loop takes the next
+            # key before anything else): each plant taken lets its send, its log entry and a
+            # frame have their turn before the keys of the next.
+            await asyncio.sleep(0)
 
     def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
         """Hand texts to the session and show what became of them (`from_form`: the form lets
@@ -286,22 +292,8 @@ class SendScreen(OrderedScreen[None]):
             self.session.protection.trust(target)
         return answer.confirmed
 
-    def sync_taken(self) -> None:
-        """Make the plants a burst took so far survive a power cut, before any of them is shown
-        or sent; if the disk refuses, say so."""
-        from plantstore_tui.core.store import StoreError
-
-        if self._session is None:
-            return  # nothing was taken yet
-        try:
-            self._session.sync_taken()
-        except StoreError as exc:
-            self.notify(
-                "The plants just taken are in the ledger, but it could not be synced to the "
-                f"disk: {visible(str(exc))}. A power cut could lose them.",
-                title="Ledger not synced",
-                severity="error",
-            )
+    def _ledger_problem(self, words: str) -> None:
+        self.notify(words, title="Ledger not synced", severity="error")
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
