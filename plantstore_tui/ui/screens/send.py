@@ -9,7 +9,6 @@ ledger) until the operator loads it back into the form or dismisses it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -237,13 +236,9 @@ class SendScreen(OrderedScreen[None]):
 
         prepare_first_send()
 
-    async def action_send(self) -> None:
+    def action_send(self) -> None:
         """Send what the form holds: the session checks it and takes a valid plant."""
-        if self.submit(self.form.texts()) == "":
-            # A burst is applied key after key without a pause (Textual's loop takes the next
-            # key before anything else): each plant taken lets its send, its log entry and a
-            # frame have their turn before the keys of the next.
-            await asyncio.sleep(0)
+        self.submit(self.form.texts())
 
     def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
         """Hand texts to the session and show what became of them (`from_form`: the form lets
