@@ -22,7 +22,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
-from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.findings import tell_findings
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from plantstore_tui.core.config.findings import Finding
+    from plantstore_tui.core.sending.connection import Connect
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
@@ -220,7 +221,7 @@ class PlantStoreApp(KeysFirstApp[None]):
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
 
-        session = self._send_screen.session
+        session = self._send_screen.service.session
         unsettled = session.unsettled()
         if not unsettled:
             self.exit()
@@ -305,6 +306,8 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def use_profile(self, name: str) -> None:
         """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
+
+        from plantstore_tui.core.sending.connection import connect_to_profile
 
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
         self._send_screen.reconnect(lambda: connect_to_profile(name), label)
