@@ -120,8 +120,9 @@ async def screen_timings(rows: int) -> dict[str, list[float]]:
     from textual.widgets import DataTable, Input
 
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.connection import connect_to
     from plantstore_tui.ui.app import PlantStoreApp
-    from plantstore_tui.ui.connection import TargetLabel, connect_to
+    from plantstore_tui.ui.connection import TargetLabel
     from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
     from plantstore_tui.ui.screens.send import SendScreen
 

@@ -30,10 +30,11 @@ from textual.widgets import DirectoryTree, Input
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.theme import save_theme
+from plantstore_tui.core.sending.connection import connect_to_profile
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ChoiceScreen, ConfirmScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -131,7 +132,7 @@ async def queue(app: PlantStoreApp, screen: SendScreen) -> None:
         screen.action_send()
     await _type(app, screen, "Pilea", "45", "")
     for _ in range(2000):
-        counts = screen.session.counts()
+        counts = screen.service.status().counts
         if counts.sending and counts.attention == 1:
             break
         await pilot.pause(0.01)
@@ -342,7 +343,7 @@ async def _shoot(
         screen = app.get_default_screen()
         assert isinstance(screen, SendScreen)
         # With no target yet (the first run) nothing connects, so nothing settles.
-        chosen = screen.session.chosen
+        chosen = screen.service.session.chosen
         if chosen:
             await _settle(app)
         await scene(app, screen)

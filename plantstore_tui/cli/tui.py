@@ -17,8 +17,9 @@ from plantstore_tui.core.config.options import (
     chosen_ad_hoc_url,
     unprompted_ad_hoc_url,
 )
+from plantstore_tui.core.sending.connection import Connect, Connection, connect_to
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 
 
 def open_tui(options: TargetOptions) -> None:

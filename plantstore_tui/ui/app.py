@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-import time
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,7 +22,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
-from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.findings import tell_findings
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
@@ -39,13 +38,9 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from plantstore_tui.core.config.findings import Finding
+    from plantstore_tui.core.sending.connection import Connect
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
-
-
-# How long keys of a burst are applied before the rest of the app (sends, timers, a frame) gets
-# a turn; the plants a slice takes are made durable together.
-KEY_SLICE_SECONDS = 0.1
 
 
 def _now() -> datetime:
@@ -92,7 +87,6 @@ class PlantStoreApp(KeysFirstApp[None]):
         front door starts the demo in a sandbox of its own (nothing of this run reaches it)."""
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
-        self._slice_started = time.monotonic()
         self._early_keys: list[events.Key | events.Paste] = []
         # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
         # first frame; a name this Textual does not know is said with the file's other
@@ -138,26 +132,8 @@ class PlantStoreApp(KeysFirstApp[None]):
         if self._early_keys:
             await self._take_early_keys()
         if not isinstance(screen, OrderedInput):
-            # Textual delivers it (a question over the send screen): what the keys before it
-            # took is made durable first, as at the end of a slice.
-            self._send_screen.sync_taken()
-            return False
-        # The plants a slice of a burst takes are committed each, and made durable together
-        # before anything else runs or is painted (one fsync a slice, not one a plant). A key
-        # read alone (one Ctrl+S) takes its plant durably, as `sending` when the queue is idle.
-        session = self._send_screen.session
-        session.sync_later = self.message_queue_size > 0
-        taken = False
-        try:
-            taken = await cast("OrderedInput", screen).take_in_order(event)
-        finally:
-            session.sync_later = False
-            slice_over = time.monotonic() - self._slice_started >= KEY_SLICE_SECONDS
-            if slice_over or not taken or not self.message_queue_size:
-                self._send_screen.sync_taken()
-        if taken and slice_over:
-            await self._let_others_run()
-        return taken
+            return False  # Textual delivers it (a question over the send screen)
+        return await screen.take_in_order(event)
 
     @on(OrderedScreen.TakingKeys)
     async def _take_early_keys(self) -> None:
@@ -165,14 +141,6 @@ class PlantStoreApp(KeysFirstApp[None]):
         for event in early:
             if not await self.take_key_first(event):
                 await self.deliver(event)
-
-    async def _let_others_run(self) -> None:
-        # A burst is read whole and each key is applied without waiting, so a long burst would
-        # hold the event loop: sends would time out and the screen would freeze until its end.
-        # After every slice of keys the sends, timers and a screen update get their turn; not
-        # after every key, or each key would wait for a whole frame to be drawn.
-        await asyncio.sleep(0)
-        self._slice_started = time.monotonic()
 
     def on_mount(self) -> None:
         """Stop at once on SIGTERM and SIGHUP (every plant taken is on disk already); in a
@@ -253,7 +221,7 @@ class PlantStoreApp(KeysFirstApp[None]):
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
 
-        session = self._send_screen.session
+        session = self._send_screen.service.session
         unsettled = session.unsettled()
         if not unsettled:
             self.exit()
@@ -338,6 +306,8 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def use_profile(self, name: str) -> None:
         """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
+
+        from plantstore_tui.core.sending.connection import connect_to_profile
 
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
         self._send_screen.reconnect(lambda: connect_to_profile(name), label)

@@ -1,9 +1,7 @@
-"""What the TUI sends through: a target and its long-lived client, built after the first frame."""
+"""What the status line says about a target, before and after it is resolved."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from plantstore_tui.core.http.address import url_forms
@@ -26,19 +24,8 @@ from plantstore_tui.ui.widgets.status_line import (
     joined,
 )
 
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
-
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.sending.queue import PlantSender
-
-
-class Connection(NamedTuple):
-    """A resolved target and the one client that sends to it for the whole session."""
-
-    target: Target
-    client: PlantSender
 
 
 class TargetLabel(NamedTuple):
@@ -112,28 +99,3 @@ def _token_part(source: str) -> StatusPart:
         Give(TOKEN_GONE, "drop"),
     )
     return StatusPart(f"token from {source}", gives)
-
-
-# Runs in the app's connect thread, after the first frame: it may load httpx and Pydantic, read
-# files and a keyring, and block.
-# It raises (e.g. click's ConfigProblem) with words for the operator when the target is unusable.
-Connect = Callable[[], Connection]
-
-
-def connect_to(target: Target) -> Connection:
-    """Build the session's client for a resolved target."""
-    from plantstore_tui.core.http.client import PlantStoreClient
-
-    return Connection(
-        target,
-        PlantStoreClient.for_target(target),
-    )
-
-
-def connect_to_profile(name: str) -> Connection:
-    """Resolve a saved profile (reading its token source) and build its client; may block."""
-    from plantstore_tui.core.config.store import ProfileStore
-    from plantstore_tui.core.config.targets import profile_target
-
-    store = ProfileStore()
-    return connect_to(profile_target(store.get(name), store.tokens, os.environ))

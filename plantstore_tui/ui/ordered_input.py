@@ -12,6 +12,10 @@ task, and applies it completely (the text edit, the focus move, the submit) befo
 the next one. A screen with fields opts in by being an `OrderedScreen`, its text fields
 `TypedInput`s: the send screen, the profile editor, the history, the import screen.
 
+Textual's loop takes the next key of a burst before anything else runs: a long burst would hold
+the sends (until they time out) and every frame until its end. Every `TURN_SECONDS` of keys
+applied, the rest of the app gets its turn (the sends, the timers, a frame).
+
 `apply_key` does what Textual does for a key, in the same order, but to the end: priority
 bindings, then the focused widget's own handling of a typed character, then the bindings from the
 focused widget up to the app.
@@ -19,6 +23,8 @@ focused widget up to the app.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from textual import events
@@ -35,6 +41,9 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 ReturnType = TypeVar("ReturnType")
+
+# How long the keys of a burst are applied before the rest of the app gets a turn.
+TURN_SECONDS = 0.1
 
 
 @runtime_checkable
@@ -70,6 +79,7 @@ class OrderedScreen(Screen[ReturnType]):
     screen's default CSS along its first base only."""
 
     _typing = False
+    _turn_at = 0.0
     taking_keys = False
     """True once the screen is mounted with its first field focused; the app holds the keys
     read before (while the screen opens: `F2 a name…` in one write) until `TakingKeys`."""
@@ -87,7 +97,15 @@ class OrderedScreen(Screen[ReturnType]):
         """Called once, when a field first takes a key or a paste."""
 
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
-        """Apply a key or paste completely before the app reads the next (`OrderedInput`)."""
+        """Apply a key or paste completely before the app reads the next (`OrderedInput`); the
+        rest of the app has its turn every `TURN_SECONDS` of a burst."""
+        taken = await self._apply(event)
+        if taken and time.monotonic() >= self._turn_at:
+            await asyncio.sleep(0)
+            self._turn_at = time.monotonic() + TURN_SECONDS
+        return taken
+
+    async def _apply(self, event: events.Key | events.Paste) -> bool:
         focused = self.focused
         if isinstance(event, events.Paste):
             if not isinstance(focused, TypedInput):

@@ -15,8 +15,9 @@ from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Outcome
+from plantstore_tui.core.sending.connection import Connection
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connection, TargetLabel
+from plantstore_tui.ui.connection import TargetLabel
 
 from .support import fixed_clock
 

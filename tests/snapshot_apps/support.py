@@ -13,8 +13,9 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.sending.connection import Connect, connect_to
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connect, TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.send import SendScreen
 
 SIZE = (110, 32)

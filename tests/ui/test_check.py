@@ -15,9 +15,10 @@ from tls_support import TOKEN, TLSServer, plant_store
 
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.check import CheckScreen
 
 

@@ -39,8 +39,9 @@ from textual.widgets import Static
 
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.core.plant.form import FORM_FIELDS, FormTexts
+from plantstore_tui.core.sending.connection import Connection, connect_to
 from plantstore_tui.core.store import PlantState
-from plantstore_tui.ui.connection import Connection, TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.help import HelpScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -190,7 +191,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         # The form was handed over for the next plant; the rejected one waits, fields intact.
         assert screen.form.texts().name == ""
         assert "1 needs attention (F4)" in screen.status.sides()[1]
-        [waiting] = screen.session.ledger().attention()
+        [waiting] = screen.service.session.ledger().attention()
         assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
 
         await pilot.press("f4")
@@ -199,7 +200,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         await pilot.pause()
         assert screen.form.texts() == waiting.typed
         assert app.focused is screen.form.field_input("name")
-        assert screen.session.ledger().attention() == []
+        assert screen.service.session.ledger().attention() == []
         assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
         assert "ready" in screen.status.sides()[1]
 
@@ -214,8 +215,8 @@ async def test_a_wrong_token_is_a_401_in_words_and_stops_the_queue(reference_ser
         await until(pilot, lambda: "refused the token (401)" in log_text(screen), "the note")
         assert "not-the-token-at-all" not in log_text(screen)
         # Not in needs attention: first in line, waiting for the operator.
-        assert screen.session.ledger().attention() == []
-        assert screen.session.counts().queued == 1
+        assert screen.service.session.ledger().attention() == []
+        assert screen.service.status().counts.queued == 1
         assert screen.status.kind == "problem"
         assert "token refused · 401: fix it in F2" in screen.status.sides()[1]
 
@@ -235,8 +236,10 @@ async def test_a_stopped_server_keeps_the_plant_waiting_in_words(reference_serve
         assert screen.status.kind == "problem"
         assert "unreachable, next try in" in screen.status.sides()[1]
         assert "1 waiting" in screen.status.sides()[1]
-        assert screen.session.ledger().attention() == []
-        assert [plant.typed.name for plant in screen.session.ledger().open_rows()] == ["Fern"]
+        assert screen.service.session.ledger().attention() == []
+        assert [plant.typed.name for plant in screen.service.session.ledger().open_rows()] == [
+            "Fern"
+        ]
 
 
 def _state_words(screen: SendScreen) -> str:
@@ -254,7 +257,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             await asyncio.wait_for(arrived.wait(), 10)
             # Shown once the moment its answer may come in has passed (SendScreen.submit).
             await until(pilot, lambda: "sending…" in _state_words(screen), "sending… shown")
-            assert screen.sending
+            assert screen.service.status().counts.sending
             shown = {active.binding.action for active in screen.active_bindings.values()}
             assert "cancel_send" in shown  # Esc is in the footer
 
@@ -280,7 +283,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             assert "The plant may or may not have been created." in first
             assert "(it may exist already)" in first
             second = screen.log_panel.entries[1].text().plain
-            attention = screen.session.ledger().attention()
+            attention = screen.service.session.ledger().attention()
             if hold:
                 assert len(server.requests) == 1
                 assert "Not sent: held when the queue was stopped (Esc)." in second
@@ -455,7 +458,7 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         await pilot.press("ctrl+s")
         await pilot.pause()
         # Handed over and waiting for the client: its entry says so, the form is free.
-        assert screen.session.counts() == (1, 0, 0)
+        assert screen.service.status().counts == (1, 0, 0)
         assert "queued" in screen.log_panel.entries[0].text().plain
         assert screen.form.texts().name == ""
         gate.set()

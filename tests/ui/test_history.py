@@ -29,8 +29,9 @@ from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.http.conformance import against_sent
 from plantstore_tui.core.plant.models import Plant
 from plantstore_tui.core.plant.outcome import Created
+from plantstore_tui.core.sending.connection import connect_to_profile
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.history import PAGE_SIZE, HistoryScreen
 

@@ -60,7 +60,7 @@ async def test_copy_as_curl_shows_the_command_whole_and_never_claims_a_copy(
 
         await pilot.press("c")
         await pilot.pause()
-        [row] = screen.session.ledger().query()
+        [row] = screen.service.session.ledger().query()
         command = export_command(row.url, row.body, ExportFormat.CURL, row.proxy)
         assert app.clipboard == command
         shown = screen_text(app)

@@ -33,12 +33,13 @@ from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.importing import ImportFormat, validate
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.core.store import PlantState, open_ledger
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.rows import NewRow
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.import_screen import ImportScreen
 from plantstore_tui.ui.screens.send import SendScreen

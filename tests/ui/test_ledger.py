@@ -4,13 +4,13 @@ and the next id goes on from the last plant created on the target."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from contextlib import closing
 from typing import Any
 
 import pytest
 from keys_support import burst, drained, keys_of
-from snapshot_apps.support import SIZE, app_for, ready, settled, workers_done
-from textual.worker import get_current_worker
+from snapshot_apps.support import SIZE, app_for, ready, settled, until, workers_done
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, Plant
@@ -111,27 +111,25 @@ async def test_the_next_id_goes_on_from_the_last_plant_created_on_this_target(
         assert "Created plant 7 (Oak)" in screen.log_panel.plain_text()
 
 
-async def test_the_next_id_is_read_by_the_worker_that_connects(
+async def test_the_next_id_is_read_once_off_the_app_thread(
     reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A worker of its own, started as the connecting one ended, often found that thread still
-    # busy and started a second one, which kept a malloc arena for as long as the app ran.
+    # A read of the ledger on the app's thread would hold every key while another program
+    # writes to it.
     record_created(reference_server.base_url, 41)
-    read_by: list[str] = []
+    on_app_thread: list[bool] = []
     last_created_id = Ledger.last_created_id
 
     def recorded(ledger: Ledger, base_url: str) -> int | None:
-        read_by.append(get_current_worker().name)
+        on_app_thread.append(threading.current_thread() is threading.main_thread())
         return last_created_id(ledger, base_url)
 
     monkeypatch.setattr(Ledger, "last_created_id", recorded)
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        await workers_done(screen.app)
-        await pilot.pause()
-        assert screen.form.texts().id == "42"
-    assert read_by == ["connect"]
+        await until(pilot, lambda: screen.form.texts().id == "42", "the next id offered")
+    assert on_app_thread == [False]
 
 
 async def test_an_id_typed_before_the_ledger_answers_is_never_replaced(

@@ -10,7 +10,8 @@ from snapshot_apps.support import SIZE, app_for, app_with, fill, log_text, ready
 
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.core.plant.form import FormField, FormTexts
-from plantstore_tui.ui.connection import Connection, TargetLabel
+from plantstore_tui.core.sending.connection import Connection
+from plantstore_tui.ui.connection import TargetLabel
 
 
 async def test_a_submit_is_validated_once(

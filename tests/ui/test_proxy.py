@@ -15,8 +15,9 @@ from tls_support import TOKEN, TLSServer, plant_store
 from plantstore_tui.core.http.check_report import Verdict
 from plantstore_tui.core.http.proxy import parse_proxy
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.send import SendScreen
 

@@ -31,10 +31,11 @@ from textual import events
 from textual.widgets import OptionList
 
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.core.store import PlantState, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -73,7 +74,7 @@ async def test_records_in_one_burst_arrive_whole_and_in_order(
         expected = expected_rows(RECORDS)
         stored = stored_plants(slow_server.db_path)
         assert stored == expected, describe_arrival(expected, stored)
-        assert screen.session.ledger().attention() == []
+        assert screen.service.session.ledger().attention() == []
         assert screen.form.texts() == FormTexts(name="", id="708", tag="")
         assert app.focused is screen.form.field_input("name")
 
@@ -111,7 +112,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         screen = await drained(app, pilot, len(records))
         good = [record for record in records if record[0] != "Again"]
         assert stored_plants(reference_server.db_path) == expected_rows(good)
-        [waiting] = screen.session.ledger().attention()
+        [waiting] = screen.service.session.ledger().attention()
         assert waiting.state is PlantState.REJECTED
         assert waiting.typed == FormTexts(name="Again", id="801", tag="dup")
         assert "A plant with id 801 already exists" in waiting.message
@@ -123,7 +124,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         await pilot.press("delete")
         await pilot.pause()
         assert app.screen is screen
-        assert screen.session.ledger().attention() == []
+        assert screen.service.session.ledger().attention() == []
         assert "Dismissed at 09:30:15." in screen.log_panel.entries[2].text().plain
 
 
@@ -150,7 +151,7 @@ async def test_a_dropped_connection_in_a_burst_is_fate_unknown_and_offered_with_
                 "Lost",
                 "Also kept",
             ]
-            [unknown] = screen.session.ledger().attention()
+            [unknown] = screen.service.session.ledger().attention()
             assert unknown.state is PlantState.UNKNOWN
             assert "(it may exist already)" in screen.log_panel.entries[1].text().plain
 
@@ -189,8 +190,8 @@ async def test_an_invalid_submit_is_never_queued_and_keeps_the_form(
         burst(app, [*"Fern", "tab", *"12a", "tab", *"x", "enter"])
         await settled(app, pilot)
         assert screen.log_panel.entries == []
-        assert screen.session.unsettled() == []
-        assert screen.session.ledger().query() == []
+        assert screen.service.session.unsettled() == []
+        assert screen.service.session.ledger().query() == []
         assert screen.form.texts() == FormTexts(name="Fern", id="12a", tag="x")
         assert app.focused is screen.form.field_input("id")
 
@@ -235,7 +236,7 @@ async def _one_plant_needing_attention(app: PlantStoreApp, pilot: Any) -> SendSc
     await pilot.press("ctrl+n")
     burst(app, keys_of([("Fern", "5", "a"), ("Ivy", "5", "b")]))
     screen = await drained(app, pilot, 2)
-    assert len(screen.session.ledger().attention()) == 1
+    assert len(screen.service.session.ledger().attention()) == 1
     return screen
 
 
@@ -256,7 +257,7 @@ async def test_quit_with_a_plant_needing_attention_asks_and_esc_keeps_working(
         await pilot.pause()
         assert app.screen is screen
         assert app.is_running
-        assert len(screen.session.ledger().attention()) == 1
+        assert len(screen.service.session.ledger().attention()) == 1
 
 
 async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_back(
@@ -276,7 +277,7 @@ async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_b
         async with again.run_test(size=SIZE) as pilot:
             screen = await ready(again, pilot)
             # Offered once, as the same row, however many times the TUI starts.
-            [waiting] = screen.session.ledger().attention()
+            [waiting] = screen.service.session.ledger().attention()
             assert waiting.typed == FormTexts(name="Ivy", id="5", tag="b"), start
             assert waiting.state is PlantState.REJECTED
             assert "1 needs attention (F4)" in screen.status.sides()[1]
@@ -337,7 +338,7 @@ async def test_a_ledger_that_cannot_be_written_keeps_plants_in_memory_and_says_s
         await pilot.press("escape")
         await pilot.pause()
         assert app.is_running
-        assert len(screen.session.ledger().attention()) == 1
+        assert len(screen.service.session.ledger().attention()) == 1
 
 
 # --- switching the profile with plants queued ---------------------------------------------------
@@ -366,7 +367,9 @@ async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> N
             assert isinstance(app.screen, ChoiceScreen)
             await pilot.press("h")  # hold them: they wait in needs attention
             await pilot.pause()
-            waiting = [row for row in screen.session.ledger().attention() if row.name == "Waiting"]
+            waiting = [
+                row for row in screen.service.session.ledger().attention() if row.name == "Waiting"
+            ]
             assert [(row.state, row.held) for row in waiting] == [(PlantState.QUEUED, True)]
             assert len(old.requests) == 1
             assert new.requests == []

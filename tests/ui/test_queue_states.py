@@ -37,11 +37,12 @@ from textual.pilot import Pilot
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.sending.connection import connect_to, connect_to_profile
 from plantstore_tui.core.sending.state import Asking, Running, TokenRefused, Unreachable
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
 
@@ -86,15 +87,17 @@ async def test_nothing_leaves_while_the_quit_question_is_open() -> None:
             await server.wait_for_requests(1)
             await pilot.press("ctrl+q")
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
-            assert screen.session.queue_state == Asking()
+            assert screen.service.status().state == Asking()
             assert "paused for the question" in screen.status.sides()[1]
             # The plant in flight settles; none behind it goes out while the question is open.
             release.set()
-            await until(pilot, lambda: screen.session.counts().sending == 0, "the first settled")
-            assert screen.session.counts().queued == 4
+            await until(
+                pilot, lambda: screen.service.status().counts.sending == 0, "the first settled"
+            )
+            assert screen.service.status().counts.queued == 4
             assert ids_sent(server) == [1]
             await pilot.press("escape")  # keep working
-            assert screen.session.queue_state == Running()
+            assert screen.service.status().state == Running()
             await asyncio.wait_for(server.wait_for_requests(5), PATIENCE)
             await settled(app, pilot)
             assert ids_sent(server) == [1, 2, 3, 4, 5]
@@ -115,12 +118,14 @@ async def test_hold_on_a_switch_holds_every_plant_in_line() -> None:
             assert not screen.reconnect(lambda: connect_to(target), TargetLabel.of(target))
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
             release.set()
-            await until(pilot, lambda: screen.session.counts().sending == 0, "the first settled")
+            await until(
+                pilot, lambda: screen.service.status().counts.sending == 0, "the first settled"
+            )
             await pilot.press("h")  # hold them
             await settled(app, pilot)
             assert ids_sent(old) == [1]
             assert new.requests == []
-            attention = screen.session.ledger().attention()
+            attention = screen.service.session.ledger().attention()
             assert [(row.typed.id, row.held) for row in attention] == [
                 ("2", True),
                 ("3", True),
@@ -143,7 +148,7 @@ async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> N
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            session = screen.session
+            session = screen.service.session
             # One refusal: the refused plant and those behind it wait in line, in order.
             assert ids_sent(server) == [1]
             assert session.queue_state == TokenRefused(401)
@@ -167,7 +172,7 @@ async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_bac
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            session = screen.session
+            session = screen.service.session
             state = session.queue_state
             assert isinstance(state, Unreachable)
             assert "Cannot connect" in state.reason
@@ -208,7 +213,7 @@ async def test_a_503_with_retry_after_is_sent_again_once_and_a_dropped_one_never
             await asyncio.wait_for(server.wait_for_requests(4), PATIENCE)
             await settled(app, pilot)
             assert ids_sent(server) == [1, 1, 2, 3]
-            states = {row.typed.id: row.state for row in screen.session.ledger().query()}
+            states = {row.typed.id: row.state for row in screen.service.session.ledger().query()}
             assert states == {
                 "1": PlantState.CREATED,
                 "2": PlantState.UNKNOWN,
@@ -225,7 +230,7 @@ async def test_try_now_tries_at_once() -> None:
             screen = await ready(app, pilot)
             await submit(pilot, screen, 7)
             await settled(app, pilot)
-            assert isinstance(screen.session.queue_state, Unreachable)
+            assert isinstance(screen.service.status().state, Unreachable)
             assert "Try now" in shown_keys(screen)
             reserved.close()
             async with MisbehavingServer(spec_like, port=port) as server:
@@ -252,18 +257,18 @@ async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
         screen = await ready(app, pilot)
         await submit(pilot, screen, 1, 2)
         await settled(app, pilot)
-        assert screen.session.queue_state == TokenRefused(401)
+        assert screen.service.status().state == TokenRefused(401)
         assert stored_plants(reference_server.db_path) == []
         monkeypatch.setenv("PLANT_TOKEN", reference_server.token.get_secret_value())
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: screen.session.target is not None, "connected again")
+        await until(pilot, lambda: screen.service.status().target is not None, "connected again")
         await settled(app, pilot)
-        assert screen.session.queue_state == Running()
+        assert screen.service.status().state == Running()
         assert stored_plants(reference_server.db_path) == [
             (1, "Plant 1", None),
             (2, "Plant 2", None),
         ]
-        assert screen.session.ledger().attention() == []
+        assert screen.service.session.ledger().attention() == []
 
 
 async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_a_question(
@@ -274,14 +279,14 @@ async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_
         screen = await ready(app, pilot)
         await submit(pilot, screen, 1, 2)
         await settled(app, pilot)
-        assert screen.session.queue_state == TokenRefused(401)
+        assert screen.service.status().state == TokenRefused(401)
         monkeypatch.setenv("PLANT_TOKEN", reference_server.token.get_secret_value())
         app.use_profile("local")  # Enter on the profile in use, in F2
         await settled(app, pilot)
         # No question, no plant held or sent: they wait, in line, for the operator's resume.
         assert not isinstance(app.screen, ChoiceScreen)
-        assert screen.session.queue_state == TokenRefused(401)
-        assert screen.session.counts().queued == 2
+        assert screen.service.status().state == TokenRefused(401)
+        assert screen.service.status().counts.queued == 2
         assert stored_plants(reference_server.db_path) == []
         await pilot.press("ctrl+r")
         await settled(app, pilot)
@@ -298,12 +303,15 @@ async def test_plants_held_while_the_deployment_is_unreachable_leave_nothing_to_
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2)
             await settled(app, pilot)
-            assert isinstance(screen.session.queue_state, Unreachable)
+            assert isinstance(screen.service.status().state, Unreachable)
             await pilot.press("escape")  # "Stop the queue too?"
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
             await pilot.press("h")  # hold them
             await settled(app, pilot)
-            assert screen.session.queue_state == Running()
-            assert screen.session.counts().queued == 0
-            assert [row.typed.id for row in screen.session.ledger().attention()] == ["1", "2"]
+            assert screen.service.status().state == Running()
+            assert screen.service.status().counts.queued == 0
+            assert [row.typed.id for row in screen.service.session.ledger().attention()] == [
+                "1",
+                "2",
+            ]
             assert "unreachable" not in screen.status.sides()[1]

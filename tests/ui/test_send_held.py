@@ -21,9 +21,10 @@ from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.sending.connection import connect_to_profile
 from plantstore_tui.core.store import PlantState, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
-from plantstore_tui.ui.connection import TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 
@@ -90,7 +91,7 @@ async def test_held_plants_go_in_order_with_one_key_after_one_question(
             (11, "Aloe", "sun"),
         ]
         # Only the plant of unknown fate still waits, to be checked and loaded one by one.
-        [waiting] = screen.session.ledger().attention()
+        [waiting] = screen.service.session.ledger().attention()
         assert (waiting.name, waiting.state) == ("Rose", PlantState.UNKNOWN)
         assert "1 needs attention (F4)" in screen.status.sides()[1]
         # The form was not touched: a plant sent from F4 is not a plant typed.
@@ -161,7 +162,7 @@ async def test_esc_at_the_question_sends_nothing_and_keeps_them_held(
         await until(pilot, lambda: app.screen is screen, "back to the form")
         await settled(app, pilot)
         assert [n.title for n in notifications_of(app)][-1] == "Not sent"
-        held = screen.session.ledger().attention()
+        held = screen.service.session.ledger().attention()
         assert [(plant.name, plant.never_sent) for plant in held] == [("Fern", True), ("Ivy", True)]
     assert stored_plants(server.db_path) == []
 
@@ -190,7 +191,7 @@ async def test_a_protected_profile_is_asked_once_for_them_all(
         await settled(app, pilot)
         assert app.screen is screen, "no second question"
         assert [plant[0] for plant in stored_plants(server.db_path)] == [13, 12, 11]
-        assert screen.session.ledger().attention() == []
+        assert screen.service.session.ledger().attention() == []
 
 
 async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
@@ -204,7 +205,9 @@ async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
         await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
-        ivy = next(plant for plant in screen.session.ledger().attention() if plant.name == "Ivy")
+        ivy = next(
+            plant for plant in screen.service.session.ledger().attention() if plant.name == "Ivy"
+        )
         with opened("tui") as other:
             assert other.release(ivy.entry, "Loaded into the form at 09:30:15.")
         await pilot.press("s")

@@ -43,7 +43,7 @@ async def test_a_plant_typed_while_connecting_is_sent(
             assert isinstance(screen, SendScreen)
             await until(
                 pilot,
-                lambda: screen._session is not None or made_in_a_thread.is_set(),
+                lambda: screen._service is not None or made_in_a_thread.is_set(),
                 "the session made, or a thread making it",
             )
             await pilot.press(*"Fern", "tab", *str(plant_id), "ctrl+s")

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from plantstore_tui.cli import main
 from plantstore_tui.core.config.files import config_dir, data_dir
+from plantstore_tui.core.sending.connection import Connection
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import Connection
 
 CANARY = "CANARY-tui-8d41f0c2b7e94a13"
 REPO = Path(__file__).resolve().parents[2]
@@ -86,7 +86,8 @@ _CRASH = """
     from pydantic import SecretStr
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.ui.app import PlantStoreApp
-    from plantstore_tui.ui.connection import TargetLabel, connect_to
+    from plantstore_tui.core.sending.connection import connect_to
+    from plantstore_tui.ui.connection import TargetLabel
     from plantstore_tui.ui.screens.send import SendScreen
 
     target = Target(base_url="http://127.0.0.1:9", token=SecretStr(sys.argv[1]),

@@ -202,14 +202,14 @@ async def test_a_refused_token_keeps_its_headline_and_its_key_beside_a_long_targ
             for plant_id in (1, 2, 3):
                 await fill(pilot, screen, name="Fern", id=str(plant_id))
                 await send_and_wait(pilot, app, "ctrl+s")
-            assert screen.session.queue_state == TokenRefused(401)
+            assert screen.service.status().state == TokenRefused(401)
             await pilot.press("escape")  # "Stop the queue too?"
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
             await send_and_wait(pilot, app, "h")  # held: 3 need attention
             for plant_id in (4, 5, 6):
                 await fill(pilot, screen, name="Ivy", id=str(plant_id))
                 await send_and_wait(pilot, app, "ctrl+s")
-            assert screen.session.counts() == (3, 0, 3)
+            assert screen.service.status().counts == (3, 0, 3)
             assert {seen.method for seen in proxy.seen} == {"POST"}
             target, state, line = _line(screen)
             assert "proxy" in str(screen.status.tooltip)

@@ -16,8 +16,9 @@ from textual.widgets import ListView, OptionList, Static
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.sending.connection import connect_to, connect_to_profile
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ConfirmScreen
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.profiles import ProfilesScreen
@@ -79,7 +80,7 @@ async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
-        await until(pilot, lambda: not screen.sending)
+        await until(pilot, lambda: not screen.service.status().counts.sending)
         assert screen.log_panel.entries == []
 
         await pilot.press("ctrl+s")

@@ -38,7 +38,7 @@ async def test_needs_attention_ends_a_sentence_before_the_next(
             await fill(pilot, screen, name="Fern", id="3")
             await pilot.press("enter")
             await asyncio.wait_for(arrived.wait(), 10)
-            await until(pilot, lambda: screen.sending, "the send in flight")
+            await until(pilot, lambda: screen.service.status().counts.sending, "the send in flight")
             await pilot.press("escape")  # cancel it: nobody knows whether it arrived
             await settled(app, pilot)
             await pilot.press("f4")

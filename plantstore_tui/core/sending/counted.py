@@ -39,16 +39,14 @@ class CountingLedger:
         """Its request is about to go out (no plant needs attention more or less)."""
         self._ledger.sending(entry)
 
-    def settle(
-        self, entry: int, outcome: Outcome, next_sending: int | None = None
-    ) -> tuple[PlantState, bool]:
+    def settle(self, entry: int, outcome: Outcome) -> PlantState:
         """`TargetLedger.settle`, then the count of plants needing attention (None if it cannot
         be read)."""
         ledger = self._ledger.ledger
         # Counted and told before any other write of this process: a hold after this one tells
         # its None after ours, never before.
         with ledger.db.read():
-            settled = self._ledger.settle(entry, outcome, next_sending)
+            settled = self._ledger.settle(entry, outcome)
             try:
                 self._counted(ledger.attention_count())
             except StoreError:

@@ -61,16 +61,12 @@ class QueueLedger(Protocol):
         """Its request is about to go out."""
         ...
 
-    def settle(
-        self, entry: int, outcome: Outcome, next_sending: int | None = None
-    ) -> tuple[object, bool]:
-        """How its send ended; with `next_sending`, that plant's request is about to go out
-        (one transaction, True if it was still queued and not held)."""
+    def settle(self, entry: int, outcome: Outcome) -> object:
+        """How its send ended."""
         ...
 
     def hold(self, entries: list[int], note: str) -> None:
-        """Put plants that did not go out aside (queued, or recorded as sending with their take
-        but not sent)."""
+        """Put plants that did not go out aside."""
         ...
 
     def requeue(self, entry: int) -> None:
@@ -98,9 +94,6 @@ class QueuedPlant:
     # Words for a state no outcome explains (held by the operator, a bug in the sender).
     note: str = ""
     started: float | None = field(default=None, repr=False)
-    # Written as `sending` with its take (the queue was idle): nothing more is written before
-    # its request goes out.
-    sending_recorded: bool = field(default=False, repr=False)
 
     @property
     def needs_attention(self) -> bool:
@@ -196,17 +189,6 @@ class SendQueue:
         # Nothing leaves until the operator answers or resumes.
         return self._asking or self._refused is not None
 
-    @property
-    def sends_at_once(self) -> bool:
-        """True when a plant put now is the next to go out, with nothing to wait for: its take
-        may record it as `sending` already (`QueuedPlant.sending_recorded`)."""
-        return (
-            self.idle
-            and not self._held_back
-            and self._unreachable.waiting is None
-            and not self._closing
-        )
-
     def put(self, plant: QueuedPlant) -> None:
         """Queue a plant (already in the ledger as queued) behind the others; refused once the
         queue is closing."""
@@ -241,7 +223,7 @@ class SendQueue:
         except Exception as exc:  # a StoreError: the words say which file and why
             note = f"{note} (not recorded in the ledger: {exc})"
         for plant in plants:
-            plant.held, plant.note, plant.sending_recorded = True, note, False
+            plant.held, plant.note = True, note
             self._on_change(plant)
 
     def set_asking(self, asking: bool) -> None:
@@ -309,8 +291,7 @@ class SendQueue:
         self._current = plant
         try:
             # In a thread: a ledger another program holds locked must not hold the screen.
-            if not plant.sending_recorded:
-                await asyncio.to_thread(self._ledger.sending, plant.number)
+            await asyncio.to_thread(self._ledger.sending, plant.number)
         except asyncio.CancelledError:
             self._current = None
             raise
@@ -344,15 +325,10 @@ class SendQueue:
         if await self._stopped_by(plant, outcome):
             return
         self._unreachable.answered()
-        following = self._next_in_line()
-        marked = False
         try:
-            # Recorded before it is shown, so a history opened at the sight of it already has
-            # it; the `sending` of the plant next in line is written with it (one commit).
-            marked = await asyncio.to_thread(self._record, plant, outcome, following)
+            # Recorded before it is shown, so a history opened at the sight of it already has it.
+            await asyncio.to_thread(self._record, plant, outcome)
         finally:
-            if marked and following is not None and not following.held:
-                following.sending_recorded = True
             self._settle(plant, outcome)
 
     async def _stopped_by(self, plant: QueuedPlant, outcome: Outcome) -> bool:
@@ -375,32 +351,18 @@ class SendQueue:
                 "Waiting in line: it goes again by itself as soon as the deployment answers."
             )
         plant.outcome, plant.answered_at = outcome, self._clock()
-        plant.state, plant.started, plant.sending_recorded = PlantState.QUEUED, None, False
+        plant.state, plant.started = PlantState.QUEUED, None
         self._waiting.appendleft(plant)
         self._current = self._send_task = None
         self._on_change(plant)
         return True
 
-    def _next_in_line(self) -> QueuedPlant | None:
-        """The plant first in line, if it goes out as soon as the current send ends."""
-        if not self._waiting or self._held_back or self._closing:
-            return None
-        following = self._waiting[0]
-        return following if following.confirmed else None
-
-    def _record(
-        self, plant: QueuedPlant, outcome: Outcome, following: QueuedPlant | None = None
-    ) -> bool:
-        """Write the outcome (and the `sending` of `following`); whether `following` was
-        marked."""
+    def _record(self, plant: QueuedPlant, outcome: Outcome) -> None:
+        """Write the outcome; if it cannot be, the plant's note says why."""
         try:
-            _, marked = self._ledger.settle(
-                plant.number, outcome, None if following is None else following.number
-            )
+            self._ledger.settle(plant.number, outcome)
         except Exception as exc:  # a StoreError: the outcome is still shown, with why
             plant.note = f"Its outcome could not be recorded in the ledger: {exc}"
-            return False
-        return marked
 
     def _settle(self, plant: QueuedPlant, outcome: Outcome) -> None:
         plant.outcome, plant.state = outcome, state_of(outcome)

@@ -83,9 +83,11 @@ class EntrySession:
         profile: str | None = None,
         chosen: bool = True,
         on_state: OnState | None = None,
+        on_problem: Callable[[str], None] | None = None,
     ) -> None:
         self._on_change = on_change
         self._on_state = on_state
+        self._on_problem = on_problem
         self._news = StateNews()
         self._clock = clock
         self._base_url, self._profile, self._chosen = base_url, profile, chosen
@@ -99,11 +101,10 @@ class EntrySession:
         # The plants of this session whose fate or entry may still change, by ledger entry.
         self._plants: dict[int, QueuedPlant] = {}
         self._store = LazyLedger()
-        self.sync_later = False
-        """True while a front end applies the keys of a burst: `take` commits without waiting
-        for the disk, and the front end calls `sync_taken` before it shows anything or lets the
-        queue run (one fsync for the plants of a whole slice of keys, not one a plant)."""
-        self._unsynced = False
+        # Plants taken whose take is not yet durable against a power cut: reported once it is
+        # (the ledger's group commit says so), or once their durable `sending` is written.
+        self._unsynced: dict[int, QueuedPlant] = {}
+        self._durable = 0
         self._quiet = asyncio.Event()
         # Plants needing attention, as last counted (None: count when next asked).
         self._attention: int | None = None
@@ -314,31 +315,35 @@ class EntrySession:
     def take(
         self, texts: FormTexts, plant: NewPlant, *, confirmed: bool, typed: bool = False
     ) -> QueuedPlant:
-        """Commit a plant to the ledger as queued (durably, before this returns, unless
-        `sync_later`); `StoreError` if it cannot be written. `confirmed` False asks `run`'s
-        confirm before it is sent. `enqueue` it at once: when the queue is idle the row is
-        written as `sending` already, in the same durable transaction, and no other write comes
-        before its request goes out. Taken with `sync_later`, the queue's own durable `sending`
-        write comes first (it makes this take durable too, whenever `sync_taken` comes)."""
-        target, queue = self._target, self._queue
+        """Commit a plant to the ledger as queued (a killed process keeps it once this returns;
+        it is reported once a power cut cannot lose it either); `StoreError` if it cannot be
+        written. `confirmed` False asks `run`'s confirm before it is sent. `enqueue` it at once.
+        """
+        target = self._target
         base_url = self._base_url if target is None else target.base_url
         profile = self._profile if target is None else target.profile
-        durable = not self.sync_later
-        at_once = durable and confirmed and queue is not None and queue.sends_at_once
-        number = self.ledger().take(
+        ledger = self.ledger()
+        if ledger.on_synced is None:
+            loop = asyncio.get_running_loop()
+
+            def synced(upto: int, problem: str | None) -> None:
+                # In the group commit's thread: told on the event loop (unless it has ended).
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._synced, upto, problem)
+
+            ledger.on_synced = synced
+        number = ledger.take(
             NewRow(
                 source="tui",
                 texts=texts,
                 plant=plant,
                 base_url=base_url,
                 profile=profile,
-                state=PlantState.SENDING if at_once else PlantState.QUEUED,
+                state=PlantState.QUEUED,
                 keep=self._keep,
                 typed=typed,
-            ),
-            durable=durable,
+            )
         )
-        self._unsynced = self._unsynced or not durable
         return QueuedPlant(
             number=number,
             texts=texts,
@@ -347,21 +352,19 @@ class EntrySession:
             profile=profile,
             queued_at=self._clock(),
             confirmed=confirmed,
-            sending_recorded=at_once,
         )
 
-    @property
-    def unsynced(self) -> bool:
-        """True when plants were taken with `sync_later` and `sync_taken` has not come since."""
-        return self._unsynced
-
-    def sync_taken(self) -> None:
-        """Make the plants taken with `sync_later` survive a power cut, all with one fsync;
-        `StoreError` if the disk refuses (they are committed all the same: a killed process
-        keeps them)."""
-        if self._unsynced:
-            self._unsynced = False
-            self.ledger().sync()
+    def _synced(self, upto: int, problem: str | None = None) -> None:
+        # On the event loop: every take up to `upto` is durable; report the plants that waited.
+        self._durable = max(self._durable, upto)
+        if problem is not None and self._on_problem is not None:
+            self._on_problem(
+                "The plants just taken are in the ledger, but it could not be synced to the "
+                f"disk: {visible(problem)}. A power cut could lose them."
+            )
+        for number in [number for number in self._unsynced if number <= upto]:
+            self._report(self._unsynced.pop(number))
+        self._update_quiet()
 
     def enqueue(self, plant: QueuedPlant) -> None:
         """Put a plant `take` returned in line, behind the others."""
@@ -376,7 +379,19 @@ class EntrySession:
             self._plants.pop(plant.number, None)
         else:
             self._plants[plant.number] = plant
+        if plant.number > self._durable:
+            self._unsynced[plant.number] = plant
+            if plant.state is PlantState.SENDING:
+                # Its `sending` was written durably: every take up to it is on disk for good,
+                # and reported in the order taken.
+                self._synced(plant.number)
+            else:
+                self._update_quiet()
+            return
+        self._report(plant)
         self._update_quiet()
+
+    def _report(self, plant: QueuedPlant) -> None:
         self._on_change(plant, None)
         answered = not plant.held and plant.state not in (PlantState.QUEUED, PlantState.SENDING)
         self._tell_state(plant.outcome if answered else None)
@@ -534,7 +549,9 @@ class EntrySession:
             and queue.current is None
             and not isinstance(queue.state, Running | Asking)
         )
-        busy = bool(self._early) or (queue is not None and not queue.idle and not stopped)
+        busy = bool(self._early or self._unsynced) or (
+            queue is not None and not queue.idle and not stopped
+        )
         if self.connecting or busy or not self._store.told:
             self._quiet.clear()
         else:

@@ -2,9 +2,9 @@
 
 `plantstore.sqlite3` in the data directory, mode 0600, WAL. Every commit is synchronous=FULL:
 WAL with FULL survives a power cut (NORMAL survives a killed process, not the lost write cache),
-and a plant the screen showed as taken must survive both (the takes of a burst are committed at
-NORMAL and made durable together by `Database.sync` before any is shown). Every SQLite or file
-failure becomes a `StoreError` whose words name the file.
+and a plant the screen showed as taken must survive both: a take is committed at NORMAL and made
+durable by the ledger's group commit (`group_sync.py`) before any front end shows it. Every
+SQLite or file failure becomes a `StoreError` whose words name the file.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Database:
         Durable (the default), its commit waits for the disk (synchronous=FULL). Otherwise it
         survives a killed process but maybe not a power cut: only for a write whose loss leaves
         the row in a safe state (a send's outcome: lost, the plant reads as fate unknown), or
-        one that `sync` makes durable before anybody relies on it (the takes of a burst).
+        one that `sync` makes durable before anybody relies on it (a take: `group_sync.py`).
         """
         with self._lock:
             connection = self._connection
@@ -94,24 +94,24 @@ class Database:
 
     def sync(self) -> None:
         """Make every commit so far survive a power cut, as a durable commit would: one fsync of
-        the write-ahead log, where a commit with `durable=False` left its pages. Several such
-        commits (the takes of a burst) are made durable at once, before any of them is shown."""
+        the write-ahead log, where a commit with `durable=False` left its pages. Not under the
+        connection's lock: commits go on while the disk works (a checkpoint syncs what it
+        moves into the file itself)."""
         if self.in_memory:
             return
         wal = self.path.with_name(self.path.name + "-wal")
-        with self._lock:
-            try:
-                fd = os.open(wal, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:
-                return  # checkpointed into the file and removed: synced with it
-            except OSError as exc:
-                raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
-            finally:
-                os.close(fd)
+        try:
+            fd = os.open(wal, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return  # checkpointed into the file and removed: synced with it
+        except OSError as exc:
+            raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
+        finally:
+            os.close(fd)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

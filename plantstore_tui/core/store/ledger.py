@@ -17,6 +17,7 @@ from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.database import (
     Database,
 )
+from plantstore_tui.core.store.group_sync import GroupSync, OnSynced
 from plantstore_tui.core.store.records import (
     COLUMNS,
     LISTED_COLUMNS,
@@ -72,6 +73,7 @@ class Ledger:
         self.carried: CarryOver | None = None
         """What the previous release left, taken in when this one opened."""
         self._settled = 0
+        self._group = GroupSync(db.sync)
 
     @property
     def path(self) -> Path:
@@ -85,6 +87,7 @@ class Ledger:
 
     def close(self) -> None:
         """End this instance's session (what it left unsettled waits for the operator)."""
+        self._group.close()
         session, self.session = self.session, None
         if session is not None:
             end_session(self.db, session)
@@ -92,45 +95,39 @@ class Ledger:
 
     # Writing ----------------------------------------------------------------------------------
 
-    def take(self, row: rows.NewRow, *, durable: bool = True) -> int:
-        """Write a plant this instance took (committed, durably, before this returns).
-
-        Not `durable`: committed (it survives a killed process) but not yet a power cut; `sync`
-        makes it durable, with every take before it, before it is shown or sent.
+    def take(self, row: rows.NewRow) -> int:
+        """Write a plant this instance took: committed when this returns (a killed process keeps
+        it), durable against a power cut once the group commit's thread says so (`on_synced`:
+        takes of a burst share one fsync); a send's durable `sending` comes first in any case.
         """
-        with self.db.write(durable=durable) as connection:
-            return rows.insert(connection, row, self.session_id)
+        with self.db.write(durable=False) as connection:
+            entry = rows.insert(connection, row, self.session_id)
+        self._group.written(entry)
+        return entry
 
-    def sync(self) -> None:
-        """Make every take committed so far durable (one fsync for them all)."""
-        self.db.sync()
+    @property
+    def on_synced(self) -> OnSynced | None:
+        """Told (in the group commit's thread) the highest entry durable, each time a group is."""
+        return self._group.on_synced
+
+    @on_synced.setter
+    def on_synced(self, told: OnSynced | None) -> None:
+        self._group.on_synced = told
 
     def sending(self, entry: int) -> None:
         """Its request is about to go out (committed before it does)."""
         with self.db.write() as connection:
             rows.mark_sending(connection, entry)
 
-    def settle(
-        self,
-        entry: int,
-        outcome: Outcome,
-        *,
-        redact: rows.Redact = str,
-        next_sending: int | None = None,
-    ) -> tuple[PlantState, bool]:
-        """How its send ended, and whether `next_sending` (a queued plant, not held) was marked
-        sending in the same transaction (durably, then); a row kept only until settled goes
-        once nobody needs it.
+    def settle(self, entry: int, outcome: Outcome, *, redact: rows.Redact = str) -> PlantState:
+        """How its send ended; a row kept only until settled goes once nobody needs it.
 
-        Alone, not durable against a power cut: lost, the row stays `sending` and reads as fate
+        Not durable against a power cut: lost, the row stays `sending` and reads as fate
         unknown, which is true. `sending` itself is durable: lost, a plant that went out would
         read as never sent.
         """
-        marked = False
-        with self.db.write(durable=next_sending is not None) as connection:
+        with self.db.write(durable=False) as connection:
             state = rows.settle(connection, entry, outcome, redact)
-            if next_sending is not None:
-                marked = rows.mark_sending(connection, next_sending, only_queued=True)
             connection.execute(
                 "DELETE FROM plants WHERE entry = ? AND keep = 0 AND batch IS NULL "
                 "AND (source != 'tui' OR state = 'created')",
@@ -140,7 +137,7 @@ class Ledger:
         self._settled += 1
         if self._settled % _PRUNE_EVERY == 0:
             self.prune()
-        return state, marked
+        return state
 
     def hold(self, entries: Iterable[int], note: str) -> None:
         """Put plants that did not go out aside: never sent until the operator loads them into
@@ -366,12 +363,9 @@ class TargetLedger:
         """Its request is about to go out."""
         self.ledger.sending(entry)
 
-    def settle(
-        self, entry: int, outcome: Outcome, next_sending: int | None = None
-    ) -> tuple[PlantState, bool]:
-        """How its send ended; whether the next plant's request, if given, was recorded as
-        about to go out with it."""
-        return self.ledger.settle(entry, outcome, redact=self.redact, next_sending=next_sending)
+    def settle(self, entry: int, outcome: Outcome) -> PlantState:
+        """How its send ended."""
+        return self.ledger.settle(entry, outcome, redact=self.redact)
 
     def hold(self, entries: list[int], note: str) -> None:
         """Put plants that did not go out aside."""

@@ -211,8 +211,8 @@ def held_question(
 def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -> None:
     """Ask once through the send screen's question path, then send the held plants in order,
     each through `SendScreen.submit` as a plant loaded and sent is (`_send_again`)."""
-    session = screen.session
-    aim, target = session.aim, session.target
+    status = screen.service.status()
+    aim, target = status.aim, status.target
     if aim is None:
         return
     chosen = list(plants)
@@ -231,7 +231,7 @@ def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -
             if not _send_again(screen, plant, confirmed=target is not None, at=at):
                 return
 
-    protected = target is not None and session.protection.needs_asking(target)
+    protected = screen.service.needs_asking()
     question = held_question(chosen, target_words(*aim), answered, protected=protected)
     # Asked once needs attention, which closes on this choice, is gone.
     screen.call_after_refresh(screen.ask, question)
@@ -243,7 +243,7 @@ def _send_again(screen: SendScreen, plant: HistoryEntry, *, confirmed: bool, at:
     # False: not taken, and the ones after it are not sent (submit said why).
     from plantstore_tui.core.store import StoreError
 
-    session = screen.session
+    session = screen.service.session
     try:
         found = session.ledger().get(plant.entry)
     except StoreError as exc:

@@ -16,7 +16,7 @@ from plantstore_tui.core.sending.state import TokenRefused, Unreachable
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.sending.session import EntrySession
+    from plantstore_tui.core.sending.service import SendService, Status
     from plantstore_tui.core.sending.session_ledger import LedgerNews
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
     from plantstore_tui.ui.widgets.response_log import ResponseLog
@@ -47,13 +47,13 @@ def tell_ledger_news(
         )
 
 
-def stop_question(session: EntrySession, waiting: int) -> ChoiceScreen[Answer]:
+def stop_question(service: SendService, waiting: int) -> ChoiceScreen[Answer]:
     """Esc cancelled a send with plants behind it: are they held too? (Asked through the send
     screen's one path: nothing goes out until the answer.)"""
 
     def answered(answer: Answer) -> None:
         if answer.confirmed:
-            session.hold_queued("Not sent: held when the queue was stopped (Esc).")
+            service.hold_queued("Not sent: held when the queue was stopped (Esc).")
 
     return ChoiceScreen(
         "Stop the queue too?",
@@ -70,21 +70,21 @@ def stop_question(session: EntrySession, waiting: int) -> ChoiceScreen[Answer]:
 
 
 def switch_question(
-    session: EntrySession, waiting: int, switch: Callable[[], None]
+    service: SendService, status: Status, switch: Callable[[], None]
 ) -> ChoiceScreen[str]:
     """Plants are in line for the old target: do they go there as planned, or are they held?
     The switch comes after the answer, unless it is "don't switch". A queue that cannot send
     now (a refused token, a deployment that cannot be reached) offers only to hold them."""
 
-    target = session.target
+    target, waiting = status.target, status.in_line
     old = "the old target" if target is None else visible(target.profile or target.base_url)
-    stuck = isinstance(session.queue_state, TokenRefused | Unreachable)
+    stuck = isinstance(status.state, TokenRefused | Unreachable)
 
     def answered(choice: str) -> None:
         if choice == "cancel":
             return
         if choice == "hold":
-            session.hold_queued("Not sent: held when the profile was switched.")
+            service.hold_queued("Not sent: held when the profile was switched.")
         switch()
 
     choices = [

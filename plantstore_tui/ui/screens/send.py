@@ -1,6 +1,7 @@
 """The main screen: the form on the left, the log on the right, plants sent from a queue.
 
-The screen renders and routes keys; the entry session (core/sending/session.py) does the rest.
+The screen renders and routes keys; the send service (core/sending/service.py) runs each plant's
+journey and tells what happened as typed events, which arrive here as `Told` messages.
 A valid submit is written to the ledger as queued, then the form is ready for the next plant
 while the queue sends, one at a time in the order submitted. Every plant has its log entry from
 the moment it is on disk; one that did not go through waits in needs attention (a view of the
@@ -9,19 +10,18 @@ ledger) until the operator loads it back into the form or dismisses it.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.sending.state import QueueChange, TokenRefused, Unreachable, change_words
+from plantstore_tui.core.sending import events
+from plantstore_tui.core.sending.state import TokenRefused, Unreachable, change_words
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
     Invalid,
@@ -30,7 +30,7 @@ from plantstore_tui.core.sending.submitted import (
     NotTaken,
     Taken,
 )
-from plantstore_tui.ui.connection import Connect, Connection, TargetLabel, connect_to_profile
+from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.queue_questions import (
@@ -51,11 +51,12 @@ if TYPE_CHECKING:
 
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.sending.connection import Connect
     from plantstore_tui.core.sending.queue import QueuedPlant
-    from plantstore_tui.core.sending.session import Clock, EntrySession
+    from plantstore_tui.core.sending.service import SendService
+    from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.core.sending.submitted import AimedElsewhere
     from plantstore_tui.core.store import HistoryEntry
-    from plantstore_tui.core.store.settings import HistorySettings
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
 
 
@@ -96,34 +97,45 @@ class SendScreen(OrderedScreen[None]):
     def __init__(self, connect: Connect | None, label: TargetLabel, clock: Clock) -> None:
         super().__init__()
         # None until a target is chosen (first run): the form works, sending waits for a target.
-        self._connect = connect
-        self._label = label
+        self._first = (connect, label)
         self.clock = clock
         """The time of log entries and notes."""
-        self._session: EntrySession | None = None
+        self._service: SendService | None = None
 
     @property
-    def session(self) -> EntrySession:
-        """The plants this screen takes, sends and deals with.
+    def service(self) -> SendService:
+        """The send service: every plant this screen takes goes its way through it.
 
-        Made at its first use: when the screen starts connecting, or by a key read before."""
-        if self._session is None:
-            from plantstore_tui.core.sending.session import EntrySession
+        Made at its first use, on the app's thread: as the screen starts, or by a key read
+        before."""
+        if self._service is None:
+            from plantstore_tui.core.sending.service import SendService
 
-            label = self._label
-            self._session = EntrySession(
-                self.plant_changed,
+            connect, label = self._first
+            self._service = SendService(
+                self._tell,
                 self.clock,
+                self._confirm_queued,
+                connect=connect,
                 base_url=label.base_url,
                 profile=label.profile,
-                chosen=self._connect is not None,
-                on_state=self.queue_changed,
             )
-        return self._session
+        return self._service
+
+    def _tell(self, event: events.Event) -> None:
+        # The service tells on the event loop; the screen renders it in its own turn.
+        self.post_message(self.Told(event))
+
+    class Told(Message):
+        """What the send service told (`core/sending/events.py`), to render."""
+
+        def __init__(self, event: events.Event) -> None:
+            super().__init__()
+            self.event = event
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
-        label = self._label
+        label = self._first[1]
         yield StatusLine(
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
@@ -138,7 +150,7 @@ class SendScreen(OrderedScreen[None]):
         yield OneLineFooter()
 
     def _initial_state(self) -> tuple[str, StatusKind]:
-        if self._connect is None:
+        if self._first[0] is None:
             return ("no target: F2 for profiles", "problem")
         return ("starting…", "busy")
 
@@ -158,14 +170,9 @@ class SendScreen(OrderedScreen[None]):
         return self.query_one(StatusLine)
 
     @property
-    def sending(self) -> bool:
-        """Whether a send is in flight."""
-        return self.session.sending
-
-    @property
     def target(self) -> Target | None:
-        """The target plants go to, once connected."""
-        return self.session.target
+        """The target plants go to, once connected (the service's)."""
+        return None if self._service is None else self._service.status().target
 
     def on_mount(self) -> None:
         """Focus Name; open the ledger and connect once the screen is shown."""
@@ -176,8 +183,8 @@ class SendScreen(OrderedScreen[None]):
         self.show_state(*self._initial_state())
         # With no target yet (first run), not before one is chosen: a demo chosen instead runs
         # in a sandbox, and must find the operator's ledger as it was.
-        if self._connect is not None:
-            self.call_after_refresh(self._start_connecting)
+        if self._first[0] is not None:
+            self.call_after_refresh(self.service.start)
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
@@ -186,54 +193,7 @@ class SendScreen(OrderedScreen[None]):
         self.set_class(roomy, "-roomy")
         self.form.send_button.compact = not roomy
 
-    # The ledger -------------------------------------------------------------------------------
-
-    def _open_ledger_here(self, session: EntrySession) -> None:
-        # In a worker thread: the ledger opened (once), and what it holds told.
-        session.ledger()
-        self.app.call_from_thread(self._ledger_opened)
-
-    def _ledger_opened(self) -> None:
-        # Said once, whichever of the thread or a first submit opened it.
-        news = self.session.ledger_news()
-        if news is None:
-            return
-        tell_ledger_news(self.log_panel, self.notify, self.clock(), news)
-        self._offer_next_id()
-        self.show_state()
-
-    def _offer_next_id(self) -> None:
-        if self.session.knows_history:
-            self._next_id()
-
-    @work(thread=True, exclusive=True, group="next-id", exit_on_error=False)
-    def _next_id(self) -> None:
-        next_id = self.session.next_id()
-        if next_id is not None:
-            self.app.call_from_thread(self.form.offer_next_id, next_id)
-
     # Submitting -------------------------------------------------------------------------------
-
-    _first_worker_done = False
-    _preparing = False
-
-    def typing_started(self) -> None:
-        """The first plant is being typed: what its send needs is imported meanwhile, in a
-        thread, not on the UI thread at its Ctrl+S (`prepare_first_send`). Not before the first
-        key: an app left idle, or used only to look at the history, never needs it."""
-        self._prepare_when_free()
-
-    def _prepare_when_free(self) -> None:
-        # After the first connect worker, not beside it: both would load the same modules.
-        if self._typing and self._first_worker_done and not self._preparing:
-            self._preparing = True
-            self._prepare_first_send()
-
-    @work(thread=True, name="prepare", group="prepare", exit_on_error=False)
-    def _prepare_first_send(self) -> None:
-        from plantstore_tui.core.http.client import prepare_first_send
-
-        prepare_first_send()
 
     def action_send(self) -> None:
         """Send what the form holds: the session checks it and takes a valid plant."""
@@ -245,7 +205,7 @@ class SendScreen(OrderedScreen[None]):
         and nothing else says why (a resend from the history shows them)."""
 
         typed = from_form and not self.form.loaded
-        outcome = self.session.submit(texts, confirmed=confirmed, typed=typed)
+        outcome = self.service.submit(texts, confirmed=confirmed, typed=typed)
         if from_form:
             # The session's verdict on the fields: its messages, or none.
             self.form.show_errors(outcome.errors.errors if isinstance(outcome, Invalid) else {})
@@ -281,69 +241,64 @@ class SendScreen(OrderedScreen[None]):
         """Whether a protected target's question was answered yes; "don't ask again" is
         remembered for the session."""
 
-        target = self.session.target
-        if answer is Answer.YES_FOR_SESSION and target is not None:
-            self.session.protection.trust(target)
+        if answer is Answer.YES_FOR_SESSION:
+            self.service.trust_target()
         return answer.confirmed
 
-    def sync_taken(self) -> None:
-        """Make the plants a burst took so far survive a power cut, before any of them is shown
-        or sent; if the disk refuses, say so."""
-        from plantstore_tui.core.store import StoreError
+    # What the service tells -------------------------------------------------------------------
 
-        if self._session is None:
-            return  # nothing was taken yet
-        try:
-            self._session.sync_taken()
-        except StoreError as exc:
-            self.notify(
-                "The plants just taken are in the ledger, but it could not be synced to the "
-                f"disk: {visible(str(exc))}. A power cut could lose them.",
-                title="Ledger not synced",
-                severity="error",
-            )
+    @on(Told)
+    def _told(self, message: Told) -> None:
+        match message.event:
+            case events.PlantMoved(plant=plant, after=after):
+                self.plant_changed(plant, after)
+            case events.QueueMoved(change=change):
+                self.log_panel.add_note(change_words(change), change.at)
+            case events.LedgerOpened(news=news):
+                tell_ledger_news(self.log_panel, self.notify, self.clock(), news)
+            case events.Connected(target=target):
+                self.status.show_target(
+                    TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
+                )
+            case events.CannotConnect():
+                pass  # its note is in the log; the status line says it below
+            case events.NextId(value=value):
+                self.form.offer_next_id(value)
+            case events.SentBefore(id_text=id_text, words=words):
+                self.form.show_warning("id", id_text, words)
+            case events.Note(words=words, at=at):
+                self.log_panel.add_note(words, at)
+            case events.Problem(title=title, words=words):
+                self.notify(words, title=title, severity="error")
+        self.show_state()
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
-        """A plant moved on (queued, sending, its outcome, dealt with): its entry, the counts,
-        the tags."""
+        """A plant moved on (queued, sending, its outcome, dealt with): its entry, the tags."""
         from plantstore_tui.core.store.records import PlantState
 
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
-        self.show_state()
 
-    # The connection and the queue -------------------------------------------------------------
-
-    def _start_connecting(self) -> None:
-        if self._connect is not None:
-            # The session is made here, on the app's thread, and handed to the worker: made in
-            # the worker's thread, a key read meanwhile would make a second one, and a plant
-            # typed into it would never be sent.
-            self._connect_and_read_settings(self.session)
+    # The target -------------------------------------------------------------------------------
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
         """Send to another target from now on (True: at once); plants in line for the old one
-        are asked about first. The profile in use chosen again is connected again (its token
-        read anew) with the plants in line kept, in order."""
-        session = self.session
-        target = session.target
-        if target is not None and label.profile is not None and label.profile == target.profile:
-            self._switch(connect, label, carry=True)
-            return True
-        waiting = session.in_line()
-        if not waiting:
+        are asked about first, unless the profile in use is chosen again (connected again, its
+        token read anew, with the plants in line kept, in order)."""
+        status = self.service.status()
+        target = status.target
+        same = target is not None and label.profile is not None and label.profile == target.profile
+        if same or not status.in_line:
             self._switch(connect, label)
             return True
-        self.ask(switch_question(session, waiting, lambda: self._switch(connect, label)))
+        self.ask(switch_question(self.service, status, lambda: self._switch(connect, label)))
         return False
 
-    def _switch(self, connect: Connect, label: TargetLabel, *, carry: bool = False) -> None:
-        self.session.choose(label.base_url, label.profile, carry=carry)
-        self._connect, self._label = connect, label
+    def _switch(self, connect: Connect, label: TargetLabel) -> None:
+        self.service.switch(connect, label.base_url, label.profile)
         self.status.show_target(label.parts(), protected=label.protected)
         self.show_state("connecting…", "busy")
-        self._start_connecting()
 
     # Questions and the queue's state ----------------------------------------------------------
 
@@ -359,167 +314,63 @@ class SendScreen(OrderedScreen[None]):
         return await self.app.push_screen_wait(question)
 
     def _opened(self, question: ChoiceScreen[Any]) -> None:
-        self.session.question_opened()
+        self.service.asking(True)
         question.before_answer(self._question_answered)
         self.show_state()
 
     def _question_answered(self) -> None:
-        self.session.question_closed()
+        self.service.asking(False)
         self.show_state()
+
+    async def _confirm_queued(self, target: Target, plant: QueuedPlant) -> bool:
+        # The service asks, for a plant queued before the target was known to be protected.
+        return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Ctrl+R resumes after a refused token, or tries an unreachable deployment now."""
         if action in ("resume", "try_now"):
-            state = self.session.queue_state if self._session is not None else None
+            state = self._service.status().state if self._service is not None else None
             wanted = TokenRefused if action == "resume" else Unreachable
             return isinstance(state, wanted)
         return super().check_action(action, parameters)
 
     def action_resume(self) -> None:
-        """After a refused token: read the profile's token again (it may have been fixed in F2)
-        and send the refused plant again, then the rest."""
-        session, target = self.session, self.session.target
-        if target is not None and target.profile is not None:
-            name = target.profile
-            self._switch(lambda: connect_to_profile(name), TargetLabel.of(target), carry=True)
-        session.resume()
+        """After a refused token: the profile's token read again (it may have been fixed in F2),
+        the refused plant sent again, then the rest."""
+        self.service.resume()
         self.show_state()
 
     def action_try_now(self) -> None:
         """Try the deployment now instead of at the next try."""
-        self.session.resume()
+        self.service.resume()
         self.show_state()
-
-    class Connected(Message):
-        """The connect worker resolved the target and built its client."""
-
-        def __init__(
-            self,
-            connect: Connect,
-            connection: Connection,
-            settings: HistorySettings,
-            next_id: int | None,
-        ) -> None:
-            super().__init__()
-            self.connect = connect
-            self.connection = connection
-            self.settings = settings
-            self.next_id = next_id
-
-    class ConnectionFailed(Message):
-        """The chosen target cannot be used: the words say why."""
-
-        def __init__(self, connect: Connect, problem: str) -> None:
-            super().__init__()
-            self.connect = connect
-            self.problem = problem
-
-    # A thread: opening the ledger and resolving the target load modules and may block; the
-    # form is usable meanwhile.
-    @work(thread=True, name="connect", group="connect", exclusive=True, exit_on_error=False)
-    def _connect_and_read_settings(self, session: EntrySession) -> None:
-        from plantstore_tui.core.store.settings import history_settings
-
-        connect = self._connect
-        assert connect is not None
-        self._open_ledger_here(session)
-        try:
-            connection = connect()
-        except Exception as exc:  # `Connect` raises with words for the operator (ui/connection.py)
-            self.post_message(self.ConnectionFailed(connect, visible(str(exc))))
-            return
-        # Read here, off the UI thread, as the ledger's next id.
-        settings = history_settings(connection.target.profile)
-        next_id = session.next_id(connection.target)
-        self.post_message(self.Connected(connect, connection, settings, next_id))
-
-    @on(Connected)
-    def _connected(self, message: Connected) -> None:
-        if message.connect is not self._connect:
-            return  # a target switched away from since (its client is not needed)
-        target = message.connection.target
-        self.status.show_target(
-            TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
-        )
-        session = self.session
-        queue = session.connected(target, message.connection.client, message.settings)
-        self.run_worker(
-            session.run(queue, self._confirm_queued),
-            name="queue",
-            group="queue",
-            exit_on_error=False,
-        )
-        if message.next_id is not None:
-            self.form.offer_next_id(message.next_id)
-        self.show_state()
-
-    @on(ConnectionFailed)
-    def _connection_failed(self, message: ConnectionFailed) -> None:
-        if message.connect is not self._connect:
-            return
-        self.log_panel.add_note(f"Configuration problem: {message.problem}", self.clock())
-        self.session.cannot_connect(message.problem)
-        self.show_state()
-
-    async def _confirm_queued(self, plant: QueuedPlant) -> bool:
-        # Only for plants queued before the connection told whether the target is protected.
-        target = self.target
-        if target is None or not self.session.protection.needs_asking(target):
-            return True
-
-        return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A queue that broke on a bug (a server's faults are outcomes) says so; the first
-        connect worker's end lets the first send's preparation start."""
-        worker = event.worker
-        if worker.group == "queue" and event.state == WorkerState.ERROR:
-            error = worker.error
-            self.log_panel.add_note(
-                f"Sending stopped on an unexpected error: {type(error).__name__}: {error}",
-                self.clock(),
-            )
-        if worker.group == "connect" and worker.is_finished:
-            self._first_worker_done = True
-            self._prepare_when_free()
 
     async def on_unmount(self) -> None:
         """Let the send in flight say its fate, close the connections, end the session."""
-        for worker in list(self.workers):
-            if worker.group == "queue":
-                worker.cancel()
-                with contextlib.suppress(Exception):
-                    await worker.wait()
-        if self._session is not None:
-            await self._session.close()
+        if self._service is not None:
+            await self._service.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""
-        await self.session.wait_until_quiet()
+        await self.service.wait_until_quiet()
 
     def show_state(self, words: str | None = None, kind: StatusKind | None = None) -> None:
-        """Show `words` in the status line, or else what the session's state and counts say."""
+        """Show `words` in the status line, or else what the service's status says."""
         if words is not None and kind is not None:
             self.status.show_state(words, kind)
             return
-        session = self.session
-        state = session.queue_state
+        status = self.service.status()
         self.status.show_queue(
-            state,
-            session.counts(),
-            problem=session.problem is not None,
-            connected=session.target is not None,
+            status.state,
+            status.counts,
+            problem=status.problem,
+            connected=status.target is not None,
         )
-        if type(state) is not self._shown_state:
-            self._shown_state = type(state)
+        if type(status.state) is not self._shown_state:
+            self._shown_state = type(status.state)
             self.refresh_bindings()
 
     _shown_state: type | None = None
-
-    def queue_changed(self, change: QueueChange) -> None:
-        """The queue stopped or runs again: said once, in the log where the plants' entries
-        are, with its time."""
-        self.log_panel.add_note(change_words(change), change.at)
 
     @on(StatusLine.TargetClicked)
     async def _target_clicked(self) -> None:
@@ -532,8 +383,7 @@ class SendScreen(OrderedScreen[None]):
         nothing in line, say so: Esc never does nothing silently."""
         # Always in the footer: hiding it as the queue starts and empties rebuilt the footer
         # twice a send, and the rebuilt footers' memory was not all given back.
-        session = self.session
-        counts = session.counts()
+        counts = self.service.status().counts
         if not (counts.queued or counts.sending):
             self.notify(
                 "Nothing is being sent: Esc cancels a send in flight (and asks about the rest "
@@ -543,8 +393,8 @@ class SendScreen(OrderedScreen[None]):
             return
         if counts.queued:
             # Asked first: the queue stops before the cancelled send lets the next one go.
-            self.ask(stop_question(session, counts.queued))
-        session.cancel_send()
+            self.ask(stop_question(self.service, counts.queued))
+        self.service.cancel_send()
 
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it; send
@@ -553,7 +403,7 @@ class SendScreen(OrderedScreen[None]):
         from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
 
         try:
-            attention = self.session.ledger().attention()
+            attention = self.service.session.ledger().attention()
         except StoreError as exc:
             self.notify(visible(str(exc)), title="Ledger not read", severity="error")
             return
@@ -565,7 +415,7 @@ class SendScreen(OrderedScreen[None]):
             AttentionScreen(
                 attention,
                 attend,
-                self.session.aim,
+                self.service.status().aim,
                 lambda held: send_held_after_asking(self, held),
             )
         )
@@ -575,7 +425,7 @@ class SendScreen(OrderedScreen[None]):
         for another target asks first) or dismiss it; the session decides."""
 
         form_busy = load and self.form.holds_typing()
-        match self.session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere):
+        match self.service.attend(number, load=load, form_busy=form_busy, anywhere=anywhere):
             case Loaded(entry=entry, may_exist=may_exist):
                 self.form.load(entry.typed)
                 if may_exist:
@@ -609,14 +459,8 @@ class SendScreen(OrderedScreen[None]):
         event.stop()  # the app has no use for it
         # A change the field has moved on from (a burst typed on, or the form was handed over)
         # is not looked up: the change to the text it holds now comes after it.
-        if self.session.knows_history and event.value == event.input.value:
-            self._check_history(event.value)
-
-    @work(thread=True, exclusive=True, group="duplicate", exit_on_error=False)
-    def _check_history(self, id_text: str) -> None:
-        warning = self.session.duplicate_warning(id_text)
-        if warning is not None:
-            self.app.call_from_thread(self.form.show_warning, "id", id_text, warning)
+        if event.value == event.input.value:
+            self.service.check_id(event.value)
 
     def action_history(self) -> None:
         """Open the history: every send kept, to look at, load, resend or copy as curl."""
@@ -629,7 +473,7 @@ class SendScreen(OrderedScreen[None]):
 
         if self.form.holds_typing():
             return FORM_BUSY
-        elsewhere = self.session.aimed_elsewhere(entry)
+        elsewhere = self.service.aimed_elsewhere(entry)
         if elsewhere is None:
             self.form.load(entry.typed)
         else:
@@ -659,7 +503,7 @@ class SendScreen(OrderedScreen[None]):
     def action_clear_log(self) -> None:
         """Empty the log (plants still pending keep their entries)."""
         self.log_panel.clear_entries()
-        for plant in self.session.plants:
+        for plant in self.service.session.plants:
             self.log_panel.show_plant(plant)
         self.notify("The log is empty.", title="Log cleared")
 

@@ -10,7 +10,6 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from burst_support import stored_plants
@@ -136,8 +135,8 @@ async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
     async with sending_to(session, target):
         texts, plant = typed("Fern", " 7", "shade")
         queued = session.take(texts, plant, confirmed=True)
-        # The queue is idle: the take records the send too, one durable commit before it goes.
-        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "sending", 0)]
+        # Committed before it is in line (another process reads it; a killed one keeps it).
+        assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "queued", 0)]
         assert reports.seen == []
         session.enqueue(queued)
         await session.wait_until_quiet()
@@ -162,33 +161,27 @@ async def test_a_plant_taken_behind_another_is_queued_and_marked_sending_in_its_
     async with MisbehavingServer(first_hangs(arrived)) as server:
         reports = Reports()
         session = new_session(reports, server.base_url)
-        writes = counted_writes(session)
         async with sending_to(session, target_of(server.base_url, SecretStr("token-for-a-hang"))):
             first = submit(session, "First", "1")
             second = submit(session, "Second", "2")
+            await server.wait_for_requests(1)
             assert ledger_rows(data_dir()) == [
                 ("First", "1", "", "sending", 0),
                 ("Second", "2", "", "queued", 0),
             ]
-            # One durable commit each: the first recorded its send with its take.
-            assert writes == [True, True]
-            await server.wait_for_requests(1)
             session.cancel_send()
             await session.wait_until_quiet()
             assert reports.states(first.number)[-1] is PlantState.UNKNOWN
             assert reports.states(second.number)[-1] is PlantState.CREATED
-            # The first settled (not durable); the second marked sending in a commit of its
-            # own before it went out, then settled.
-            assert writes == [True, True, False, True, False]
 
 
-async def test_a_plant_taken_as_sending_but_held_before_it_went_out_is_held_queued(
+async def test_a_plant_held_before_it_went_out_is_held_queued(
     reference_server: BackgroundServer,
 ) -> None:
     _, session, target = on_server(reference_server)
     async with sending_to(session, target):
         held = submit(session, "Held", "3")
-        assert ledger_rows(data_dir()) == [("Held", "3", "", "sending", 0)]
+        assert ledger_rows(data_dir()) == [("Held", "3", "", "queued", 0)]
         # Before the queue's task had its turn: the plant never went out.
         session.hold_queued("Not sent: held by the test.")
         assert ledger_rows(data_dir()) == [("Held", "3", "", "queued", 1)]
@@ -197,42 +190,6 @@ async def test_a_plant_taken_as_sending_but_held_before_it_went_out_is_held_queu
         assert [(row.entry, row.state, row.held) for row in session.ledger().attention()] == [
             (held.number, PlantState.QUEUED, True)
         ]
-
-
-async def test_the_sending_of_a_plant_in_line_is_written_with_the_answer_before_it(
-    reference_server: BackgroundServer,
-) -> None:
-    reports = Reports()
-    session = new_session(reports, reference_server.base_url)
-    writes = counted_writes(session)
-    target = target_of(reference_server.base_url, reference_server.token)
-    async with sending_to(session, target):
-        for number in (1, 2, 3):
-            submit(session, f"Plant {number}", str(number))
-        await session.wait_until_quiet()
-        # Three takes (the first as sending), then each answer with the next plant's sending
-        # (durable), and the last answer alone: six commits, not eight.
-        assert writes == [True, True, True, True, True, False]
-        assert stored_plants(reference_server.db_path) == [
-            (1, "Plant 1", None),
-            (2, "Plant 2", None),
-            (3, "Plant 3", None),
-        ]
-        assert [row[3] for row in ledger_rows(data_dir())] == ["created"] * 3
-
-
-def counted_writes(session: EntrySession) -> list[bool]:
-    """From now on, whether each write to the session's ledger is durable, in order."""
-    db = session.ledger().db
-    write = db.write
-    seen: list[bool] = []
-
-    def counted(*, durable: bool = True) -> Any:
-        seen.append(durable)
-        return write(durable=durable)
-
-    db.write = counted  # type: ignore[method-assign]
-    return seen
 
 
 async def test_plants_taken_before_the_connection_wait_and_go_in_order_to_its_target(
@@ -275,12 +232,38 @@ async def test_a_profile_without_history_keeps_no_plant_once_it_is_created(
         assert session.ledger().query() == []
 
 
+async def test_a_plant_is_reported_only_once_a_power_cut_cannot_lose_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reports = Reports()
+    session = new_session(reports, "http://127.0.0.1:9")
+    fsync, on_disk, disk = os.fsync, threading.Event(), threading.Event()
+
+    def slow_fsync(fd: int) -> None:
+        on_disk.set()
+        disk.wait(DEADLINE)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    first = submit(session, "Fern", "1")
+    second = submit(session, "Ivy", "2")
+    # Committed (a killed process keeps them), waiting for the disk: not reported yet.
+    assert [row[:2] for row in ledger_rows(data_dir())] == [("Fern", "1"), ("Ivy", "2")]
+    assert await asyncio.to_thread(on_disk.wait, DEADLINE)
+    assert reports.seen == []
+    disk.set()
+    await reports.until(lambda: len(reports.seen) == 2)
+    assert [entry for entry, *_ in reports.seen] == [first.number, second.number]
+    await session.close()
+
+
 async def test_a_target_that_cannot_be_used_holds_the_plants_that_waited_for_it() -> None:
     reports = Reports()
     session = new_session(reports, "ftp://plants")
     waiting = submit(session, "Fern", "3")
     session.cannot_connect("The base URL must start with http:// or https://")
     assert session.problem is not None
+    await session.wait_until_quiet()  # reported once its take is durable
     assert reports.seen[-1] == (waiting.number, PlantState.QUEUED, True, None)
     [held] = session.ledger().attention()
     assert (held.entry, held.held) == (waiting.number, True)
@@ -471,43 +454,6 @@ async def test_dropping_at_quit_releases_every_plant_not_settled() -> None:
     assert session.ledger().pending() == []
     assert session.counts() == Counts(queued=0, sending=0, attention=0)
     await session.close()
-
-
-async def test_plants_taken_with_sync_later_are_committed_each_and_synced_once(
-    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fsyncs: list[int] = []
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        fsyncs.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    reports, session, target = on_server(reference_server)
-    async with sending_to(session, target):
-        session.sync_later = True
-        taken = [session.take(*typed(f"Fern {n}", str(n)), confirmed=True) for n in range(3)]
-        session.sync_later = False
-        # Committed each (another process reads them; a killed one keeps them), none written as
-        # sending with its take though the queue was idle: the queue's own durable write of
-        # `sending` comes before any request.
-        assert [row[3] for row in ledger_rows(data_dir())] == ["queued"] * 3
-        assert session.unsynced
-        assert fsyncs == []
-        session.sync_taken()
-        session.sync_taken()
-        assert len(fsyncs) == 1
-        assert not session.unsynced
-        for queued in taken:
-            session.enqueue(queued)
-        await session.wait_until_quiet()
-    assert stored_plants(reference_server.db_path) == [(n, f"Fern {n}", None) for n in range(3)]
-    assert reports.states(taken[0].number) == [
-        PlantState.QUEUED,
-        PlantState.SENDING,
-        PlantState.CREATED,
-    ]
 
 
 async def test_submit_decides_and_says_what_became_of_the_texts(

@@ -22,8 +22,9 @@ from snapshot_apps.support import (
     until,
 )
 
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel, connect_to
+from plantstore_tui.ui.connection import TargetLabel
 
 
 def saved_log(directory: Path) -> str:

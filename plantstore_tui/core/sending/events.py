@@ -1,0 +1,100 @@
+"""What the send service tells its front end, as typed values: each is told once, on the event
+loop, in the order it happened. A front end renders them (the TUI turns each into a Message);
+it decides nothing from them that the service has not decided already."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.sending.session_ledger import LedgerNews
+    from plantstore_tui.core.sending.state import QueueChange
+
+
+@dataclass(frozen=True, slots=True)
+class PlantMoved:
+    """A plant is taken (on disk for good), sent, answered, held or dealt with; `after` says
+    what the operator did about it, if they did."""
+
+    plant: QueuedPlant
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueMoved:
+    """The queue stopped, or runs again: said once, with its time."""
+
+    change: QueueChange
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerOpened:
+    """The ledger is open: what it holds for the operator."""
+
+    news: LedgerNews
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """The target is resolved and its client built; plants go there from now on."""
+
+    target: Target
+
+
+@dataclass(frozen=True, slots=True)
+class CannotConnect:
+    """The chosen target cannot be used: the words say why (the plants waiting are held)."""
+
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class NextId:
+    """The id the form offers for the next plant typed, now that the ledger and target are
+    known."""
+
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class SentBefore:
+    """The id typed is one the ledger shows created (or maybe created) on the target."""
+
+    id_text: str
+    words: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Words for the log, with their time (a problem no plant's entry explains)."""
+
+    words: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something went wrong that the operator must see at once."""
+
+    title: str
+    words: str
+
+
+Event = (
+    PlantMoved
+    | QueueMoved
+    | LedgerOpened
+    | Connected
+    | CannotConnect
+    | NextId
+    | SentBefore
+    | Note
+    | Problem
+)
+Tell = Callable[[Event], None]

@@ -1,0 +1,279 @@
+"""The send service: one owner of a plant's journey, from the key that takes it to its fate.
+
+A front end hands it the form's texts and the operator's answers, and renders what it reports:
+typed events (`events.py`), told through one callback, on the event loop, in order. The service
+chooses and connects the target (resolving it in a thread: a token file, a keyring, a TLS
+context), carries the plants in line over to the same profile connected again, runs the queue's
+task, resumes, cancels and closes. The entry session (`session.py`) keeps the plants and decides
+what becomes of each; the ledger's reads that may wait run in threads, which return values and
+touch nothing of the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.connection import connect_to_profile
+from plantstore_tui.core.sending.events import (
+    CannotConnect,
+    Connected,
+    LedgerOpened,
+    NextId,
+    Note,
+    PlantMoved,
+    Problem,
+    QueueMoved,
+    SentBefore,
+    Tell,
+)
+from plantstore_tui.core.sending.session import EntrySession
+from plantstore_tui.core.sending.state import QueueState, TokenRefused
+from plantstore_tui.core.store.database import StoreError
+from plantstore_tui.core.store.settings import history_settings
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.sending.connection import Connect, Connection
+    from plantstore_tui.core.sending.counted import Counts
+    from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
+    from plantstore_tui.core.sending.session import Clock
+    from plantstore_tui.core.sending.submitted import AimedElsewhere, Attended, Submitted
+    from plantstore_tui.core.store import HistoryEntry
+
+# Asked, through the front end's one path for questions, before a plant queued before the
+# target was known to be protected is sent; False holds it.
+ConfirmQueued = Callable[["Target", "QueuedPlant"], Awaitable[bool]]
+
+
+class Status(NamedTuple):
+    """Where the journey stands, for a status line and for the questions asked about it."""
+
+    state: QueueState
+    counts: Counts
+    # The chosen target cannot be used (a configuration problem).
+    problem: bool
+    # The target plants go to, once connected.
+    target: Target | None
+    # The base URL and profile plants taken now go to (None: no target chosen yet).
+    aim: tuple[str, str | None] | None
+    # Plants the queue still has to send, the one in flight included.
+    in_line: int
+    # The ledger's file could not be used: plants live as long as this run.
+    in_memory: bool
+
+
+class SendService:
+    """Plants taken, connected, sent and dealt with for one front end; see the module."""
+
+    def __init__(
+        self,
+        tell: Tell,
+        clock: Clock,
+        confirm: ConfirmQueued,
+        *,
+        connect: Connect | None,
+        base_url: str,
+        profile: str | None = None,
+    ) -> None:
+        """`connect` None: no target yet (a first run); nothing is sent until `switch`."""
+        self._tell = tell
+        self._clock = clock
+        self._confirm = confirm
+        self._connect = connect
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._checking: asyncio.Task[None] | None = None
+        self._closed = False
+        self.session = EntrySession(
+            lambda plant, after: tell(PlantMoved(plant, after)),
+            clock,
+            base_url=base_url,
+            profile=profile,
+            chosen=connect is not None,
+            on_state=lambda change: tell(QueueMoved(change)),
+            on_problem=lambda words: tell(Problem("Ledger not synced", words)),
+        )
+        """The plants, for the views of them (needs attention, quitting)."""
+
+    # The journey ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the ledger and connect to the chosen target, in the background."""
+        if self._connect is not None:
+            self._spawn(self._connect_with(self._connect))
+
+    def switch(self, connect: Connect, base_url: str, profile: str | None) -> None:
+        """Send to another target from now on: plants in line go to the old one first. The
+        profile in use chosen again is connected again (its token read anew), the plants in
+        line carried over in order."""
+        target = self.session.target
+        carry = target is not None and profile is not None and target.profile == profile
+        self._choose(connect, base_url, profile, carry=carry)
+
+    def submit(
+        self, texts: FormTexts, *, confirmed: bool = False, typed: bool = False
+    ) -> Submitted:
+        """Take the plant the texts make, or say why not (`EntrySession.submit`)."""
+        return self.session.submit(texts, confirmed=confirmed, typed=typed)
+
+    def resume(self) -> None:
+        """After a refused token: the profile's token read again (it may have been fixed), the
+        refused plant sent again, then the rest. While the deployment cannot be reached: try
+        it now."""
+        session = self.session
+        target = session.target
+        if isinstance(session.queue_state, TokenRefused) and target is not None:
+            name = target.profile
+            if name is not None:
+                self._choose(lambda: connect_to_profile(name), target.base_url, name, carry=True)
+        session.resume()
+
+    def cancel_send(self) -> int | None:
+        """Cancel the send in flight; how many plants wait behind it (None: none in line)."""
+        return self.session.cancel_send()
+
+    def hold_queued(self, note: str) -> None:
+        """Take the plants not yet sent off the queue: they wait in needs attention."""
+        self.session.hold_queued(note)
+
+    def asking(self, open_: bool) -> None:
+        """A question about the queue opened (nothing more leaves until it is answered), or
+        was answered."""
+        if open_:
+            self.session.question_opened()
+        else:
+            self.session.question_closed()
+
+    def trust_target(self) -> None:
+        """The operator said yes for the whole session to sends to the protected target."""
+        target = self.session.target
+        if target is not None:
+            self.session.protection.trust(target)
+
+    def needs_asking(self) -> bool:
+        """Whether a send to the target must be confirmed first (a protected target)."""
+        target = self.session.target
+        return target is not None and self.session.protection.needs_asking(target)
+
+    def check_id(self, id_text: str) -> None:
+        """Look the id up in the ledger (in a thread); told `SentBefore` if it was created on
+        the target already."""
+        if self.session.knows_history:
+            if self._checking is not None:
+                self._checking.cancel()  # the id typed since is the one to look up
+            self._checking = self._spawn(self._check_id(id_text))
+
+    def status(self) -> Status:
+        """Where the journey stands now."""
+        session = self.session
+        return Status(
+            state=session.queue_state,
+            counts=session.counts(),
+            problem=session.problem is not None,
+            target=session.target,
+            aim=session.aim,
+            in_line=session.in_line(),
+            in_memory=session.ledger_in_memory,
+        )
+
+    def attend(
+        self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
+    ) -> Attended:
+        """The operator chose a plant in needs attention (`EntrySession.attend`)."""
+        return self.session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere)
+
+    def aimed_elsewhere(self, entry: HistoryEntry) -> AimedElsewhere | None:
+        """Whether a plant of the ledger was meant for another target than the current one."""
+        return self.session.aimed_elsewhere(entry)
+
+    async def wait_until_quiet(self) -> None:
+        """Wait until connected (or failed), with nothing in flight or in line unless stopped."""
+        await self.session.wait_until_quiet()
+
+    async def close(self) -> None:
+        """Let the send in flight say its fate, close the connections, end the session."""
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.session.close()
+
+    # Inside -----------------------------------------------------------------------------------
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+        if self._closed:
+            work.close()
+            return None
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _choose(self, connect: Connect, base_url: str, profile: str | None, *, carry: bool) -> None:
+        self._connect = connect
+        self.session.choose(base_url, profile, carry=carry)
+        self._spawn(self._connect_with(connect))
+
+    async def _connect_with(self, connect: Connect) -> None:
+        # The ledger first (opened once; its news told once), then the target. A target
+        # switched away from meanwhile is dropped, its client closed.
+        session = self.session
+        await asyncio.to_thread(session.ledger)
+        news = session.ledger_news()
+        if news is not None:
+            self._tell(LedgerOpened(news))
+            await self._offer_next_id(session.target)
+        try:
+            connection: Connection = await asyncio.to_thread(connect)
+        except Exception as exc:  # `Connect` raises with words for the operator
+            if connect is self._connect:
+                problem = visible(str(exc))
+                self._tell(Note(f"Configuration problem: {problem}", self._clock()))
+                session.cannot_connect(problem)
+                self._tell(CannotConnect(problem))
+            return
+        target = connection.target
+        settings = await asyncio.to_thread(history_settings, target.profile)
+        next_id = await asyncio.to_thread(session.next_id, target)
+        if connect is not self._connect or self._closed:
+            await connection.client.aclose()
+            return
+        queue = session.connected(target, connection.client, settings)
+        self._spawn(self._run(queue))
+        self._tell(Connected(target))
+        if next_id is not None:
+            self._tell(NextId(next_id))
+
+    async def _run(self, queue: SendQueue) -> None:
+        try:
+            await self.session.run(queue, self._confirm_queued)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug: a server's faults are outcomes
+            words = f"Sending stopped on an unexpected error: {type(exc).__name__}: {exc}"
+            self._tell(Note(words, self._clock()))
+
+    async def _confirm_queued(self, plant: QueuedPlant) -> bool:
+        # Only for plants queued before the connection told whether the target is protected.
+        target = self.session.target
+        if target is None or not self.session.protection.needs_asking(target):
+            return True
+        return await self._confirm(target, plant)
+
+    async def _offer_next_id(self, target: Target | None) -> None:
+        if target is None:
+            return
+        next_id = await asyncio.to_thread(self.session.next_id, target)
+        if next_id is not None and target is self.session.target:
+            self._tell(NextId(next_id))
+
+    async def _check_id(self, id_text: str) -> None:
+        with contextlib.suppress(StoreError):  # a convenience: nothing to say if unread
+            words = await asyncio.to_thread(self.session.duplicate_warning, id_text)
+            if words is not None:
+                self._tell(SentBefore(id_text, words))
