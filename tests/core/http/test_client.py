@@ -210,6 +210,32 @@ async def test_a_redirect_is_reported_and_the_token_never_travels(status: int) -
     assert elsewhere.requests == []
 
 
+@pytest.mark.parametrize(
+    ("status", "location"),
+    [
+        (303, "http://plants.test:port/plants"),
+        (301, "mailto:plants@example.test"),
+        (307, "https://[::1/plants"),
+        (308, "ftp://plants.test/plants"),
+    ],
+)
+async def test_a_redirect_to_an_unusable_location_is_still_a_redirect(
+    status: int, location: str
+) -> None:
+    # Not followed, so where it points is only reported: what it means for the plant is the
+    # status's, and nothing blames the base URL.
+    outcome, server = await answer(redirect_to(location, status))
+    assert isinstance(outcome, Failed)
+    assert (outcome.kind, outcome.status, outcome.location) == (
+        FailureKind.REDIRECT,
+        status,
+        location,
+    )
+    assert outcome.fate is (PlantFate.UNKNOWN if status == 303 else PlantFate.NOT_CREATED)
+    assert "base URL cannot be used" not in outcome.message
+    assert len(server.requests) == 1
+
+
 async def test_a_redirect_without_location_is_still_a_redirect() -> None:
     outcome, _ = await answer([Send(response(302))])
     assert isinstance(outcome, Failed)
