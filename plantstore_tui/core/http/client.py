@@ -22,6 +22,7 @@ from pydantic import SecretStr, ValidationError
 from plantstore_tui import __version__
 from plantstore_tui.core.http.body import read_capped
 from plantstore_tui.core.http.conformance import against_sent, off_spec
+from plantstore_tui.core.http.connections import ConnectionPerSend
 from plantstore_tui.core.http.failures import (
     SEND_FAILURES,
     Failure,
@@ -129,35 +130,36 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        # A CA file is read now, so that a bad one stops every send from the start.
-        verify: ssl.SSLContext | bool = True
+        self._proxy = proxy
+        self._proxy_url = None if proxy is None else proxy.url
+        self._token = token
+        # One client for every send. Its transport keeps a connection for each send in flight
+        # (`connections`: httpx's own pool costs every send time, measured there), with the TLS
+        # context and the proxy chosen here: the environment is never read for either (the
+        # proxy is core.http.proxy's choice, the trust store tls's). Redirects are reported,
+        # never followed (`_stop_at_redirect`), and cookies are never kept, so none is sent back.
         if transport is None:
+            # A CA file is read now, so that a bad one stops every send from the start.
+            verify: ssl.SSLContext | bool = True
             try:
                 verify = tls_context(ca_bundle)
             except CABundleError as exc:
                 unusable = Failure.not_created(FailureKind.TLS, str(exc), CA_BUNDLE_ADVICE)
                 self._unsendable = self._unsendable or unusable
-        self._proxy = proxy
-        self._proxy_url = None if proxy is None else proxy.url
-        self._token = token
-        # One client for every send, with a connection for each send in flight (kept alive
-        # between sends): the pool has no cap, as the sends in flight are capped by the caller
-        # (the import's --concurrency). The environment is never read (the proxy is
-        # core.http.proxy's choice, the trust store tls's). Redirects are reported, never
-        # followed (`_stop_at_redirect`), and cookies are never kept, so none is sent back.
+            httpx_proxy = None if proxy is None else proxy.for_httpx()
+            transport = ConnectionPerSend(
+                lambda: httpx.AsyncHTTPTransport(verify=verify, proxy=httpx_proxy, trust_env=False)
+            )
         self._client = httpx.AsyncClient(
-            verify=verify,
-            proxy=None if proxy is None or transport is not None else proxy.for_httpx(),
+            transport=transport,
             timeout=httpx.Timeout(
                 connect=self.limits.connect,
                 read=self.limits.read,
                 write=self.limits.read,
                 pool=self.limits.connect,
             ),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
             headers=_HEADERS,
             cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
-            transport=transport,
             trust_env=False,
             event_hooks={"response": [_stop_at_redirect]},
         )
