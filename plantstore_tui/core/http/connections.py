@@ -8,7 +8,7 @@ together are all handed the same idle connection, then retried one by one
 (httpcore.ConnectionNotAvailable; encode/httpcore#822 and the review of encode/httpcore#1111).
 Here each send takes a pool of its own, httpx's AsyncHTTPTransport with the client's TLS and
 proxy, which holds one connection and serves one send at a time.
-tests/core/http/test_upstream_pool.py shows the shared pool's retries on a bare
+tests/core/http/test_upstream.py shows the shared pool's retries on a bare
 httpx.AsyncClient, as a strict xfail: the day httpcore hands out its connections one to a
 request, it passes, and this module can go.
 """
