@@ -51,12 +51,12 @@ if TYPE_CHECKING:
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Sent with every request, beside Host, Content-Length and Authorization.
-_HEADERS = {
-    "User-Agent": USER_AGENT,
-    "Accept": "application/json",
-    "Accept-Encoding": "identity",
-    "Content-Type": "application/json",
-}
+_HEADERS = (
+    (b"User-Agent", USER_AGENT.encode("ascii")),
+    (b"Accept", b"application/json"),
+    (b"Accept-Encoding", b"identity"),
+    (b"Content-Type", b"application/json"),
+)
 
 
 def _decode_text(body: bytes) -> str:
@@ -133,10 +133,11 @@ class PlantStoreClient:
         self._proxy = proxy
         self._proxy_url = None if proxy is None else proxy.url
         self._token = token
-        # One client for every send. Its transport keeps a connection for each send in flight
-        # (`connections`: httpx's own pool costs every send time, measured there), with the TLS
-        # context and the proxy chosen here: the environment is never read for either (the
-        # proxy is core.http.proxy's choice, the trust store tls's). Redirects are reported,
+        # One client for every send, with its timeouts; each request is built whole (`_request`:
+        # the headers above and no others). Its transport keeps a connection for each send in
+        # flight (`connections`: httpx's own pool costs every send time, measured there), with
+        # the TLS context and the proxy chosen here: the environment is never read for either
+        # (the proxy is core.http.proxy's choice, the trust store tls's). Redirects are reported,
         # never followed (`_stop_at_redirect`), and cookies are never kept, so none is sent back.
         if transport is None:
             # A CA file is read now, so that a bad one stops every send from the start.
@@ -158,7 +159,6 @@ class PlantStoreClient:
                 write=self.limits.read,
                 pool=self.limits.connect,
             ),
-            headers=_HEADERS,
             cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
             trust_env=False,
             event_hooks={"response": [_stop_at_redirect]},
@@ -248,10 +248,13 @@ class PlantStoreClient:
     def _request(self, plant: NewPlant) -> httpx.Request:
         """The POST of `plant`, the token read from its SecretStr as the request is built (no
         local variable holds it: a traceback that shows locals shows none)."""
-        return self._client.build_request(
+        return httpx.Request(
             "POST",
             self._plants_url,
-            headers={"Authorization": "Bearer " + self._token.get_secret_value()},
+            headers=[
+                *_HEADERS,
+                (b"Authorization", b"Bearer " + self._token.get_secret_value().encode("ascii")),
+            ],
             content=plant.body_bytes(),
         )
 

@@ -129,6 +129,21 @@ async def test_the_request_is_a_post_of_the_new_plant_with_bearer_and_user_agent
     assert request.json() == {"id": -3, "name": "Aloe", "tag": "succulent"}
 
 
+async def test_the_request_carries_these_headers_and_no_others() -> None:
+    # What a deployment sees, and what an answer that echoes the request shows (cut to 200
+    # characters, the token redacted): no header of httpx's own.
+    _, server = await answer(spec_like)
+    assert list(server.requests[0].headers) == [
+        "host",
+        "user-agent",
+        "accept",
+        "accept-encoding",
+        "content-type",
+        "authorization",
+        "content-length",
+    ]
+
+
 async def test_an_absent_tag_is_not_in_the_body() -> None:
     _, server = await answer(spec_like)
     assert server.requests[0].json() == {"id": 7, "name": "Fern"}
