@@ -1,4 +1,4 @@
-"""The Plant Store API client: kept-alive httpx transports per target, sends -> `Outcome`.
+"""The Plant Store API client: one httpx.AsyncClient per target, sends -> `Outcome`.
 
 Sending and reading the answer live here; the words for a send that got no usable answer are
 `failures`' (every httpx, socket, decoding and Unicode failure is translated there, at one
@@ -12,6 +12,7 @@ import importlib
 import json
 import ssl
 import time
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
@@ -21,6 +22,7 @@ from pydantic import SecretStr, ValidationError
 from plantstore_tui import __version__
 from plantstore_tui.core.http.body import read_capped
 from plantstore_tui.core.http.conformance import against_sent, off_spec
+from plantstore_tui.core.http.connections import ConnectionPerSend
 from plantstore_tui.core.http.failures import (
     SEND_FAILURES,
     Failure,
@@ -72,6 +74,23 @@ def prepare_first_send() -> None:
     importlib.import_module("anyio._backends._asyncio")
 
 
+class _Redirected(Exception):
+    """A redirect, stopped as it arrives (see `_stop_at_redirect`)."""
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(status)
+        self.status = status
+        self.location = location
+
+
+async def _stop_at_redirect(response: httpx.Response) -> None:
+    """The client's response hook: a redirect is reported, never followed. httpx builds the
+    request a redirect points to even when it does not follow it, and fails the send for a
+    Location it cannot use; stopped here, the answer is a redirect whatever its Location."""
+    if response.status_code in _REDIRECT_STATUSES:
+        raise _Redirected(response.status_code, response.headers.get("Location", ""))
+
+
 def _parse_plant(body: bytes) -> Plant | str:
     try:
         return Plant.model_validate_json(body)
@@ -111,35 +130,39 @@ class PlantStoreClient:
         self.limits = limits or Limits()
         # The base URL and the token do not change: what stops every send is known once, here.
         self._unsendable = unsendable(self.base_url, token)
-        # The OS trust store's context is built for the first transport, not with the client; a
-        # CA file is read now, so that a bad one stops every send from the start.
-        verify: ssl.SSLContext | None = None
-        if transport is None and ca_bundle is not None:
+        self._proxy = proxy
+        self._proxy_url = None if proxy is None else proxy.url
+        self._token = token
+        # One client for every send, with its timeouts; each request is built whole (`_request`:
+        # the headers above and no others). Its transport keeps a connection for each send in
+        # flight (`connections`: httpx's own pool costs every send time, measured there), with
+        # the TLS context and the proxy chosen here: the environment is never read for either
+        # (the proxy is core.http.proxy's choice, the trust store tls's). Redirects are reported,
+        # never followed (`_stop_at_redirect`), and cookies are never kept, so none is sent back.
+        if transport is None:
+            # A CA file is read now, so that a bad one stops every send from the start.
+            verify: ssl.SSLContext | bool = True
             try:
                 verify = tls_context(ca_bundle)
             except CABundleError as exc:
                 unusable = Failure.not_created(FailureKind.TLS, str(exc), CA_BUNDLE_ADVICE)
                 self._unsendable = self._unsendable or unusable
-        # Transports themselves, not an httpx.AsyncClient over them: a send needs none of the
-        # client's cookie jar, auth flow, redirects or request merging, and each of them costs
-        # time on every request (benchmarks/import.py). And one transport (so one
-        # kept-alive connection) per send in flight, each used by one send at a time: a shared
-        # pool polls every idle connection's socket on every request. Proxies and TLS go here:
-        # through a proxy, each transport's one connection is to the proxy (CONNECT for https).
-        self._verify = verify
-        self._proxy = proxy
-        self._proxy_url = None if proxy is None else proxy.url
-        self._httpx_proxy = None if proxy is None or transport is not None else proxy.for_httpx()
-        self._given = transport
-        self._idle: list[httpx.AsyncBaseTransport] = []
-        self._transports: list[httpx.AsyncBaseTransport] = []
-        self._token = token
-        self._timeouts = httpx.Timeout(
-            connect=self.limits.connect,
-            read=self.limits.read,
-            write=self.limits.read,
-            pool=self.limits.connect,
-        ).as_dict()
+            httpx_proxy = None if proxy is None else proxy.for_httpx()
+            transport = ConnectionPerSend(
+                lambda: httpx.AsyncHTTPTransport(verify=verify, proxy=httpx_proxy, trust_env=False)
+            )
+        self._client = httpx.AsyncClient(
+            transport=transport,
+            timeout=httpx.Timeout(
+                connect=self.limits.connect,
+                read=self.limits.read,
+                write=self.limits.read,
+                pool=self.limits.connect,
+            ),
+            cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
+            trust_env=False,
+            event_hooks={"response": [_stop_at_redirect]},
+        )
         # Never used when a send cannot go out (a URL httpx cannot parse is unsendable).
         self._plants_url = httpx.URL(self.url) if self._unsendable is None else httpx.URL()
 
@@ -177,11 +200,7 @@ class PlantStoreClient:
 
     async def aclose(self) -> None:
         """Close the kept-alive connections."""
-        transports, self._transports, self._idle = self._transports, [], []
-        for transport in transports:
-            await transport.aclose()
-        if self._given is not None:
-            await self._given.aclose()
+        await self._client.aclose()
 
     async def create_plant(self, plant: NewPlant) -> Outcome:
         """POST the plant to `{base_url}/plants` and say what came of it. Never raises on I/O."""
@@ -194,19 +213,15 @@ class PlantStoreClient:
             return self._failed(plant, self._unsendable, elapsed())
 
         status: int | None = None
-        transport = self._take_transport()
         try:
             async with asyncio.timeout(self.limits.deadline):
-                response = await transport.handle_async_request(self._request(plant))
+                response = await self._client.send(self._request(plant), stream=True)
                 try:
                     status = response.status_code
                     if status == 407 and self._proxy is not None:
                         # The proxy's answer, never the deployment's: the request stopped there.
                         refused = proxy_refused(self._proxy, "407")
                         return self._failed(plant, refused, elapsed(), status)
-                    if status in _REDIRECT_STATUSES:
-                        location = self._untokened(response.headers.get("Location", ""))
-                        return self._redirected(plant, status, location, elapsed())
                     body = await read_capped(response, self.limits.max_body)
                     # Latin-1 maps each byte to one character and back: only the token changes.
                     body = self._untokened(body.decode("latin-1")).encode("latin-1")
@@ -214,12 +229,12 @@ class PlantStoreClient:
                     content_type = response.headers.get("Content-Type")
                 finally:
                     await response.aclose()
+        except _Redirected as redirect:
+            location = self._untokened(redirect.location)
+            return self._redirected(plant, redirect.status, location, elapsed())
         except SEND_FAILURES as exc:
             failure = explain(exc, status, self.limits, self._plants_url.host, self._proxy)
             return self._failed(plant, failure, elapsed(), status)
-        finally:
-            # Only now: until its answer is read and closed, its connection is this send's.
-            self._give_back(transport)
         marks = off_spec(status, content_type, body)
         return self._answered(plant, status, body, retry_after, elapsed(), marks)
 
@@ -229,24 +244,6 @@ class PlantStoreClient:
         if not self._token.get_secret_value():
             return text
         return text.replace(self._token.get_secret_value(), REDACTED)
-
-    def _take_transport(self) -> httpx.AsyncBaseTransport:
-        """A transport no other send is using (as many as sends in flight at once, at most)."""
-        if self._given is not None:
-            return self._given
-        if self._idle:
-            return self._idle.pop()
-        if self._verify is None:
-            self._verify = tls_context()
-        transport = httpx.AsyncHTTPTransport(
-            verify=self._verify, trust_env=False, proxy=self._httpx_proxy
-        )
-        self._transports.append(transport)
-        return transport
-
-    def _give_back(self, transport: httpx.AsyncBaseTransport) -> None:
-        if transport is not self._given:
-            self._idle.append(transport)
 
     def _request(self, plant: NewPlant) -> httpx.Request:
         """The POST of `plant`, the token read from its SecretStr as the request is built (no
@@ -259,7 +256,6 @@ class PlantStoreClient:
                 (b"Authorization", b"Bearer " + self._token.get_secret_value().encode("ascii")),
             ],
             content=plant.body_bytes(),
-            extensions={"timeout": self._timeouts},
         )
 
     def _failed(
