@@ -78,7 +78,6 @@ class OrderedScreen(Screen[ReturnType]):
     Textual screen class (`class Editor(ModalScreen[R], OrderedScreen[R])`): Textual takes a
     screen's default CSS along its first base only."""
 
-    _typing = False
     _turn_at = 0.0
     taking_keys = False
     """True once the screen is mounted with its first field focused; the app holds the keys
@@ -92,9 +91,6 @@ class OrderedScreen(Screen[ReturnType]):
         handler comes after its subclass's), which focuses the first field."""
         self.taking_keys = True
         self.post_message(self.TakingKeys())
-
-    def typing_started(self) -> None:
-        """Called once, when a field first takes a key or a paste."""
 
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste completely before the app reads the next (`OrderedInput`); the
@@ -113,8 +109,6 @@ class OrderedScreen(Screen[ReturnType]):
             problem = focused.paste_now(event.text)
             if problem is not None:
                 self.notify(problem, title="Not pasted", severity="warning")
-            else:
-                self._note_typing()
             return True
         if self.maximized is not None:
             return False
@@ -122,15 +116,7 @@ class OrderedScreen(Screen[ReturnType]):
 
     def _type_now(self, event: events.Key) -> bool:
         focused = self.focused
-        if not isinstance(focused, TypedInput) or not focused.type_now(event):
-            return False
-        self._note_typing()
-        return True
-
-    def _note_typing(self) -> None:
-        if not self._typing:
-            self._typing = True
-            self.typing_started()
+        return isinstance(focused, TypedInput) and focused.type_now(event)
 
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False

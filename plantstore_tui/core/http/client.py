@@ -8,7 +8,6 @@ boundary), the capped read is `body`'s, TLS is `tls`'s: nothing from httpx reach
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import ssl
 import time
@@ -61,17 +60,6 @@ _HEADERS = (
 
 def _decode_text(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
-
-
-def prepare_first_send() -> None:
-    """Import what httpx loads only at its first request: its transport (httpcore) and the async
-    backend its connections run on. The UI runs this in a thread as the first plant is typed, so
-    its first Ctrl+S does not wait for them. Idempotent; the first send works without it."""
-    # httpcore here, not at the top: loading it off the UI thread is what this function is for.
-    import httpcore  # noqa: F401
-
-    # anyio imports a backend by name at its first use: asyncio's is the one a send runs on.
-    importlib.import_module("anyio._backends._asyncio")
 
 
 class _Redirected(Exception):
