@@ -19,6 +19,7 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from plantstore_tui import __version__
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.http.body import read_capped
 from plantstore_tui.core.http.conformance import against_sent, off_spec
 from plantstore_tui.core.http.connections import ConnectionPerSend
@@ -62,7 +63,7 @@ def _decode_text(body: bytes) -> str:
     return body.decode("utf-8", errors="replace")
 
 
-class _Redirected(Exception):
+class _Redirected(PlantStoreError):
     """A redirect, stopped as it arrives (see `_stop_at_redirect`)."""
 
     def __init__(self, status: int, location: str) -> None:
