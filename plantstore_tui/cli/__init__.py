@@ -120,8 +120,7 @@ def main(ctx: click.Context, options: TargetOptions) -> None:
     # Resilient parsing (shell completion) only reads the command line: it must never take the
     # terminal over.
     if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        # The TUI is the group's own command, loaded as a subcommand is (LazyGroup): the
-        # command line's other commands never import Textual.
+        # The TUI, loaded as LazyGroup loads a subcommand: the other commands never load Textual.
         from plantstore_tui.cli.tui import open_tui
 
         open_tui(ctx.obj)

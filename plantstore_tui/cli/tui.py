@@ -116,8 +116,7 @@ def run_demo() -> None:
     """The TUI on a throwaway reference server, in a sandbox: its profiles, tokens and ledger
     live in a temporary directory of its own, removed with the server's database however the
     demo ends; the operator's are neither read nor written."""
-    # An optional feature, the demo: the reference server (Starlette, uvicorn) costs 25 ms of
-    # start and 3 MiB to every other run.
+    # An optional feature, the demo: its server (Starlette, uvicorn) costs 25 ms and 3 MiB.
     from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
 
     # The operator's theme is the one thing the demo takes along (a theme chosen in the demo

@@ -161,8 +161,7 @@ def usable_keyring() -> OsKeyring | None:
     only its fail or null backend."""
     if os.environ.get(NO_KEYRING_ENV, "").strip() not in ("", "0"):
         return None
-    # An optional feature, the OS keyring: keyring costs a run whose token comes from the
-    # environment or a command 11 ms and 1.9 MiB.
+    # An optional feature, the OS keyring (keyring: 11 ms, 1.9 MiB, 43 modules).
     from plantstore_tui.core.config.os_keyring import os_keyring
 
     return os_keyring()
