@@ -13,7 +13,9 @@ from plantstore_tui import __version__
 from plantstore_tui.cli.exits import Interrupted, problem_json, translated
 from plantstore_tui.cli.options import JSON_ASKED, JsonFlag
 from plantstore_tui.cli.targets import TargetOptions, group_target_options
+from plantstore_tui.core.config.files import CONFIG_DIR_ENV, DATA_DIR_ENV, PROFILES_FILE, config_dir
 from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.core.store import ledger_path
 
 # Whether "--json" was typed after the group's own options (ctx.meta).
 _JSON_TYPED = "plantstore_tui.json_typed"
@@ -42,15 +44,6 @@ class LazyGroup(click.Group):
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Where this machine keeps the profiles and the history (written whole, never wrapped:
         a path is copied from here)."""
-        # Only --help needs them.
-        from plantstore_tui.core.config.files import (
-            CONFIG_DIR_ENV,
-            DATA_DIR_ENV,
-            PROFILES_FILE,
-            config_dir,
-        )
-        from plantstore_tui.core.store import ledger_path
-
         formatter.write_paragraph()
         formatter.write(
             f"  Profiles: {config_dir() / PROFILES_FILE} (${CONFIG_DIR_ENV} moves it)\n"
@@ -127,7 +120,7 @@ def main(ctx: click.Context, options: TargetOptions) -> None:
     # Resilient parsing (shell completion) only reads the command line: it must never take the
     # terminal over.
     if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        # The TUI's module brings Textual: imported when the TUI opens, as a subcommand's is.
+        # The TUI, loaded as LazyGroup loads a subcommand: the other commands never load Textual.
         from plantstore_tui.cli.tui import open_tui
 
         open_tui(ctx.obj)

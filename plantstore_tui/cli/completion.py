@@ -9,18 +9,14 @@ and nothing on the terminal but the completions when a file cannot be read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
+from click.shell_completion import CompletionItem, get_completion_class
 
+from plantstore_tui.cli.history_text import local_time
+from plantstore_tui.core.config.glance import saved_profile_names
 from plantstore_tui.core.plant.text import shorten, visible
-
-# Every command line loads this module (`--profile` names `profile_names`): what completing
-# needs is imported when a shell completes, or asks for its script.
-if TYPE_CHECKING:
-    from click.shell_completion import CompletionItem
-
-    from plantstore_tui.core.store import HistoryEntry
+from plantstore_tui.core.store import HistoryEntry, StoreError, open_unchanged
+from plantstore_tui.core.store.records import outcome_words
 
 PROG_NAME = "plantstore-tui"
 # Click's name for PROG_NAME, given to `main` by `python -m plantstore_tui` too, whose own
@@ -35,10 +31,6 @@ def profile_names(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """The saved profiles whose names start with what is typed."""
-    from click.shell_completion import CompletionItem
-
-    from plantstore_tui.core.config.glance import saved_profile_names
-
     return [
         CompletionItem(name)
         for name in saved_profile_names()
@@ -52,10 +44,6 @@ def history_entries(
 ) -> list[CompletionItem]:
     """The newest entries of the ledger whose numbers start with what is typed, each described
     by its plant and how it ended (zsh and fish show the description)."""
-    from click.shell_completion import CompletionItem
-
-    from plantstore_tui.core.store import StoreError, open_unchanged
-
     try:
         ledger = open_unchanged()
         if ledger is None:
@@ -70,9 +58,6 @@ def history_entries(
 
 
 def _described(entry: HistoryEntry) -> str:
-    from plantstore_tui.cli.history_text import local_time
-    from plantstore_tui.core.store.records import outcome_words
-
     status = "" if entry.status is None else f" ({entry.status})"
     return visible(
         f"plant {entry.plant_id} {shorten(entry.name, 24)}: {outcome_words(entry)}{status}, "
@@ -94,8 +79,6 @@ def completion(ctx: click.Context, shell: str) -> None:
 
     Commands, options, saved profile names and history entries then complete.
     """
-    from click.shell_completion import get_completion_class
-
     script = get_completion_class(shell)
     # Every SHELLS name is one of click's own shells.
     assert script is not None

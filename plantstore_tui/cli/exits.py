@@ -4,14 +4,12 @@ a core error that reaches the command line into words and an exit code."""
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from plantstore_tui.core.errors import InputError, PlantStoreError
 from plantstore_tui.core.plant.text import visible
-
-if TYPE_CHECKING:
-    from plantstore_tui.core.errors import PlantStoreError
 
 
 class ExitCode(IntEnum):
@@ -76,8 +74,5 @@ def problem_json(problem: click.ClickException, not_run: dict[str, Any]) -> dict
 def translated(error: PlantStoreError) -> click.ClickException:
     """A core error no command caught, as words and an exit code: a file of plants that cannot
     be read is input (2); anything else, a setting or a file the run depends on (4)."""
-    # Only a failing run needs it, and it brings the whole import package (plan, ledger).
-    from plantstore_tui.core.importing.rows import FileProblem
-
-    problem = InvalidInput if isinstance(error, FileProblem) else ConfigProblem
+    problem = InvalidInput if isinstance(error, InputError) else ConfigProblem
     return problem(visible(str(error)))

@@ -17,6 +17,7 @@ from plantstore_tui.cli.history_text import entry_text, history_table, pending_t
 from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions, one_target
 from plantstore_tui.core.http.export import ExportFormat, export_command
+from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import plural, quoted, visible
 from plantstore_tui.core.store import (
@@ -117,9 +118,6 @@ def _filter(
     chosen = options.merged(profile, base_url)
     normalized = None
     if chosen.base_url:
-        # Only a --base-url filter needs it, and it brings httpx and Pydantic.
-        from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
-
         try:
             normalized = normalize_base_url(chosen.base_url)
         except InvalidBaseURL as exc:

@@ -15,8 +15,10 @@ import click
 
 from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.findings import profile_store
 from plantstore_tui.cli.options import one_of
 from plantstore_tui.core.config import options as chosen
+from plantstore_tui.core.config import targets
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.options import (
     BASE_URL_ENV,
@@ -25,6 +27,7 @@ from plantstore_tui.core.config.options import (
     chosen_ad_hoc_url,
 )
 from plantstore_tui.core.http.tls import CABundleError
+from plantstore_tui.core.http.urls import normalize_base_url
 from plantstore_tui.core.plant.text import visible
 
 if TYPE_CHECKING:
@@ -119,8 +122,6 @@ def _token_prompt(options: TargetOptions) -> Callable[[], str]:
 
     def prompt() -> str:
         # Asked only once the URL has been checked: it is normalized as it will be used.
-        from plantstore_tui.core.http.urls import normalize_base_url
-
         chosen = chosen_ad_hoc_url(options, os.environ)
         url = "" if chosen is None else f" for {visible(normalize_base_url(chosen[0]))}"
         return str(click.prompt(f"Token{url} (hidden)", hide_input=True))
@@ -130,11 +131,6 @@ def _token_prompt(options: TargetOptions) -> Callable[[], str]:
 
 def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
     """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
-    # Resolving brings httpx, Pydantic and the token sources: the TUI does it after its first
-    # frame (cli/tui.py), so they are not loaded with this module.
-    from plantstore_tui.cli.findings import profile_store
-    from plantstore_tui.core.config import targets
-
     prompt = _token_prompt(options) if interactive and sys.stdin.isatty() else None
     try:
         return targets.resolve_target(options, os.environ, prompt=prompt, store=profile_store())

@@ -11,3 +11,8 @@ from __future__ import annotations
 class PlantStoreError(Exception):
     """Something the operator must be told in words: a file, a setting or a target that cannot
     be used. Its `str()` is those words."""
+
+
+class InputError(PlantStoreError):
+    """What the operator gave to be read as input (a file of plants) cannot be; the command line
+    ends it as invalid input (exit 2), not as a setting that cannot be used (exit 4)."""

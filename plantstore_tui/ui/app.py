@@ -17,9 +17,12 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
-from plantstore_tui.core.config.theme import saved_theme
+from plantstore_tui.core.config.store import ProfileStore
+from plantstore_tui.core.config.theme import save_theme, saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
+from plantstore_tui.core.sending.connection import connect_to_profile
+from plantstore_tui.core.sending.session import FORM_BUSY
 from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import TargetLabel
@@ -31,8 +34,11 @@ from plantstore_tui.ui.screens.send import SendScreen
 from plantstore_tui.ui.shutdown import SignalEnd
 from plantstore_tui.ui.textual_compat import KeysFirstApp
 
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
+if sys.platform != "win32":
+    # POSIX only: Textual's Linux and macOS driver, made to cope with the terminal hanging up.
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from plantstore_tui.ui.driver import HangupSafeDriver
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -88,6 +94,7 @@ class PlantStoreApp(KeysFirstApp[None]):
         # Made now, before the app takes the terminal: its last resort keeps the modes to restore.
         self._signal_end = SignalEnd(self._ended_by_signal, signal.SIGTERM, signal.SIGHUP)
         self._early_keys: list[events.Key | events.Paste] = []
+        self._first_run: Screen[FirstRunChoice] | None = None
         # The theme profiles.toml keeps (the palette's Theme changes it), in place before the
         # first frame; a name this Textual does not know is said with the file's other
         # mistakes once the app runs (`_read_findings`).
@@ -100,13 +107,8 @@ class PlantStoreApp(KeysFirstApp[None]):
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
         driver_class = super().get_driver_class()
-        if sys.platform != "win32":
-            from textual.drivers.linux_driver import LinuxDriver
-
-            from plantstore_tui.ui.driver import HangupSafeDriver
-
-            if driver_class is LinuxDriver:
-                return HangupSafeDriver
+        if sys.platform != "win32" and driver_class is LinuxDriver:
+            return HangupSafeDriver
         return driver_class
 
     def get_default_screen(self) -> Screen[None]:
@@ -155,9 +157,11 @@ class PlantStoreApp(KeysFirstApp[None]):
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)
         if self._connect is None:
+            # An optional feature, the first-run screen: opened only without a target.
             from plantstore_tui.ui.screens.first_run import FirstRunScreen
 
-            self.push_screen(FirstRunScreen(), self._first_run_chosen)
+            self._first_run = FirstRunScreen()
+            self.push_screen(self._first_run, self._first_run_chosen)
 
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
@@ -176,8 +180,6 @@ class PlantStoreApp(KeysFirstApp[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, name="keep theme", group="theme")
     def _keep_theme(self, theme: str) -> None:
         # The file's lock and its fsync: never on the UI thread.
-        from plantstore_tui.core.config.theme import save_theme
-
         save_theme(theme)
 
     @on(Worker.StateChanged)
@@ -199,9 +201,7 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     @work(thread=True, exit_on_error=False, name="read findings", group="findings")
     def _read_findings(self, themes: frozenset[str]) -> None:
-        # After the first frame, in a thread: the profile store brings its checks along.
-        from plantstore_tui.core.config.store import ProfileStore
-
+        # After the first frame, in a thread: the file's checks are the profile store's.
         findings = ProfileStore().load(themes=themes).findings
         if findings:
             self.call_from_thread(self._tell_findings, findings)
@@ -283,6 +283,7 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def action_profiles(self) -> None:
         """Open the profiles screen; choosing one there sends to it from now on."""
+        # An optional feature, a screen opened on demand (F2).
         from plantstore_tui.ui.screens.profiles import ProfilesScreen
 
         if isinstance(self.screen, ProfilesScreen):
@@ -292,9 +293,7 @@ class PlantStoreApp(KeysFirstApp[None]):
     def _profile_chosen(self, name: str | None) -> None:
         if name is None:
             return
-        from plantstore_tui.ui.screens.first_run import FirstRunScreen
-
-        if isinstance(self.screen, FirstRunScreen):
+        if self._first_run is not None and self.screen is self._first_run:
             # F2 from the first-run screen (a profiles.toml fixed meanwhile): the choice made.
             self.pop_screen()
         self.use_profile(name)
@@ -306,14 +305,12 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def use_profile(self, name: str) -> None:
         """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
-
-        from plantstore_tui.core.sending.connection import connect_to_profile
-
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
         self._send_screen.reconnect(lambda: connect_to_profile(name), label)
 
     def action_check(self) -> None:
         """Run the conformance check on the deployment plants go to now."""
+        # An optional feature, a screen opened on demand (the palette's Check).
         from plantstore_tui.ui.screens.check import CheckScreen
 
         target = self._send_screen.target
@@ -325,6 +322,7 @@ class PlantStoreApp(KeysFirstApp[None]):
     def action_import(self) -> None:
         """Open the import screen for the deployment plants go to now (from the send screen:
         not over a question, nor over another screen)."""
+        # An optional feature, a screen opened on demand (F5).
         from plantstore_tui.ui.screens.import_screen import ImportScreen
 
         if self.screen is not self._send_screen:
@@ -338,8 +336,6 @@ class PlantStoreApp(KeysFirstApp[None]):
     def _load_into_form(self, texts: FormTexts, may_exist: bool) -> bool:
         form = self._send_screen.form
         if form.holds_typing():
-            from plantstore_tui.core.sending.session import FORM_BUSY
-
             self.notify(
                 FORM_BUSY,
                 title="Not loaded",

@@ -10,10 +10,8 @@ from typing import Protocol, runtime_checkable
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.plant.text import visible
-
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
 
 
 @runtime_checkable
@@ -30,8 +28,6 @@ class ProfileUser(Protocol):
 
 
 def _saved_profiles() -> tuple[tuple[str, str], ...]:
-    from plantstore_tui.core.config.store import ProfileStore
-
     saved = ProfileStore().load()
     return tuple((profile.name, profile.base_url) for profile in saved.profiles)
 

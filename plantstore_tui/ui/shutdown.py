@@ -19,6 +19,9 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+if sys.platform != "win32":
+    import termios  # POSIX only: the terminal's modes, put back by the last resort
+
 GRACE_SECONDS = 2.0
 
 # What Textual's driver turns on, turned off: the Kitty keyboard protocol, the alternate screen,
@@ -125,7 +128,6 @@ class SignalEnd:
 def _terminal_modes() -> list[Any] | None:
     if sys.platform == "win32" or sys.__stdin__ is None:
         return None
-    import termios
 
     try:
         return termios.tcgetattr(sys.__stdin__.fileno())
@@ -137,7 +139,6 @@ def _restore_terminal(modes: list[Any] | None) -> None:
     """Put the terminal back as far as it goes, never waiting: nothing if it has hung up."""
     if sys.platform == "win32" or sys.__stderr__ is None:
         return
-    import termios
 
     # tcsetattr from a background process group would stop this process on SIGTTOU.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from burst_support import stored_plants
-from snapshot_apps.support import SIZE, app_for, settled, until
+from snapshot_apps.support import SIZE, app_for, settled
 
 from plantstore_tui.core.sending import session as session_module
 from plantstore_tui.server.runner import BackgroundServer
@@ -41,11 +41,8 @@ async def test_a_plant_typed_while_connecting_is_sent(
         async with app.run_test(size=SIZE) as pilot:
             screen = app.get_default_screen()
             assert isinstance(screen, SendScreen)
-            await until(
-                pilot,
-                lambda: screen._service is not None or made_in_a_thread.is_set(),
-                "the session made, or a thread making it",
-            )
+            # Made with the screen, on the thread that made the app.
+            assert screen.service.session is not None
             await pilot.press(*"Fern", "tab", *str(plant_id), "ctrl+s")
             let_it_finish.set()
             await settled(app, pilot)

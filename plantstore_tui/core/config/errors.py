@@ -7,3 +7,11 @@ from plantstore_tui.core.errors import PlantStoreError
 
 class ConfigError(PlantStoreError):
     """A configuration file or value that cannot be used; the message says what to do."""
+
+
+class TokenError(ConfigError):
+    """A token that cannot be had or cannot be used."""
+
+
+class KeyringFailed(TokenError):
+    """The OS keyring refused to read, save or delete a token."""

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
-from plantstore_tui.core.errors import PlantStoreError
+from plantstore_tui.core.errors import InputError
 from plantstore_tui.core.plant.form import FormTexts
 
 # The most characters one row may hold, line ends included, in every format (the csv module's
@@ -20,7 +20,7 @@ READ_CHUNK = 1 << 16
 ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
-class FileProblem(PlantStoreError):
+class FileProblem(InputError):
     """The file cannot be read as a file of plants at all; `line` says where, if known."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

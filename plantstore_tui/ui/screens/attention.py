@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
+from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
@@ -241,8 +242,6 @@ def _send_again(screen: SendScreen, plant: HistoryEntry, *, confirmed: bool, at:
     # One held plant taken as a new send, its held row then dealt with (released, as a load
     # releases it); skipped if another plantstore-tui dealt with it since the list was read.
     # False: not taken, and the ones after it are not sent (submit said why).
-    from plantstore_tui.core.store import StoreError
-
     session = screen.service.session
     try:
         found = session.ledger().get(plant.entry)

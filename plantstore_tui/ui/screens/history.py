@@ -23,15 +23,13 @@ from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, clipped, shorten, visible
+from plantstore_tui.core.store import HistoryFilter, StoreError, open_for_reading
 from plantstore_tui.core.store.records import outcome_and_fate, outcome_words
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
-
 if TYPE_CHECKING:
-    from plantstore_tui.core.store import HistoryEntry, HistoryFilter, Ledger
+    from plantstore_tui.core.store import HistoryEntry, Ledger
 
 PAGE_SIZE = 100
 OUTCOME_CHOICES = (
@@ -174,8 +172,6 @@ class HistoryScreen(OrderedScreen[None]):
         return self.query_one(HistoryTable)
 
     def _filter(self) -> HistoryFilter:
-        from plantstore_tui.core.store import HistoryFilter
-
         outcome = self.query_one("#history-outcome", Select).value
         profile = self.query_one("#history-profile", Select).value
         return HistoryFilter(
@@ -189,8 +185,6 @@ class HistoryScreen(OrderedScreen[None]):
 
     @work(thread=True, exclusive=True, group="history-read", exit_on_error=False)
     def _read_page(self, where: HistoryFilter, offset: int) -> None:
-        from plantstore_tui.core.store import StoreError, open_for_reading
-
         try:
             if self._store is None:
                 self._store = open_for_reading()

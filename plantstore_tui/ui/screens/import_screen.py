@@ -33,6 +33,7 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
+from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.importing import (
     CheckedFile,
     ImportFormat,
@@ -291,8 +292,6 @@ class ImportScreen(OrderedScreen[None]):
     async def _send_plan(
         self, store: ImportLedger, plan: ImportPlan, checked: CheckedFile
     ) -> StopReason | str:
-        from plantstore_tui.core.http.client import PlantStoreClient
-
         assert checked.fmt is not None
         target = self._target
         self.progress = plan.progress()

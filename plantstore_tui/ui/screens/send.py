@@ -21,6 +21,8 @@ from textual.widgets import Input
 
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending import events
+from plantstore_tui.core.sending.service import SendService
+from plantstore_tui.core.sending.session import FORM_BUSY
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable, change_words
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
@@ -30,8 +32,11 @@ from plantstore_tui.core.sending.submitted import (
     NotTaken,
     Taken,
 )
+from plantstore_tui.core.store import StoreError
+from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedScreen
+from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
@@ -43,9 +48,6 @@ from plantstore_tui.ui.widgets.plant_form import PlantForm
 from plantstore_tui.ui.widgets.response_log import ResponseLog
 from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -53,7 +55,6 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.form import FormTexts
     from plantstore_tui.core.sending.connection import Connect
     from plantstore_tui.core.sending.queue import QueuedPlant
-    from plantstore_tui.core.sending.service import SendService
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.core.sending.submitted import AimedElsewhere
     from plantstore_tui.core.store import HistoryEntry
@@ -100,27 +101,15 @@ class SendScreen(OrderedScreen[None]):
         self._first = (connect, label)
         self.clock = clock
         """The time of log entries and notes."""
-        self._service: SendService | None = None
-
-    @property
-    def service(self) -> SendService:
-        """The send service: every plant this screen takes goes its way through it.
-
-        Made at its first use, on the app's thread: as the screen starts, or by a key read
-        before."""
-        if self._service is None:
-            from plantstore_tui.core.sending.service import SendService
-
-            connect, label = self._first
-            self._service = SendService(
-                self._tell,
-                self.clock,
-                self._confirm_queued,
-                connect=connect,
-                base_url=label.base_url,
-                profile=label.profile,
-            )
-        return self._service
+        self.service = SendService(
+            self._tell,
+            clock,
+            self._confirm_queued,
+            connect=connect,
+            base_url=label.base_url,
+            profile=label.profile,
+        )
+        """The send service: every plant this screen takes goes its way through it."""
 
     def _tell(self, event: events.Event) -> None:
         # The service tells on the event loop; the screen renders it in its own turn.
@@ -172,7 +161,7 @@ class SendScreen(OrderedScreen[None]):
     @property
     def target(self) -> Target | None:
         """The target plants go to, once connected (the service's)."""
-        return None if self._service is None else self._service.status().target
+        return self.service.status().target
 
     def on_mount(self) -> None:
         """Focus Name; open the ledger and connect once the screen is shown."""
@@ -274,8 +263,6 @@ class SendScreen(OrderedScreen[None]):
 
     def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the tags."""
-        from plantstore_tui.core.store.records import PlantState
-
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
@@ -329,7 +316,7 @@ class SendScreen(OrderedScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Ctrl+R resumes after a refused token, or tries an unreachable deployment now."""
         if action in ("resume", "try_now"):
-            state = self._service.status().state if self._service is not None else None
+            state = self.service.status().state
             wanted = TokenRefused if action == "resume" else Unreachable
             return isinstance(state, wanted)
         return super().check_action(action, parameters)
@@ -347,8 +334,7 @@ class SendScreen(OrderedScreen[None]):
 
     async def on_unmount(self) -> None:
         """Let the send in flight say its fate, close the connections, end the session."""
-        if self._service is not None:
-            await self._service.close()
+        await self.service.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""
@@ -399,9 +385,6 @@ class SendScreen(OrderedScreen[None]):
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it; send
         the held ones again."""
-        from plantstore_tui.core.store import StoreError
-        from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
-
         try:
             attention = self.service.session.ledger().attention()
         except StoreError as exc:
@@ -464,13 +447,12 @@ class SendScreen(OrderedScreen[None]):
 
     def action_history(self) -> None:
         """Open the history: every send kept, to look at, load, resend or copy as curl."""
+        # An optional feature, a screen opened on demand (F3): its table costs 6 ms and 0.6 MiB.
         from plantstore_tui.ui.screens.history import HistoryScreen
 
         self.app.push_screen(HistoryScreen(self._load_from_history, self._resend))
 
     def _load_from_history(self, entry: HistoryEntry) -> str | None:
-        from plantstore_tui.core.sending.session import FORM_BUSY
-
         if self.form.holds_typing():
             return FORM_BUSY
         elsewhere = self.service.aimed_elsewhere(entry)

@@ -21,9 +21,7 @@ from rich.text import Span, Text
 
 from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
-
-# Imports inside functions below bring httpx, Pydantic or SQLite: they load after the first
-# frame, when first used (the start's budget: benchmarks/README.md).
+from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
@@ -286,8 +284,6 @@ def render_plant(
     """The entry of a submitted plant as it stands: queued, sending, its outcome, then what the
     operator did about it (`after`) if it needed attention. `at` is when it was taken; an answer
     shows its own time, and the time taken under it where the two differ."""
-    from plantstore_tui.core.store.records import PlantState
-
     styles = styles or {}
     if plant.outcome is not None:
         taken, at = at, plant.answered_at or at

@@ -21,13 +21,13 @@ from profiles_support import (
 )
 from pydantic import SecretStr
 
+from plantstore_tui.core.config.errors import KeyringFailed
 from plantstore_tui.core.config.files import CorruptConfigFile, UnsafeConfigFile
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.targets import profile_target, profile_token
 from plantstore_tui.core.config.tokens import (
     InvalidToken,
-    KeyringFailed,
     NoToken,
     SourceKind,
     TokenCommandFailed,

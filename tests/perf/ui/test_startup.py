@@ -1,186 +1,129 @@
-"""The work before the TUI's first frame: the modules it loads, the styles it parses and
-applies, and the widgets it makes."""
+"""The first frame comes before whatever the start waits for: the form is painted, Name focused,
+and takes keys while the target is still being resolved (a token command, a keyring) or the
+ledger is still being opened (a slow disk, another program's lock); a plant typed meanwhile goes
+out once the target is there. Each test holds that work on an event and releases it; how fast the
+first frame comes is measured by benchmarks/startup.py, not here.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
-from plantstore_tui.core.plant import form
-from plantstore_tui.ui import connection
+import pytest
+from burst_support import stored_plants
+from snapshot_apps.support import SIZE, app_with, log_text, settled, target_of, until
+from textual.pilot import Pilot
+
+from plantstore_tui.core.sending import session_ledger
+from plantstore_tui.core.sending.connection import Connection, connect_to
+from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.first_run import FirstRunScreen
 from plantstore_tui.ui.screens.help import HelpScreen
-from plantstore_tui.ui.widgets import log_entry, status_line
+from plantstore_tui.ui.screens.send import SendScreen
 
-CANARY = "CANARY-tui-8d41f0c2b7e94a13"
-REPO = Path(__file__).resolve().parents[3]
+# A word of the Name field's placeholder: on screen once the form is painted.
+NAME_PLACEHOLDER = "Monstera"
 
 
-def _python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-        check=False,
+class Held:
+    """A piece of the start held in its thread until `release`; `reached` once it is."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self.released = threading.Event()
+
+    def hold(self) -> None:
+        self.reached.set()
+        # Released by the test, or at its end whatever happened (never left waiting).
+        self.released.wait()
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@pytest.fixture
+def held() -> Iterator[Held]:
+    piece = Held()
+    yield piece
+    piece.release()
+
+
+async def first_frame(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
+    """Wait until the form is painted with Name focused; the send screen."""
+    screen = app.get_default_screen()
+    assert isinstance(screen, SendScreen)
+    name = screen.form.field_input("name")
+    await until(
+        pilot,
+        lambda: app.screen is screen and name.has_focus,
+        "the send screen shown, Name focused",
     )
+    assert NAME_PLACEHOLDER in app.export_screenshot()
+    return screen
 
 
-def test_the_path_to_the_first_frame_imports_neither_httpx_nor_pydantic() -> None:
-    result = _python(
-        """
-        import json, sys
-        from plantstore_tui.cli import main
-        from plantstore_tui.cli.targets import TargetOptions
-        from plantstore_tui.cli.tui import _plan
-        from plantstore_tui.ui.app import PlantStoreApp
+def held_connect(server: BackgroundServer, held: Held) -> Callable[[], Connection]:
+    """The target's resolution, held until released (a token command waiting for a password
+    manager), then connected to `server`."""
+    target = target_of(server.base_url, server.token)
 
-        connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
-        app = PlantStoreApp(connect, label)
-        print(json.dumps({name: name in sys.modules for name in ("httpx", "pydantic")}))
-        """,
-        env={"PLANTSTORE_TOKEN": CANARY, "PLANTSTORE_PROFILE": "", "PLANTSTORE_BASE_URL": ""},
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {"httpx": False, "pydantic": False}
+    def connect() -> Connection:
+        held.hold()
+        return connect_to(target)
+
+    return connect
 
 
-# Run as `python -c CODE`: the app headless until its first frame is drawn, then the modules
-# loaded by then. What the send screen defers to after that frame (the ledger, the client) is
-# scheduled with call_after_refresh: the first such call records instead, and the rest never run.
-_FIRST_FRAME = """
-    import sys
-    from textual.screen import Screen
-    from plantstore_tui.cli.targets import TargetOptions
-    from plantstore_tui.cli.tui import _plan
-    from plantstore_tui.ui.app import PlantStoreApp
-    from plantstore_tui.ui.screens.send import SendScreen
-
-    deferred = []
-
-    def after_refresh(screen, callback, *args, **kwargs):
-        deferred.append(callback)
-        if len(deferred) > 1:
-            return True
-
-        def after_the_first_frame():
-            print(" ".join(sorted(sys.modules)))  # not json: the first frame must not load it
-            screen.app.exit()
-
-        return Screen.call_after_refresh(screen, after_the_first_frame)
-
-    SendScreen.call_after_refresh = after_refresh
-    connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))
-    PlantStoreApp(connect, label).run(headless=True, size=(110, 32))
-"""
-
-# What the first frame shows needs none of these: the client and its models, the ledger, the
-# config files, the other screens, the subcommands, the server. Each is loaded after that frame,
-# or when its screen or command is first used.
-NOT_BEFORE_THE_FIRST_FRAME = (
-    "httpx",
-    "pydantic",
-    "sqlite3",
-    "keyring",
-    "pygments",
-    "rich.markdown",
-    "rich.syntax",
-    "textual.widgets._markdown",
-    "textual.widgets._data_table",
-    # The footer is drawn by a widget of the project's own (ui/widgets/one_line_footer.py).
-    "textual.widgets._footer",
-    "plantstore_tui.core.config.store",
-    "plantstore_tui.core.http.client",
-    "plantstore_tui.core.plant.models",
-    # The entry session and its states: made right after the first frame, which shows no plant.
-    "plantstore_tui.core.sending.session",
-    "plantstore_tui.core.sending.queue",
-    "plantstore_tui.core.store.records",
-    "plantstore_tui.core.store.database",
-    "plantstore_tui.core.store.ledger",
-    "plantstore_tui.core.store.opening",
-    "plantstore_tui.core.store.old_files",
-    "plantstore_tui.core.importing",
-    "plantstore_tui.server",
-    "plantstore_tui.cli.add",
-    "plantstore_tui.cli.check",
-    "plantstore_tui.cli.history",
-    "plantstore_tui.cli.history_text",
-    "plantstore_tui.cli.import_file",
-    "plantstore_tui.cli.profile",
-    "plantstore_tui.ui.screens.attention",
-    "plantstore_tui.ui.screens.check",
-    "plantstore_tui.ui.screens.first_run",
-    "plantstore_tui.ui.screens.history",
-    "plantstore_tui.ui.screens.import_screen",
-    "plantstore_tui.ui.screens.import_verdict",
-    "plantstore_tui.ui.screens.profiles",
-    "plantstore_tui.ui.screens.profile_checks",
-)
+async def test_the_form_takes_a_plant_while_the_target_is_resolved_and_sends_it_after(
+    reference_server: BackgroundServer, plant_id: int, held: Held
+) -> None:
+    target = target_of(reference_server.base_url, reference_server.token)
+    app = app_with(held_connect(reference_server, held), TargetLabel.of(target))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_frame(app, pilot)
+        await pilot.press(*"Fern", "tab", *str(plant_id), "ctrl+s")
+        await until(pilot, lambda: "queued" in log_text(screen), "the plant queued")
+        assert held.reached.is_set()
+        assert not held.released.is_set()
+        assert screen.form.field_input("name").value == ""  # taken: the form is ready again
+        assert stored_plants(reference_server.db_path) == []
+        held.release()
+        await settled(app, pilot)
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Fern", None)]
 
 
-def test_the_first_frame_loads_nothing_it_does_not_show() -> None:
-    result = _python(
-        _FIRST_FRAME,
-        env={"PLANTSTORE_TOKEN": CANARY, "PLANTSTORE_PROFILE": "", "PLANTSTORE_BASE_URL": ""},
-    )
-    assert result.returncode == 0, result.stderr
-    loaded = set(result.stdout.strip().splitlines()[-1].split())
-    assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
-    assert sorted(loaded.intersection(NOT_BEFORE_THE_FIRST_FRAME)) == []
+async def test_the_form_takes_keys_while_the_ledger_is_opened(
+    reference_server: BackgroundServer,
+    plant_id: int,
+    held: Held,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened = session_ledger.open_ledger
 
+    def open_held(*args: Any, **kwargs: Any) -> Any:
+        held.hold()
+        return opened(*args, **kwargs)
 
-# The same probe, on the plan the front door makes for a profile.
-_PROFILE_FIRST_FRAME = (
-    _FIRST_FRAME.replace("    from plantstore_tui.cli.tui import _plan\n", "")
-    .replace("plantstore_tui.cli.targets import", "plantstore_tui.core.config.options import")
-    .replace(
-        'connect, label = _plan(TargetOptions(base_url="http://127.0.0.1:9"))',
-        "import os\n"
-        "    from plantstore_tui.cli.tui import unprompted_plan\n"
-        "    connect, label = unprompted_plan(TargetOptions(), os.environ)",
-    )
-)
-
-
-def test_a_profile_start_loads_nothing_more_before_the_first_frame(tmp_path: Path) -> None:
-    # The operator's everyday start: the default profile, glanced at in profiles.toml (tomllib
-    # and the config files' module); its target is resolved after the first frame.
-    assert _PROFILE_FIRST_FRAME != _FIRST_FRAME
-    (tmp_path / "profiles.toml").write_text(
-        'default = "daily"\n[profiles.daily]\nbase_url = "http://127.0.0.1:9"\n'
-        'token_env = "DAILY_TOKEN"\n'
-    )
-    result = _python(
-        _PROFILE_FIRST_FRAME,
-        env={"DAILY_TOKEN": CANARY, "PLANTSTORE_CONFIG_DIR": str(tmp_path)},
-    )
-    assert result.returncode == 0, result.stderr
-    loaded = set(result.stdout.strip().splitlines()[-1].split())
-    assert "plantstore_tui.ui.screens.send" in loaded  # the probe did see the first frame
-    glance = {"tomllib", "plantstore_tui.core.config.files"}
-    assert glance <= loaded  # profiles.toml was read: the profile's plan
-    never = set(NOT_BEFORE_THE_FIRST_FRAME) - glance
-    assert sorted(loaded.intersection(never)) == []
-
-
-def test_the_first_frames_modules_compile_no_dataclass() -> None:
-    # A frozen dataclass compiles its methods when its module is imported (3.5M instructions
-    # each); these modules' value types are named tuples.
-    for module in (form, connection, status_line, log_entry):
-        defined = [value for value in vars(module).values() if isinstance(value, type)]
-        mine = [kind for kind in defined if kind.__module__ == module.__name__]
-        assert mine
-        assert [kind.__name__ for kind in mine if dataclasses.is_dataclass(kind)] == []
+    monkeypatch.setattr(session_ledger, "open_ledger", open_held)
+    target = target_of(reference_server.base_url, reference_server.token)
+    app = app_with(lambda: connect_to(target), TargetLabel.of(target))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await first_frame(app, pilot)
+        await pilot.press(*"Fern", "tab", *str(plant_id))
+        name, id_ = screen.form.field_input("name"), screen.form.field_input("id")
+        await until(pilot, lambda: id_.value == str(plant_id), "the id typed")
+        assert name.value == "Fern"
+        assert held.reached.is_set()
+        assert not held.released.is_set()
+        held.release()
+        await settled(app, pilot)
+        await pilot.press("ctrl+s")
+        await settled(app, pilot)
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Fern", None)]
 
 
 async def test_the_first_frame_parses_only_the_send_screen_styles() -> None:
