@@ -84,6 +84,11 @@ class Summary:
     by_operator: tuple[OperatorCounts, ...]
     """By user, then host."""
 
+    @classmethod
+    def empty(cls, since: datetime, base_url: str | None = None) -> Summary:
+        """The summary of a ledger with no plants (none yet)."""
+        return cls(since, base_url, _counts(()), (), ())
+
 
 @dataclass(frozen=True, slots=True)
 class _Row:
