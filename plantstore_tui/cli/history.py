@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import click
@@ -36,7 +36,7 @@ from plantstore_tui.core.store import (
     open_for_reading,
 )
 from plantstore_tui.core.store.records import OUTCOMES, utc_now
-from plantstore_tui.core.store.summary import Summary, summarize
+from plantstore_tui.core.store.summary import Summary, local_midnight, summarize
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
 _DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
@@ -51,8 +51,7 @@ def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
     `ValueError` with words if neither."""
     stripped = text.strip()
     if stripped.lower() == TODAY:
-        # Local midnight, with the offset it had (a change to summer time keeps it right).
-        return datetime.combine((now or utc_now()).astimezone().date(), time()).astimezone()
+        return local_midnight(now)
     if _DURATION.fullmatch(stripped):
         span = timedelta()
         for amount, unit in _DURATION_PART.findall(stripped):

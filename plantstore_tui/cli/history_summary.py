@@ -86,32 +86,6 @@ def _ms(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
-def _rejected_words(counts: Counts) -> str:
-    codes = ", ".join(
-        f"{'no Error' if one.code is None else f'error {one.code}'}: {one.count}"
-        for one in counts.rejected_by_code
-    )
-    return f"{counts.rejected:,}" + (f" ({codes})" if codes else "")
-
-
-def _time_words(counts: Counts) -> str:
-    if counts.median_ms is None or counts.p95_ms is None:
-        return "no answer yet"
-    return (
-        f"median {_duration(counts.median_ms)}, 95th percentile {_duration(counts.p95_ms)} "
-        f"({plural(counts.answered, 'answer')})"
-    )
-
-
-def _duration(ms: float) -> str:
-    """`350 ms`, `4.2 s`, `12 min`: as a person reads a wait."""
-    if ms < 1_000:
-        return f"{ms:.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1_000:.1f} s"
-    return f"{ms / 60_000:,.0f} min"
-
-
 def summary_text(summary: Summary, *, by_operator: bool) -> str:
     """The counts, then the hours (or the operators) as rows of a table."""
     where = "every target" if summary.base_url is None else visible(summary.base_url)
@@ -125,10 +99,10 @@ def summary_text(summary: Summary, *, by_operator: bool) -> str:
         columns(
             [
                 ("Created", f"{counts.created:,}"),
-                ("Rejected", _rejected_words(counts)),
+                ("Rejected", counts.rejected_words()),
                 ("Needing attention", f"{counts.attention:,}"),
                 ("Fate unknown", f"{counts.unknown:,}"),
-                ("From Enter to the answer", _time_words(counts)),
+                ("From Enter to the answer", counts.answer_words()),
             ]
         ),
         "",

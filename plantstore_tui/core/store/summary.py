@@ -9,12 +9,13 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
+from plantstore_tui.core.plant.text import plural
 from plantstore_tui.core.store.ledger import ATTENTION, Ledger
 from plantstore_tui.core.store.operator import UNKNOWN
-from plantstore_tui.core.store.records import PlantState, format_time, parse_time
+from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
 
 _HOUR = timedelta(hours=1)
 # One row per plant taken since the moment (and to the target): only what the counts need.
@@ -51,6 +52,24 @@ class Counts:
     """The median time from the take (Enter) to the answer; None with no answer."""
     p95_ms: float | None
     """The 95th percentile (nearest rank) of the same."""
+
+    def rejected_words(self) -> str:
+        """`5 (error 1003: 4, no Error: 1)`."""
+        codes = ", ".join(
+            f"{'no Error' if one.code is None else f'error {one.code}'}: {one.count:,}"
+            for one in self.rejected_by_code
+        )
+        return f"{self.rejected:,}" + (f" ({codes})" if codes else "")
+
+    def answer_words(self) -> str:
+        """The time from Enter to the answer: `median 84 ms, 95th percentile 1.2 s (39
+        answers)`."""
+        if self.median_ms is None or self.p95_ms is None:
+            return "no answer yet"
+        return (
+            f"median {duration_words(self.median_ms)}, 95th percentile "
+            f"{duration_words(self.p95_ms)} ({plural(self.answered, 'answer')})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +141,20 @@ def summarize(ledger: Ledger, since: datetime, base_url: str | None = None) -> S
             for user, host in operators
         ),
     )
+
+
+def duration_words(ms: float) -> str:
+    """`350 ms`, `4.2 s`, `12 min`: as a person reads a wait."""
+    if ms < 1_000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1_000:.1f} s"
+    return f"{ms / 60_000:,.0f} min"
+
+
+def local_midnight(now: datetime | None = None) -> datetime:
+    """The start of today in local time, with the offset it had (`--since today`, F7)."""
+    return datetime.combine((now or utc_now()).astimezone().date(), time()).astimezone()
 
 
 def local_hour(moment: datetime) -> datetime:
