@@ -12,7 +12,7 @@ import socket
 import sqlite3
 from collections import Counter
 from contextlib import closing
-from datetime import datetime, timedelta
+from datetime import datetime, time
 from typing import Any
 
 import pytest
@@ -22,6 +22,7 @@ from ledger_support import ledger_file, new_row, opened
 from plantstore_tui.cli import main
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.core.store.records import parse_time
+from plantstore_tui.core.store.summary import local_hour
 from plantstore_tui.server.runner import BackgroundServer
 
 SUMMARY_KEYS = {"taken", "created", "rejected", "attention", "unknown", "by_hour"}
@@ -138,7 +139,8 @@ def test_csv_prints_the_hours_for_a_spreadsheet(reference_server: BackgroundServ
     printed = run("history", "summary", "--csv")
     assert printed.exit_code == 0, printed.output
     rows = list(csv.DictReader(io.StringIO(printed.stdout)))
-    assert [(row["created"], row["rejected"]) for row in rows][-1:] != []
+    assert rows
+    assert list(rows[0]) == ["hour", "created", "rejected"]
     assert sum(int(row["created"]) for row in rows) == 3
     assert sum(int(row["rejected"]) for row in rows) == 2
     assert all(datetime.fromisoformat(row["hour"]).utcoffset() is not None for row in rows)
@@ -160,9 +162,15 @@ def test_the_words_show_the_counts_and_the_hours_as_rows(
         "Hour",
     ):
         assert words in text, text
-    hour = datetime.now().astimezone().strftime("%Y-%m-%d %H:00")
-    earlier = (datetime.now().astimezone() - timedelta(minutes=5)).strftime("%Y-%m-%d %H:00")
-    assert hour in text or earlier in text
+    for hour in {local_hour(parse_time(queued_at)) for _, queued_at, _, _ in the_ledger()}:
+        assert f"{hour:%Y-%m-%d %H:00 %z}" in text, text
+
+
+def test_since_today_is_local_midnight() -> None:
+    midnight = datetime.combine(datetime.now().astimezone().date(), time()).astimezone()
+    assert summary_json("--since", "today")["since"] == midnight.isoformat()
+    assert summary_json()["since"] == midnight.isoformat()
+    assert summary_json("--since", "TODAY")["since"] == midnight.isoformat()
 
 
 def test_no_history_yet_is_a_summary_of_nothing() -> None:

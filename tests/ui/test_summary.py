@@ -3,8 +3,14 @@ the plants created per hour, the same as `history summary` says, at 80x24."""
 
 from __future__ import annotations
 
+import getpass
+import json
+import socket
+import sqlite3
+from contextlib import closing
+
 from click.testing import CliRunner
-from ledger_support import all_rows
+from ledger_support import all_rows, ledger_file
 from snapshot_apps.support import app_for, fill, ready, send_and_wait, until, workers_done
 from textual.app import App
 from textual.command import CommandPalette
@@ -50,14 +56,29 @@ async def test_f7_counts_todays_plants_and_draws_the_hours_as_history_summary_do
         words = said(summary)
         for expected in ("3 plants taken", "Created 2", "Rejected 1 (error 1003: 1)"):
             assert expected in words, words
+        shown = summary.summary
+        assert shown is not None
+        for hour in shown.by_hour:
+            assert f"{hour.start:%H:00}" in words
+        # The chart is Textual's Sparkline of the plants created per hour, drawn.
+        chart = summary.query_one(Sparkline)
+        assert list(chart.data or []) == [hour.created for hour in shown.by_hour]
+        assert sum(chart.data or []) == 2
+        assert chart.region.width > 0
+        assert chart.region.height > 0
+        # What the command line says of the same ledger.
         cli = CliRunner().invoke(main, ["history", "summary", "--json"])
-        assert summary.summary is not None
-        [hour] = summary.summary.by_hour
-        assert f"{hour.start:%H:00}" in words
-        # The chart is Textual's Sparkline of the plants created per hour.
-        assert list(summary.query_one(Sparkline).data or []) == [2]
-        assert '"created": 2' in cli.stdout
-        assert summary.query_one(Sparkline).region.width > 0
+        said_there = json.loads(cli.stdout)
+        assert (said_there["taken"], said_there["created"], said_there["rejected"]) == (
+            shown.counts.taken,
+            shown.counts.created,
+            shown.counts.rejected,
+        )
+        assert [one["created"] for one in said_there["by_hour"]] == list(chart.data or [])
+        # The TUI's plants record who took them.
+        with closing(sqlite3.connect(ledger_file())) as connection:
+            takers = set(connection.execute("SELECT operator, host FROM plants"))
+        assert takers == {(getpass.getuser(), socket.gethostname())}
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, "the form again")
 
