@@ -73,6 +73,10 @@ _UNDONE = {
     "plants.off_spec": ["ALTER TABLE plants DROP COLUMN off_spec"],
     "plants.typed": ["DROP INDEX plants_typed", "ALTER TABLE plants DROP COLUMN typed"],
     "plants.tries": ["ALTER TABLE plants DROP COLUMN tries"],
+    "plants.operator": [
+        "ALTER TABLE plants DROP COLUMN host",
+        "ALTER TABLE plants DROP COLUMN operator",
+    ],
 }
 
 

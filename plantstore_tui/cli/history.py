@@ -13,6 +13,13 @@ import click
 
 from plantstore_tui.cli.completion import history_entries, profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.history_summary import (
+    BY_OPERATOR,
+    SUMMARY_NOT_RUN,
+    summary_csv,
+    summary_json,
+    summary_text,
+)
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions, one_target
@@ -30,17 +37,22 @@ from plantstore_tui.core.store import (
     open_for_reading,
 )
 from plantstore_tui.core.store.records import OUTCOMES, utc_now
+from plantstore_tui.core.store.summary import Summary, local_midnight, summarize
 
 _DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
 _DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _DEFAULT_LIMIT = 50
+TODAY = "today"
 
 
 def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
-    """A date (`2026-11-20`, local midnight), a local or zoned ISO time, or a duration back
-    from now (`90s`, `30m`, `2h`, `7d`, `1w`, `1h30m`); `ValueError` with words if neither."""
+    """A date (`2026-11-20`, local midnight), a local or zoned ISO time, `today` (local
+    midnight), or a duration back from now (`90s`, `30m`, `2h`, `7d`, `1w`, `1h30m`);
+    `ValueError` with words if neither."""
     stripped = text.strip()
+    if stripped.lower() == TODAY:
+        return local_midnight(now)
     if _DURATION.fullmatch(stripped):
         span = timedelta()
         for amount, unit in _DURATION_PART.findall(stripped):
@@ -53,8 +65,8 @@ def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
         moment = datetime.fromisoformat(stripped)
     except ValueError:
         raise ValueError(
-            f"{quoted(visible(text))} is neither a date (2026-11-20, 2026-11-20T09:30) nor a "
-            "duration (90s, 30m, 2h, 7d, 1w)"
+            f"{quoted(visible(text))} is neither a date (today, 2026-11-20, 2026-11-20T09:30) "
+            "nor a duration (90s, 30m, 2h, 7d, 1w)"
         ) from None
     if moment.tzinfo is not None:
         return moment
@@ -105,6 +117,18 @@ def _reading() -> Iterator[Ledger | None]:
             history.close()
 
 
+def _normalized(base_url: str | None) -> str | None:
+    """A base URL to match as the ledger keeps it; invalid input (exit 2) if it is none."""
+    if not base_url:
+        return None
+    # Only a filter by target needs it, and it brings httpx and Pydantic.
+
+    try:
+        return normalize_base_url(base_url)
+    except InvalidBaseURL as exc:
+        raise InvalidInput(str(exc)) from None
+
+
 def _filter(
     options: TargetOptions,
     profile: str | None,
@@ -116,15 +140,9 @@ def _filter(
     since: datetime | None,
 ) -> HistoryFilter:
     chosen = options.merged(profile, base_url)
-    normalized = None
-    if chosen.base_url:
-        try:
-            normalized = normalize_base_url(chosen.base_url)
-        except InvalidBaseURL as exc:
-            raise InvalidInput(str(exc)) from None
     return HistoryFilter(
         profile=chosen.profile,
-        base_url=normalized,
+        base_url=_normalized(chosen.base_url),
         plant_id=plant_id,
         outcome=outcome,
         state=None if state is None else PlantState(state),
@@ -284,6 +302,45 @@ def export(entry: int, as_: str) -> None:
             "plant's id: there is no body to send again."
         )
     click.echo(export_command(found.url, found.body, ExportFormat(as_), found.proxy))
+
+
+@history.command()
+@click.option(
+    "--since",
+    metavar="today|DURATION|DATE",
+    default=TODAY,
+    show_default=True,
+    callback=_moment_option,
+    help="The plants taken since local midnight, for a duration (8h), or since a date or time.",
+)
+@click.option("--target", metavar="URL", help="Only the plants sent to this base URL.")
+@click.option(
+    "--by",
+    type=click.Choice([BY_OPERATOR]),
+    help="Count each operator (user and host) apart.",
+)
+@json_option(not_run=SUMMARY_NOT_RUN)
+@click.option("--csv", "as_csv", is_flag=True, help="Print the hours (or operators) as CSV.")
+def summary(
+    since: datetime, target: str | None, by: str | None, as_json: bool, as_csv: bool
+) -> None:
+    """The shift at a glance: plants taken, created, rejected (by the Error's code), needing
+    attention and of unknown fate, created and rejected per hour, and the time from Enter to
+    the answer."""
+    if as_json and as_csv:
+        raise click.UsageError("Give --json or --csv, not both.")
+    base_url = _normalized(target)
+    with _reading() as store:
+        found = (
+            Summary.empty(since, base_url) if store is None else summarize(store, since, base_url)
+        )
+    by_operator = by == BY_OPERATOR
+    if as_json:
+        click.echo(json.dumps(summary_json(found, by_operator=by_operator), ensure_ascii=True))
+    elif as_csv:
+        click.echo(summary_csv(found, by_operator=by_operator), nl=False)
+    else:
+        click.echo(summary_text(found, by_operator=by_operator))
 
 
 def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> None:

@@ -18,7 +18,7 @@ def local_time(moment: datetime) -> str:
     return f"{moment.astimezone():%Y-%m-%d %H:%M:%S}"
 
 
-def _columns(rows: Sequence[Sequence[str]]) -> str:
+def columns(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
@@ -44,7 +44,7 @@ def history_table(entries: list[HistoryEntry]) -> str:
                 "-" if entry.elapsed_ms is None else f"{entry.elapsed_ms:.1f}",
             )
         )
-    return _columns(rows)
+    return columns(rows)
 
 
 def pending_table(entries: list[HistoryEntry]) -> str:
@@ -64,7 +64,7 @@ def pending_table(entries: list[HistoryEntry]) -> str:
                 visible(shorten(entry.note or entry.message, 60)),
             )
         )
-    return _columns(rows)
+    return columns(rows)
 
 
 def entry_text(found: HistoryEntry) -> str:

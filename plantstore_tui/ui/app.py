@@ -391,6 +391,11 @@ class PlantStoreApp(KeysFirstApp[None]):
                 screen.action_attention,
             )
             yield SystemCommand(
+                "Shift summary",
+                "Today's plants: created, rejected, per hour, the time to the answer",
+                screen.action_summary,
+            )
+            yield SystemCommand(
                 "Import plants from a file",
                 "CSV, TSV or JSON Lines: checked whole first, resumable, never a row twice",
                 self.action_import,

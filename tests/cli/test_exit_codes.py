@@ -236,6 +236,8 @@ SCENARIOS: dict[tuple[str, int], Callable[[World], int]] = {
         corrupt_ledger(),
         cli("history", "export", "1", "--as", "curl"),
     )[1],
+    ("history summary", 0): lambda w: cli("history", "summary", "--json"),
+    ("history summary", 4): lambda w: (corrupt_ledger(), cli("history", "summary"))[1],
     ("history clear", 0): lambda w: cli("history", "clear", "--yes"),
     ("history clear", 4): lambda w: (corrupt_ledger(), cli("history", "clear", "--yes"))[1],
     ("profile list", 0): lambda w: cli("profile", "list"),

@@ -43,7 +43,8 @@ _PROTECTED = (
     "(state IN ('queued', 'sending') OR (source = 'tui' AND dismissed = 0 AND state != 'created') "
     "OR (batch IS NOT NULL AND batch NOT IN (SELECT id FROM batches WHERE finished = 1)))"
 )
-_ATTENTION = (
+# A plant needs attention (the TUI's F4, its count in the status line, `history summary`).
+ATTENTION = (
     "dismissed = 0 AND source = 'tui' AND state != 'created' "
     "AND (state IN ('rejected', 'failed', 'unknown') OR held = 1)"
 )
@@ -230,7 +231,7 @@ class Ledger:
         """Needs attention: this instance's plants (and those of instances that are gone) that
         did not go through or were held, not dismissed, oldest first."""
         return self._select(
-            f"{_ATTENTION} AND (session IS NULL OR session = ?) ORDER BY entry",
+            f"{ATTENTION} AND (session IS NULL OR session = ?) ORDER BY entry",
             (self.session_id,),
             listed=True,
         )
@@ -239,7 +240,7 @@ class Ledger:
         """How many plants need attention here."""
         with self.db.read() as connection:
             found: int = connection.execute(
-                f"SELECT count(*) FROM plants WHERE {_ATTENTION} "  # noqa: S608
+                f"SELECT count(*) FROM plants WHERE {ATTENTION} "  # noqa: S608
                 "AND (session IS NULL OR session = ?)",
                 (self.session_id,),
             ).fetchone()[0]

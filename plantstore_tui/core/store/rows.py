@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.outcome import Created, Rejected, outcome_to_json
+from plantstore_tui.core.store.operator import this_operator
 from plantstore_tui.core.store.records import PlantState, format_time, state_of, utc_now
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ class NewRow:
 # writes many rows in one statement with them: batches.py).
 INSERT_COLUMNS = (
     "session, source, profile, base_url, name_text, id_text, tag_text, plant_id, name, tag, body, "
-    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed, tries"
+    "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed, tries, "
+    "operator, host"
 )
 _MARKS = ", ".join("?" for _ in INSERT_COLUMNS.split(", "))
 _INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
@@ -54,6 +56,7 @@ _INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S6
 def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
     """The values of `INSERT_COLUMNS` for one new row."""
     now = format_time(row.at or utc_now())
+    taker = this_operator()
     return (
         session,
         row.source,
@@ -77,6 +80,8 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         now if row.state is PlantState.SENDING else None,
         int(row.typed),
         int(row.state is PlantState.SENDING),
+        taker.user,
+        taker.host,
     )
 
 

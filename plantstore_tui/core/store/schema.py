@@ -139,12 +139,20 @@ def _tries(db: sqlite3.Connection) -> None:
     db.execute("UPDATE plants SET tries = 1 WHERE sent_at IS NOT NULL")
 
 
+def _operator(db: sqlite3.Connection) -> None:
+    # Who took the plant: the operating system's user and the host (operator.py). NULL: a plant
+    # kept before they were written, whose operator is unknown.
+    db.execute("ALTER TABLE plants ADD COLUMN operator TEXT")
+    db.execute("ALTER TABLE plants ADD COLUMN host TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
     Migration("plants.off_spec", _off_spec),
     Migration("plants.typed", _typed),
     Migration("plants.tries", _tries),
+    Migration("plants.operator", _operator),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -80,6 +80,8 @@ class SendScreen(OrderedScreen[None]):
         Binding("ctrl+r", "try_now", "Try now"),
         Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
+        # Not in the footer, which keeps to the keys of every plant: the palette and help name it.
+        Binding("f7", "summary", "Shift summary", show=False),
         # In a browser, Alt+N and Alt+T instead (`BROWSER_KEYMAP`); priority, as an Alt+letter
         # is a printable key, which a focused field would type.
         Binding(
@@ -444,6 +446,13 @@ class SendScreen(OrderedScreen[None]):
         # is not looked up: the change to the text it holds now comes after it.
         if event.value == event.input.value:
             self.service.check_id(event.value)
+
+    def action_summary(self) -> None:
+        """Today's plants at a glance: the counts, and the plants created per hour."""
+        # An optional feature, a screen opened on demand (F7).
+        from plantstore_tui.ui.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen())
 
     def action_history(self) -> None:
         """Open the history: every send kept, to look at, load, resend or copy as curl."""
