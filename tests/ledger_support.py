@@ -53,6 +53,7 @@ ENTRY_KEYS = frozenset(
         "batch",
         "line",
         "tries",
+        "verified",
     }
 )
 
@@ -73,6 +74,7 @@ _UNDONE = {
     "plants.off_spec": ["ALTER TABLE plants DROP COLUMN off_spec"],
     "plants.typed": ["DROP INDEX plants_typed", "ALTER TABLE plants DROP COLUMN typed"],
     "plants.tries": ["ALTER TABLE plants DROP COLUMN tries"],
+    "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
 }
 
 

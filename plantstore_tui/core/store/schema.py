@@ -139,12 +139,19 @@ def _tries(db: sqlite3.Connection) -> None:
     db.execute("UPDATE plants SET tries = 1 WHERE sent_at IS NOT NULL")
 
 
+def _verified(db: sqlite3.Connection) -> None:
+    # Verified entry: NULL for a plant keyed once; else keyed twice and compared, and how many
+    # of its fields the operator corrected.
+    db.execute("ALTER TABLE plants ADD COLUMN verified INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
     Migration("plants.off_spec", _off_spec),
     Migration("plants.typed", _typed),
     Migration("plants.tries", _tries),
+    Migration("plants.verified", _verified),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
