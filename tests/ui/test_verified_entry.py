@@ -100,6 +100,8 @@ async def test_two_keyings_that_differ_send_nothing_until_the_difference_is_sett
         assert stored(reference_server, plant_id) == [(plant_id, "Fern", None)]
         [row] = [row for row in screen.service.session.ledger().query() if row.plant_id == plant_id]
         assert row.verified == 1
+        shown = CliRunner().invoke(main, ["history", "show", str(row.entry)])
+        assert "verified: keyed twice, 1 field corrected" in shown.output
 
 
 async def test_a_field_keyed_a_third_time_settles_it_and_esc_takes_nothing(
