@@ -414,7 +414,10 @@ class SendScreen(OrderedScreen[None]):
             connected=status.target is not None,
             keying=status.keying,
         )
-        self.form.border_title = KEYING_TITLES[status.keying]
+        title = KEYING_TITLES[status.keying]
+        if self.form.border_title != title:
+            # Only on a change: setting a title repaints the whole form.
+            self.form.border_title = title
         if type(status.state) is not self._shown_state:
             self._shown_state = type(status.state)
             self.refresh_bindings()
