@@ -53,6 +53,7 @@ ENTRY_KEYS = frozenset(
         "batch",
         "line",
         "tries",
+        "verified",
     }
 )
 
@@ -77,6 +78,7 @@ _UNDONE = {
         "ALTER TABLE plants DROP COLUMN host",
         "ALTER TABLE plants DROP COLUMN operator",
     ],
+    "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
 }
 
 

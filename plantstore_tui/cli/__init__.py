@@ -109,18 +109,30 @@ def _json_asked(ctx: click.Context, problem: click.ClickException) -> dict[str, 
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @group_target_options
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Verified entry for this run of the TUI: every plant typed is keyed twice, the second "
+    "time blind, and sent only once both keyings agree (a profile's verify = true does it "
+    "always).",
+)
 @click.version_option(__version__, prog_name="plantstore-tui")
 @click.pass_context
-def main(ctx: click.Context, options: TargetOptions) -> None:
+def main(ctx: click.Context, options: TargetOptions, verify: bool) -> None:
     """Add plants to a Plant Store deployment, from a terminal UI or the command line.
 
     Without a subcommand, opens the TUI. Try it with no deployment: plantstore-tui demo
     """
     ctx.obj = options
+    if verify and ctx.invoked_subcommand is not None:
+        raise click.UsageError(
+            "--verify is for the TUI (plantstore-tui --verify): "
+            f"{ctx.invoked_subcommand} sends each plant as given."
+        )
     # Resilient parsing (shell completion) only reads the command line: it must never take the
     # terminal over.
     if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
         # The TUI, loaded as LazyGroup loads a subcommand: the other commands never load Textual.
         from plantstore_tui.cli.tui import open_tui
 
-        open_tui(ctx.obj)
+        open_tui(ctx.obj, verify=verify)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from plantstore_tui.core.http.address import host_port, target_words
 from plantstore_tui.core.http.proxy import through_words
-from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.plant.text import plural, shorten, visible
 from plantstore_tui.core.store import HistoryEntry
 from plantstore_tui.core.store.records import outcome_and_fate, outcome_words, pending_words
 
@@ -67,6 +67,12 @@ def pending_table(entries: list[HistoryEntry]) -> str:
     return columns(rows)
 
 
+def _verified_words(corrected: int) -> str:
+    if not corrected:
+        return "keyed twice, the keyings agreed"
+    return f"keyed twice, {plural(corrected, 'field')} corrected"
+
+
 def entry_text(found: HistoryEntry) -> str:
     """One send whole: where it went, what was sent and typed, how it ended, what came back."""
     timing = "" if found.elapsed_ms is None else f" in {found.elapsed_ms:.1f} ms"
@@ -80,6 +86,7 @@ def entry_text(found: HistoryEntry) -> str:
             if found.tries > 1
             else []
         ),
+        *([f"  verified: {_verified_words(found.verified)}"] if found.verified is not None else []),
         f"  sent: {visible(found.body.decode('utf-8'))}",
         f"  state: {found.state.value}"
         + (", held" if found.held else "")

@@ -103,6 +103,7 @@ def _profile_json(
         "proxy": None if profile.proxy is None else shown_proxy(profile.proxy),
         "proxy_in_use": _proxy_in_use(profile),
         "history": profile.history,
+        "verify": profile.verify,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
@@ -209,6 +210,8 @@ def show(name: str) -> None:
     lines.append(f"  proxy:     {visible(route_words(item.base_url, os.environ, item.proxy))}")
     if not item.history:
         lines.append("  history:   off (sends to this profile are not kept)")
+    if item.verify:
+        lines.append("  verify:    on (the TUI keys each plant twice before it is sent)")
     lines.append(f"  file:      {visible(str(store.path))}")
     if os.environ.get(TOKEN_ENV, "").strip():
         lines.append(f"  ({TOKEN_ENV} is set: in this run it wins over the profile's token)")
@@ -243,6 +246,11 @@ def _say_saved(report: SaveReport, verb: str) -> None:
 @_ca_bundle_setting
 @_proxy_setting
 @click.option("--no-history", is_flag=True, help="Keep sends to this profile out of the history.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Verified entry in the TUI: each plant keyed twice, sent once both keyings agree.",
+)
 def add(
     name: str,
     base_url: str,
@@ -255,6 +263,7 @@ def add(
     ca_bundle: str | None,
     proxy: str | None,
     no_history: bool,
+    verify: bool,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
@@ -275,6 +284,7 @@ def add(
             ca_bundle=ca_bundle,
             proxy=proxy,
             history=not no_history,
+            verify=verify,
         ).fields(),
     )
     saved = store.load()
@@ -308,6 +318,7 @@ def add(
     "--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment."
 )
 @_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
+@_switch("--verify/--no-verify", "Key each plant twice in the TUI (or once) before it is sent.")
 def edit(
     name: str,
     base_url: str | None,
@@ -324,6 +335,7 @@ def edit(
     proxy: str | None,
     proxy_from_env: bool,
     history: bool | None,
+    verify: bool | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
     changes: dict[str, object] = {}
@@ -345,6 +357,8 @@ def edit(
         changes["proxy"] = proxy
     if history is not None:
         changes["history"] = history
+    if verify is not None:
+        changes["verify"] = verify
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = profile_store()

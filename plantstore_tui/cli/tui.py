@@ -26,9 +26,9 @@ from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
 
 
-def open_tui(options: TargetOptions) -> None:
-    """Open the TUI on the target the options name."""
-    run_tui(*_plan(options))
+def open_tui(options: TargetOptions, *, verify: bool = False) -> None:
+    """Open the TUI on the target the options name (`verify`: verified entry for this run)."""
+    run_tui(*_plan(options), verify=verify)
 
 
 def _plan(options: TargetOptions) -> tuple[Connect | None, TargetLabel]:
@@ -99,12 +99,17 @@ def _opens_on_first_run(options: TargetOptions, problem: ConfigProblem) -> bool:
 
 
 def run_tui(
-    connect: Connect | None, label: TargetLabel, *, note: str | None = None, demo: bool = False
+    connect: Connect | None,
+    label: TargetLabel,
+    *,
+    note: str | None = None,
+    demo: bool = False,
+    verify: bool = False,
 ) -> None:
     """Run the TUI (None: no target yet, the first-run screen); exit with its return code. The
     demo chosen on the first-run screen starts once that TUI has ended. `demo`: the TUI of the
     demo, whose ledger goes with its sandbox."""
-    app = PlantStoreApp(connect, label, note=note, throwaway=demo)
+    app = PlantStoreApp(connect, label, note=note, throwaway=demo, verify=verify)
     app.run()
     if app.demo_chosen:
         run_demo()

@@ -77,6 +77,7 @@ class PlantStoreApp(KeysFirstApp[None]):
         clock: Clock = _now,
         note: str | None = None,
         throwaway: bool = False,
+        verify: bool = False,
     ) -> None:
         """`connect` None means no target yet: the app opens on the first-run screen. `note`
         is put in the log at the start (the demo says there that it is a sandbox). `throwaway`:
@@ -87,7 +88,7 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._label = label
         self._clock = clock
         self._note = note
-        self._send_screen = SendScreen(connect, label, clock)
+        self._send_screen = SendScreen(connect, label, clock, verify=verify)
         self.demo_chosen = False
         """True when the operator chose the demo on the first-run screen: the app ends, and the
         front door starts the demo in a sandbox of its own (nothing of this run reaches it)."""
@@ -374,6 +375,11 @@ class PlantStoreApp(KeysFirstApp[None]):
                 "Toggle next id",
                 "Turn moving the ID on after a send on or off",
                 screen.action_toggle_next_id,
+            )
+            yield SystemCommand(
+                "Toggle verified entry",
+                "Key each plant twice, the second time blind, and send it once both agree",
+                screen.action_toggle_verify,
             )
             yield SystemCommand(
                 "Toggle keep tag",

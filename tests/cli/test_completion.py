@@ -221,7 +221,9 @@ def test_the_group_never_opens_the_tui_while_parsing_resiliently(
 ) -> None:
     # Resilient parsing is click's mode for reading a command line without acting on it.
     opened_on: list[object] = []
-    monkeypatch.setattr("plantstore_tui.cli.tui.open_tui", opened_on.append)
+    monkeypatch.setattr(
+        "plantstore_tui.cli.tui.open_tui", lambda options, **_: opened_on.append(options)
+    )
     profiles_in(Path(os.environ["PLANTSTORE_CONFIG_DIR"]), SAVED)
     monkeypatch.setenv("STAGING_TOKEN", TOKEN)
     runner = CliRunner()

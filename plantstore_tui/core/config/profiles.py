@@ -28,6 +28,7 @@ FIELDS = (
     "ca_bundle",
     "proxy",
     "history",
+    "verify",
 )
 
 
@@ -76,6 +77,8 @@ class Profile:
     proxy: str | None = field(default=None, repr=False)
     # False: sends to this profile are kept out of the history.
     history: bool = True
+    # Every plant typed for this profile is keyed twice, blind, before it counts.
+    verify: bool = False
 
     @property
     def keeps_token(self) -> bool:
@@ -94,7 +97,12 @@ class Profile:
 
     def fields(self) -> dict[str, object]:
         """The settings as profiles.toml spells them; unset ones and defaults are left out."""
-        defaults = {"protected": False, "allow_insecure_http": False, "history": True}
+        defaults = {
+            "protected": False,
+            "allow_insecure_http": False,
+            "history": True,
+            "verify": False,
+        }
         return {
             key: value
             for key in FIELDS
@@ -153,7 +161,12 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
                 problems.append(("token_command", f"token_command cannot be parsed: {exc}"))
 
     flags: dict[str, bool] = {}
-    for key, default in (("protected", False), ("allow_insecure_http", False), ("history", True)):
+    for key, default in (
+        ("protected", False),
+        ("allow_insecure_http", False),
+        ("history", True),
+        ("verify", False),
+    ):
         value = table.get(key, default)
         if isinstance(value, bool):
             flags[key] = value
@@ -213,4 +226,5 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
         proxy=proxy.strip() if isinstance(proxy, str) else None,
         history=flags["history"],
+        verify=flags["verify"],
     )

@@ -36,6 +36,8 @@ class Target:
     token_source: str
     profile: str | None = None
     protected: bool = False
+    # Every plant typed for it is keyed twice before it counts (verified entry).
+    verify: bool = False
     limits: Limits = field(default_factory=Limits)
     # A CA file trusted instead of the OS trust store (profiles.toml `ca_bundle`, or --ca-bundle).
     ca_bundle: str | None = None

@@ -32,6 +32,7 @@ from plantstore_tui.core.sending.events import (
 )
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
+from plantstore_tui.core.sending.verify import Verification
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.settings import history_settings
 
@@ -63,6 +64,8 @@ class Status(NamedTuple):
     aim: tuple[str, str | None] | None
     # Plants the queue still has to send, the one in flight included.
     in_line: int
+    # Verified entry: None when off; else 1 or 2, the keying the form holds.
+    keying: int | None
     # The ledger's file could not be used: plants live as long as this run.
     in_memory: bool
 
@@ -79,13 +82,19 @@ class SendService:
         connect: Connect | None,
         base_url: str,
         profile: str | None = None,
+        verify: bool = False,
     ) -> None:
-        """`connect` None: no target yet (a first run); nothing is sent until `switch`."""
+        """`connect` None: no target yet (a first run); nothing is sent until `switch`.
+        `verify`: every plant typed is keyed twice (`verify.py`) on any target this run, as on
+        a profile that says `verify = true`."""
         self._tell = tell
         self._clock = clock
         self._confirm = confirm
         self._connect = connect
         self._tasks: set[asyncio.Task[None]] = set()
+        self._verify_run = verify
+        self._verify = verify
+        self._verification = Verification()
         self._checking: asyncio.Task[None] | None = None
         self._closed = False
         self.session = EntrySession(
@@ -115,10 +124,35 @@ class SendService:
         self._choose(connect, base_url, profile, carry=carry)
 
     def submit(
-        self, texts: FormTexts, *, confirmed: bool = False, typed: bool = False
+        self,
+        texts: FormTexts,
+        *,
+        confirmed: bool = False,
+        typed: bool = False,
+        verified: int | None = None,
     ) -> Submitted:
-        """Take the plant the texts make, or say why not (`EntrySession.submit`)."""
-        return self.session.submit(texts, confirmed=confirmed, typed=typed)
+        """Take the plant the texts make, or say why not (`EntrySession.submit`). With verified
+        entry on, a plant typed is a keying: kept until keyed again (`KeyAgain`), then taken if
+        both agree, else `Differs`; the plant the operator settled comes back with `verified`,
+        the number of fields corrected."""
+        keying = self._verify and typed and not confirmed and verified is None
+        return self.session.submit(
+            texts,
+            confirmed=confirmed,
+            typed=typed,
+            verification=self._verification if keying else None,
+            verified=verified,
+        )
+
+    def set_verify(self, on: bool) -> None:
+        """Turn verified entry on or off for the target of the moment (a first keying waiting
+        is dropped: the plant starts afresh)."""
+        self._verify = on
+        self._verification.forget()
+
+    def restart_keying(self) -> None:
+        """The operator emptied the form: a first keying waiting is dropped."""
+        self._verification.forget()
 
     def resume(self) -> None:
         """After a refused token: the profile's token read again (it may have been fixed), the
@@ -178,6 +212,7 @@ class SendService:
             aim=session.aim,
             in_line=session.in_line(),
             in_memory=session.ledger_in_memory,
+            keying=(1 if self._verification.first is None else 2) if self._verify else None,
         )
 
     def attend(
@@ -244,6 +279,7 @@ class SendService:
             await connection.client.aclose()
             return
         queue = session.connected(target, connection.client, settings)
+        self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
         if next_id is not None:

@@ -44,6 +44,7 @@ from plantstore_tui.core.sending.submitted import (
     Submitted,
     Taken,
 )
+from plantstore_tui.core.sending.verify import Agreed, Verification
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.core.store.rows import NewRow
@@ -280,14 +281,22 @@ class EntrySession:
         return self._settings is None or self._settings.enabled
 
     def submit(
-        self, texts: FormTexts, *, confirmed: bool = False, typed: bool = False
+        self,
+        texts: FormTexts,
+        *,
+        confirmed: bool = False,
+        typed: bool = False,
+        verification: Verification | None = None,
+        verified: int | None = None,
     ) -> Submitted:
         """Take the plant the texts make into the ledger and put it in line, or say why not:
         invalid, no target to send to, or a protected target to confirm first (`confirmed`:
         it was). Before the connection is made nobody knows whether the target is protected:
         such a plant is confirmed, if it must be, when its turn to be sent comes. `typed`: the
         operator typed it in the form (not loaded it from needs attention or the history): the
-        next id goes on from it."""
+        next id goes on from it. With a `verification`, a valid plant is a keying to compare
+        (`verify.py`): taken only once a second keying agrees; `verified`: it was keyed twice,
+        and this many of its fields were corrected."""
         # The plant first: what is wrong with the fields is said before the target's problem.
         plant = parse_new_plant(name=texts.name, id=texts.id, tag=texts.tag)
         if isinstance(plant, FormErrors):
@@ -296,13 +305,23 @@ class EntrySession:
             return NotTaken("Cannot send", self._problem)
         if not self._chosen:
             return NotTaken("Not sent", "No target yet: press F2 to choose or create a profile.")
+        if verification is not None:
+            keyed = verification.keyed(texts, plant)
+            if not isinstance(keyed, Agreed):
+                return keyed
+            verified = 0
         target = self._target
         if target is not None and not confirmed and self.protection.needs_asking(target):
-            return NeedsConfirmation(target, plant)
+            return NeedsConfirmation(target, plant, verified)
         try:
-            # Committed (synchronous=FULL) before the front end lets go of the plant or shows
-            # it: what the screen shows as taken is on disk.
-            queued = self.take(texts, plant, confirmed=confirmed or target is not None, typed=typed)
+            # Committed before the front end lets go of the plant: a killed process keeps it.
+            queued = self.take(
+                texts,
+                plant,
+                confirmed=confirmed or target is not None,
+                typed=typed,
+                verified=verified,
+            )
         except StoreError as exc:
             return NotTaken(
                 "Not sent",
@@ -313,7 +332,13 @@ class EntrySession:
         return Taken(queued, self._next_free_id(self.ledger(), queued.base_url))
 
     def take(
-        self, texts: FormTexts, plant: NewPlant, *, confirmed: bool, typed: bool = False
+        self,
+        texts: FormTexts,
+        plant: NewPlant,
+        *,
+        confirmed: bool,
+        typed: bool = False,
+        verified: int | None = None,
     ) -> QueuedPlant:
         """Commit a plant to the ledger as queued (a killed process keeps it once this returns;
         it is reported once a power cut cannot lose it either); `StoreError` if it cannot be
@@ -342,6 +367,7 @@ class EntrySession:
                 state=PlantState.QUEUED,
                 keep=self._keep,
                 typed=typed,
+                verified=verified,
             )
         )
         return QueuedPlant(

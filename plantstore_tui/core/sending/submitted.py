@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
+from plantstore_tui.core.sending.verify import Differs, KeyAgain
+
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormErrors
@@ -33,10 +35,12 @@ class Invalid:
 
 @dataclass(frozen=True, slots=True)
 class NeedsConfirmation:
-    """The target is protected: ask, then submit again confirmed (or not at all)."""
+    """The target is protected: ask, then submit again confirmed (or not at all), with
+    `verified` (the fields its verification corrected; None: not keyed twice)."""
 
     target: Target
     plant: NewPlant
+    verified: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,8 @@ class NotTaken:
     reason: str
 
 
-Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken
+# KeyAgain and Differs: verified entry's (core/sending/verify.py).
+Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken | KeyAgain | Differs
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,7 +93,7 @@ COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
     "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response), "
-    "tries"
+    "tries, verified"
 )
 # The same for a list (history, needs attention): what a server sent is read only as far as a
 # list shows it, so a page of megabyte answers opens at once. The response's start (its length
@@ -146,6 +146,9 @@ class HistoryEntry:
     response_chars: int
     # How many times its request went out (0: not yet); one row for a plant however many.
     tries: int
+    # Keyed twice and compared (verified entry): how many fields the operator corrected; None
+    # when it was keyed once.
+    verified: int | None = None
 
     @property
     def received(self) -> str:
@@ -203,6 +206,7 @@ class HistoryEntry:
             # None for a row settled before the ledger kept the marks.
             "off_spec": None if self.off_spec is None else list(self.off_spec),
             "tries": self.tries,
+            "verified": self.verified,
         }
 
 
@@ -211,7 +215,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
     (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:30]
-    (off_spec, response_chars, tries) = row[30:]
+    (off_spec, response_chars, tries, verified) = row[30:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -244,6 +248,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         off_spec=None if off_spec is None else tuple(json.loads(off_spec)),
         response_chars=response_chars or 0,
         tries=tries,
+        verified=verified,
     )
 
 

@@ -40,6 +40,9 @@ class NewRow:
     at: datetime | None = None
     typed: bool = False
     """Typed in the TUI's form (not loaded into it from needs attention or the history)."""
+    verified: int | None = None
+    """Keyed twice and compared (verified entry): how many fields the operator corrected;
+    None when it was keyed once."""
 
 
 # The columns a new row is written with, in the order of `insert_values` (an import window
@@ -47,7 +50,7 @@ class NewRow:
 INSERT_COLUMNS = (
     "session, source, profile, base_url, name_text, id_text, tag_text, plant_id, name, tag, body, "
     "state, held, keep, note, log_ref, batch, line, queued_at, sent_at, typed, tries, "
-    "operator, host"
+    "operator, host, verified"
 )
 _MARKS = ", ".join("?" for _ in INSERT_COLUMNS.split(", "))
 _INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
@@ -82,6 +85,7 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         int(row.state is PlantState.SENDING),
         taker.user,
         taker.host,
+        row.verified,
     )
 
 

@@ -146,6 +146,12 @@ def _operator(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE plants ADD COLUMN host TEXT")
 
 
+def _verified(db: sqlite3.Connection) -> None:
+    # Verified entry: NULL for a plant keyed once; else keyed twice and compared, and how many
+    # of its fields the operator corrected.
+    db.execute("ALTER TABLE plants ADD COLUMN verified INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -153,6 +159,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.typed", _typed),
     Migration("plants.tries", _tries),
     Migration("plants.operator", _operator),
+    Migration("plants.verified", _verified),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

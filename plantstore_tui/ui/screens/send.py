@@ -32,12 +32,14 @@ from plantstore_tui.core.sending.submitted import (
     NotTaken,
     Taken,
 )
+from plantstore_tui.core.sending.verify import Differs, KeyAgain
 from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
+from plantstore_tui.ui.screens.differences import DifferencesScreen
 from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
     switch_question,
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.form import FormField, FormTexts
     from plantstore_tui.core.sending.connection import Connect
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session import Clock
@@ -62,6 +64,13 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+
+# The form's title, by the keying it holds (verified entry: None when off).
+KEYING_TITLES = {
+    None: "New plant",
+    1: "New plant · verified",
+    2: "Same plant again, blind",
+}
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
@@ -97,7 +106,9 @@ class SendScreen(OrderedScreen[None]):
         Binding("ctrl+o", "save_log", "Save log", show=False),
     ]
 
-    def __init__(self, connect: Connect | None, label: TargetLabel, clock: Clock) -> None:
+    def __init__(
+        self, connect: Connect | None, label: TargetLabel, clock: Clock, *, verify: bool = False
+    ) -> None:
         super().__init__()
         # None until a target is chosen (first run): the form works, sending waits for a target.
         self._first = (connect, label)
@@ -110,6 +121,7 @@ class SendScreen(OrderedScreen[None]):
             connect=connect,
             base_url=label.base_url,
             profile=label.profile,
+            verify=verify,
         )
         """The send service: every plant this screen takes goes its way through it."""
 
@@ -190,13 +202,22 @@ class SendScreen(OrderedScreen[None]):
         """Send what the form holds: the session checks it and takes a valid plant."""
         self.submit(self.form.texts())
 
-    def submit(self, texts: FormTexts, *, from_form: bool = True, confirmed: bool = False) -> str:
-        """Hand texts to the session and show what became of them (`from_form`: the form lets
-        go of a plant taken); a protected target asks first. The words when nothing was taken
-        and nothing else says why (a resend from the history shows them)."""
+    def submit(
+        self,
+        texts: FormTexts,
+        *,
+        from_form: bool = True,
+        confirmed: bool = False,
+        verified: int | None = None,
+    ) -> str:
+        """Hand texts to the service and show what became of them (`from_form`: the form lets
+        go of a plant taken); a protected target asks first; with verified entry on, a plant
+        typed is keyed again, blind, and two keyings that differ are settled first (`verified`:
+        settled, with this many fields corrected). The words when nothing was taken and nothing
+        else says why (a resend from the history shows them)."""
 
         typed = from_form and not self.form.loaded
-        outcome = self.service.submit(texts, confirmed=confirmed, typed=typed)
+        outcome = self.service.submit(texts, confirmed=confirmed, typed=typed, verified=verified)
         if from_form:
             # The session's verdict on the fields: its messages, or none.
             self.form.show_errors(outcome.errors.errors if isinstance(outcome, Invalid) else {})
@@ -206,8 +227,15 @@ class SendScreen(OrderedScreen[None]):
                     self.form.hand_over(texts, next_id)
             case Invalid():
                 return "That send no longer makes a valid plant."
-            case NeedsConfirmation(target=target, plant=plant):
-                question = protected_question(target, plant, self._confirm_then(texts, from_form))
+            case KeyAgain():
+                self.form.key_again()
+                self.show_state()
+            case Differs() as differs:
+                self.app.push_screen(DifferencesScreen(differs), self._settled(differs))
+                self.show_state()
+            case NeedsConfirmation(target=target, plant=plant, verified=verified):
+                answered = self._confirm_then(texts, from_form, verified)
+                question = protected_question(target, plant, answered)
                 if from_form:
                     self.ask(question)
                 else:
@@ -218,11 +246,29 @@ class SendScreen(OrderedScreen[None]):
                 return reason
         return ""
 
-    def _confirm_then(self, texts: FormTexts, from_form: bool) -> Callable[[Answer], None]:
+    def _settled(self, differs: Differs) -> Callable[[dict[FormField, str] | None], None]:
+        def settled(chosen: dict[FormField, str] | None) -> None:
+            if chosen is None:
+                self.notify(
+                    "Nothing was taken: the second keying is in the form. Send it to key the "
+                    "plant again from its first keying.",
+                    title="Not taken",
+                )
+                self.show_state()
+                return
+            texts, corrected = differs.settle(chosen)
+            self.form.fill(texts)
+            self.submit(texts, verified=corrected)
+
+        return settled
+
+    def _confirm_then(
+        self, texts: FormTexts, from_form: bool, verified: int | None
+    ) -> Callable[[Answer], None]:
         def answered(answer: Answer) -> None:
             # Called as the answer key is read, before the keys typed after it are applied.
             if self.confirmed(answer):
-                self.submit(texts, from_form=from_form, confirmed=True)
+                self.submit(texts, from_form=from_form, confirmed=True, verified=verified)
             elif from_form:
                 self.notify("Nothing was sent; the plant is still in the form.", title="Not sent")
 
@@ -353,7 +399,12 @@ class SendScreen(OrderedScreen[None]):
             status.counts,
             problem=status.problem,
             connected=status.target is not None,
+            keying=status.keying,
         )
+        title = KEYING_TITLES[status.keying]
+        if self.form.border_title != title:
+            # Only on a change: setting a title repaints the whole form.
+            self.form.border_title = title
         if type(status.state) is not self._shown_state:
             self._shown_state = type(status.state)
             self.refresh_bindings()
@@ -486,6 +537,18 @@ class SendScreen(OrderedScreen[None]):
         problem = self.form.same_as_last()
         if problem is not None:
             self.notify(problem, title="Nothing to copy", severity="warning")
+
+    def action_toggle_verify(self) -> None:
+        """Turn verified entry on or off (a first keying waiting is dropped)."""
+        on = self.service.status().keying is None
+        self.service.set_verify(on)
+        self.show_state()
+        self.notify(
+            "Each plant is keyed twice, the second time blind, and sent once both agree."
+            if on
+            else "Each plant is sent as keyed once.",
+            title="Verified entry on" if on else "Verified entry off",
+        )
 
     def action_toggle_keep_tag(self) -> None:
         """Turn keeping the tag after a send on or off."""

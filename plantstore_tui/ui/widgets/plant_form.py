@@ -293,6 +293,15 @@ class PlantForm(Vertical):
         self._fresh = self.texts()
         self.focus_field("name")
 
+    def key_again(self) -> None:
+        """Verified entry's second keying: the form as it was when the plant's first keying
+        began (Name empty, the ID as proposed, Tag as kept), so nothing of the first keying is
+        shown; the cursor in Name. Same as last still repeats the last plant taken."""
+        fresh = self._fresh
+        for field in FORM_FIELDS:
+            self._reset(field, getattr(fresh, field))
+        self.focus_field("name")
+
     def same_as_last(self) -> str | None:
         """Fill the focused field with the last plant's value of it, at once (the ditto key of
         data-entry terminals); None when done, else why it cannot be."""
@@ -313,6 +322,12 @@ class PlantForm(Vertical):
             return
         self._reset("id", str(value))
         self._fresh = self.texts()
+
+    def fill(self, texts: FormTexts) -> None:
+        """Put texts the operator keyed in the fields (a verified plant as settled): still a
+        plant typed, unlike `load`."""
+        for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
+            self.field_input(field).value = text
 
     def load(self, texts: FormTexts) -> None:
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the

@@ -296,7 +296,7 @@ class StatusLine(Widget, can_focus=False):
         self._protected = protected
         words, self._kind = state
         self._state = tuple(state_parts(words))
-        self._queue: tuple[QueueState, Counts, bool, bool] | None = None
+        self._queue: tuple[QueueState, Counts, bool, bool, int | None] | None = None
         self._countdown: Timer | None = None
         # Where the target ends on the line as last drawn: what a click on it hits.
         self._target_end = 0
@@ -332,11 +332,18 @@ class StatusLine(Widget, can_focus=False):
         self.refresh()
 
     def show_queue(
-        self, state: QueueState, counts: Counts, *, problem: bool = False, connected: bool = True
+        self,
+        state: QueueState,
+        counts: Counts,
+        *,
+        problem: bool = False,
+        connected: bool = True,
+        keying: int | None = None,
     ) -> None:
-        """Show the queue's state and its counts in words (core/sending/state.py); while the
-        deployment cannot be reached, count down to the next try once a second."""
-        self._queue = (state, counts, problem, connected)
+        """Show the queue's state and its counts in words (core/sending/state.py), and with
+        verified entry on, which keying the form holds; while the deployment cannot be reached,
+        count down to the next try once a second."""
+        self._queue = (state, counts, problem, connected, keying)
         self._show_queue()
         counting_down = isinstance(state, Unreachable)
         if counting_down and self._countdown is None:
@@ -347,11 +354,13 @@ class StatusLine(Widget, can_focus=False):
 
     def _show_queue(self) -> None:
         if self._queue is not None:
-            state, counts, problem, connected = self._queue
-            words = state_words(
+            state, counts, problem, connected, keying = self._queue
+            words, kind = state_words(
                 state, counts, now=time.monotonic(), problem=problem, connected=connected
             )
-            self._show_words(*words, stopped=isinstance(state, TokenRefused | Unreachable))
+            if keying is not None:
+                words += _JOIN + ("verify: key it again" if keying == 2 else "verify")
+            self._show_words(words, kind, stopped=isinstance(state, TokenRefused | Unreachable))
 
     def show_state(self, words: str, kind: StatusKind) -> None:
         """Show these words instead of the queue's (while connecting, say)."""
