@@ -54,6 +54,12 @@ _proxy_setting = click.option(
     help="Send through this proxy (http://[USER:PASSWORD@]HOST:PORT), or 'none' for no proxy "
     "whatever $HTTPS_PROXY says; unset, the environment's proxy is used.",
 )
+_ids_setting = click.option(
+    "--ids",
+    metavar="FIRST-LAST",
+    help="The range of ids this operator sends from, such as 70000-70999: next id and `add` "
+    "without --id stay in it. With edit, 'none' drops it.",
+)
 
 
 def _switch(flags: str, help: str) -> Callable[[FC], FC]:
@@ -103,6 +109,7 @@ def _profile_json(
         "proxy": None if profile.proxy is None else shown_proxy(profile.proxy),
         "proxy_in_use": _proxy_in_use(profile),
         "history": profile.history,
+        "ids": profile.ids,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
@@ -175,7 +182,8 @@ def list_profiles(as_json: bool) -> None:
     url_width = max(len(visible(item.base_url)) for item in saved.profiles)
     for item in saved.profiles:
         mark = "*" if item.name == saved.default else " "
-        flags = "  PROTECTED" if item.protected else ""
+        flags = f"  ids {item.ids}" if item.ids else ""
+        flags += "  PROTECTED" if item.protected else ""
         click.echo(
             f"{mark} {item.name:<{width}}  {visible(item.base_url):<{url_width}}  "
             f"token: {visible(store.token_status(item))}{flags}"
@@ -202,6 +210,8 @@ def show(name: str) -> None:
         f"  protected: {'yes: sends ask for confirmation' if item.protected else 'no'}",
         f"  timeout:   {_timeout_words(item)}",
     ]
+    if item.ids is not None:
+        lines.append(f"  ids:       {item.ids} (next id stays in this range)")
     if item.allow_insecure_http:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
     if item.ca_bundle is not None:
@@ -243,6 +253,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
 @_ca_bundle_setting
 @_proxy_setting
 @click.option("--no-history", is_flag=True, help="Keep sends to this profile out of the history.")
+@_ids_setting
 def add(
     name: str,
     base_url: str,
@@ -255,6 +266,7 @@ def add(
     ca_bundle: str | None,
     proxy: str | None,
     no_history: bool,
+    ids: str | None,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
@@ -275,6 +287,7 @@ def add(
             ca_bundle=ca_bundle,
             proxy=proxy,
             history=not no_history,
+            ids=ids,
         ).fields(),
     )
     saved = store.load()
@@ -308,6 +321,7 @@ def add(
     "--proxy-from-env", is_flag=True, help="Drop proxy: take it from the environment."
 )
 @_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
+@_ids_setting
 def edit(
     name: str,
     base_url: str | None,
@@ -324,6 +338,7 @@ def edit(
     proxy: str | None,
     proxy_from_env: bool,
     history: bool | None,
+    ids: str | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
     changes: dict[str, object] = {}
@@ -345,6 +360,8 @@ def edit(
         changes["proxy"] = proxy
     if history is not None:
         changes["history"] = history
+    if ids is not None:
+        changes["ids"] = None if ids.strip().casefold() == "none" else ids
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = profile_store()

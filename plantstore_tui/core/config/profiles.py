@@ -12,6 +12,7 @@ from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.proxy import check_proxy_setting
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
+from plantstore_tui.core.plant.id_range import IdRange, parse_id_range
 
 MAX_TIMEOUT = 3600.0
 # Names double as keyring user names and TOML keys: keep them short and plain.
@@ -28,6 +29,7 @@ FIELDS = (
     "ca_bundle",
     "proxy",
     "history",
+    "ids",
 )
 
 
@@ -76,6 +78,14 @@ class Profile:
     proxy: str | None = field(default=None, repr=False)
     # False: sends to this profile are kept out of the history.
     history: bool = True
+    # The range of ids this operator proposes and sends from, as FIRST-LAST ("70000-70999").
+    ids: str | None = None
+
+    @property
+    def id_range(self) -> IdRange | None:
+        """The range of `ids`, None without one (or with one `profile_from_table` refuses)."""
+        found = None if self.ids is None else parse_id_range(self.ids)
+        return found if isinstance(found, IdRange) else None
 
     @property
     def keeps_token(self) -> bool:
@@ -188,6 +198,11 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         elif (problem := check_proxy_setting(proxy, "profiles.toml")) is not None:
             problems.append(("proxy", problem))
 
+    ids = table.get("ids")
+    id_range = parse_id_range(ids) if isinstance(ids, str) else None
+    if ids is not None and not isinstance(id_range, IdRange):
+        problems.append(("ids", id_range or 'ids must be a string such as "70000-70999"'))
+
     if base_url and (
         problem := insecure_http_problem(base_url, allowed=flags.get("allow_insecure_http", False))
     ):
@@ -213,4 +228,5 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
         proxy=proxy.strip() if isinstance(proxy, str) else None,
         history=flags["history"],
+        ids=str(id_range) if isinstance(id_range, IdRange) else None,
     )

@@ -52,6 +52,7 @@ from plantstore_tui.core.store.settings import duplicate_warning
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.id_range import IdRange
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store import Ledger
@@ -146,12 +147,12 @@ class EntrySession:
         ledger, target = self._ledger, target or self._target
         if ledger is None or target is None:
             return None
-        return self._next_free_id(ledger, target.base_url)
+        return self._next_free_id(ledger, target.base_url, target.ids)
 
     @staticmethod
-    def _next_free_id(ledger: Ledger, base_url: str) -> int | None:
+    def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> int | None:
         try:
-            return next_free_id(ledger, base_url)
+            return next_free_id(ledger, base_url, ids=ids)
         except StoreError:
             return None  # a convenience: the operator types the id
 
@@ -310,7 +311,8 @@ class EntrySession:
                 "The plant is still in the form.",
             )
         self.enqueue(queued)
-        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url))
+        ids = None if target is None else target.ids
+        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url, ids))
 
     def take(
         self, texts: FormTexts, plant: NewPlant, *, confirmed: bool, typed: bool = False
