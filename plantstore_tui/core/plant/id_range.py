@@ -8,6 +8,7 @@ import re
 from typing import NamedTuple
 
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.text import plural
 
 # FIRST-LAST, each an int64 with an optional minus sign ("-100--1" is a range of negative ids).
 _RANGE = re.compile(r"\s*(-?[0-9]{1,30})\s*-\s*(-?[0-9]{1,30})\s*")
@@ -44,3 +45,21 @@ def parse_id_range(text: str) -> IdRange | str:
     if first > last:
         return f"ids must go from the lower id to the higher: {first} is more than {last}"
     return IdRange(first, last)
+
+
+def range_warning(ids: IdRange, plant_id: int) -> str | None:
+    """Words for an id outside the range, or among its last `ENDING` ids; None otherwise."""
+    if not ids.holds(plant_id):
+        return f"{plant_id} is outside this profile's ids, {ids}: another operator may use it."
+    left = ids.left_from(plant_id)
+    if left > ENDING:
+        return None
+    return f"{plural(left, 'id')} left in {ids}, this one included."
+
+
+def used_up_words(ids: IdRange) -> str:
+    """Words for a range whose every id is taken."""
+    return (
+        f"No id is left in {ids}: type one, or give the profile another range "
+        "(plantstore-tui profile edit NAME --ids FIRST-LAST)."
+    )
