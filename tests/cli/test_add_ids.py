@@ -98,7 +98,7 @@ def test_an_id_given_outside_the_range_is_sent_after_a_warning(
     argv = ("add", "--profile", "ann", "--name", "A", "--id", "5")
     result = plantstore(config, tmp_path / "ann-data", reference_server, *argv)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "5 is outside this profile's ids, 70000-70999" in result.stderr
+    assert "Warning: 5 is outside this profile's ids (70000-70999)." in result.stderr
     assert ids_on(reference_server) == [5]
 
 

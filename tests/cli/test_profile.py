@@ -106,6 +106,7 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "proxy": None,
                 "proxy_in_use": None,
                 "history": True,
+                "ids": None,
                 "token_env": "L",
                 "token_command": None,
                 "token_source": "$L (not set)",

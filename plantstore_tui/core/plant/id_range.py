@@ -50,7 +50,7 @@ def parse_id_range(text: str) -> IdRange | str:
 def range_warning(ids: IdRange, plant_id: int) -> str | None:
     """Words for an id outside the range, or among its last `ENDING` ids; None otherwise."""
     if not ids.holds(plant_id):
-        return f"{plant_id} is outside this profile's ids, {ids}: another operator may use it."
+        return f"{plant_id} is outside this profile's ids ({ids})."
     left = ids.left_from(plant_id)
     if left > ENDING:
         return None
@@ -58,8 +58,5 @@ def range_warning(ids: IdRange, plant_id: int) -> str | None:
 
 
 def used_up_words(ids: IdRange) -> str:
-    """Words for a range whose every id is taken."""
-    return (
-        f"No id is left in {ids}: type one, or give the profile another range "
-        "(plantstore-tui profile edit NAME --ids FIRST-LAST)."
-    )
+    """Words for a range whose every id is taken (short: they sit under the ID field)."""
+    return f"No id is left in {ids}: type one."

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.form import FormErrors, parse_id
+from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
@@ -164,6 +165,16 @@ class EntrySession:
         if ledger is None or target is None or not isinstance(plant_id, int):
             return None
         return duplicate_warning(ledger.sent_before(target.base_url, plant_id))
+
+    def id_warning(self, id_text: str) -> str | None:
+        """Words of warning about the id typed: created on the target already
+        (`duplicate_warning`), outside the profile's range of ids or among its last ids
+        (`range_warning`); None when there is nothing to say (reads the ledger)."""
+        target, plant_id = self._target, parse_id(id_text)
+        said = [self.duplicate_warning(id_text)]
+        if target is not None and target.ids is not None and isinstance(plant_id, int):
+            said.append(range_warning(target.ids, plant_id))
+        return " ".join(words for words in said if words) or None
 
     @property
     def knows_history(self) -> bool:
