@@ -733,6 +733,7 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
     store.add(replace(quiet, ids="70000-70999"))
     async with showing(ProfilesScreen(store)) as (app, pilot):
         await highlight(pilot, app.screen, "quiet")
+        assert "ids 70000-70999" in screen_text(app)
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)

@@ -10,8 +10,8 @@ from typing import NamedTuple
 from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.text import plural
 
-# FIRST-LAST, each an int64 with an optional minus sign ("-100--1" is a range of negative ids).
-_RANGE = re.compile(r"\s*(-?[0-9]{1,30})\s*-\s*(-?[0-9]{1,30})\s*")
+# FIRST-LAST, each an int64 with an optional sign ("-100--1" is a range of negative ids).
+_RANGE = re.compile(r"\s*([+-]?[0-9]{1,30})\s*-\s*([+-]?[0-9]{1,30})\s*")
 # The ids left in a range are said once this few remain.
 ENDING = 10
 
