@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -18,10 +19,12 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
+from plantstore_tui.core.config.options import chosen_ad_hoc_url
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormErrors, FormTexts
+from plantstore_tui.core.plant.id_range import IdRange, range_warning
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.plant.outcome import (
     Created,
@@ -33,7 +36,9 @@ from plantstore_tui.core.plant.outcome import (
     outcome_to_json,
 )
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
+from plantstore_tui.core.sending.next_id import next_free_id
 from plantstore_tui.core.sending.waiting import DeploymentWait
+from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.recorder import Recorder
 from plantstore_tui.core.store.settings import duplicate_warning
 
@@ -54,12 +59,18 @@ NOT_SENT: dict[str, Any] = {
     "off_spec": [],
     "proxy": None,
     "entry": None,
+    "next_id": None,
 }
 
 
 @click.command()
 @click.option("--name", required=True, help="The plant's name.")
-@click.option("--id", "id_text", required=True, metavar="ID", help="The plant's id (an int64).")
+@click.option(
+    "--id",
+    "id_text",
+    metavar="ID",
+    help="The plant's id (an int64). Without it, the next free id of the profile's ids.",
+)
 @click.option("--tag", default="", help="The plant's tag (optional).")
 @json_option(not_run=NOT_SENT)
 @yes_option("Send to a protected profile without asking.")
@@ -80,7 +91,7 @@ NOT_SENT: dict[str, Any] = {
 def add(
     options: TargetOptions,
     name: str,
-    id_text: str,
+    id_text: str | None,
     tag: str,
     as_json: bool,
     yes: bool,
@@ -92,38 +103,87 @@ def add(
     Exits 0 created, 1 rejected by the server, 2 invalid input (nothing sent),
     3 transport failure, 4 configuration problem, 130 interrupted.
     """
-    parsed = parse_new_plant(name=name, id=id_text, tag=tag)
-    if isinstance(parsed, FormErrors):
-        raise InvalidInput(
-            "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
-        )
+    # Without --id, the name and tag are checked first all the same (with a stand-in id).
+    parsed = _parsed(name, id_text or "0", tag)
+    if id_text is None and chosen_ad_hoc_url(options, os.environ) is not None:
+        raise _missing_id()  # no profile, so no range of ids
     target = resolve_target(options, interactive=not as_json)
-    if target.protected and not yes:
-        question = f"Send plant {parsed.id} ({visible(parsed.name)}) to"
-        confirm_protected(target, question, interactive=not as_json)
+    if id_text is None and target.ids is None:
+        raise _missing_id()
     if timeout is not None:
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
         target = replace(target, limits=limits)
     recorder = Recorder.open("add", target.profile, warn=_warn)
+    next_id = None
     try:
+        if id_text is None and target.ids is not None:
+            next_id = _next_id(recorder, target.base_url, target.ids)
+            id_text = str(next_id)
+            parsed = _parsed(name, id_text, tag)
+            if not as_json:
+                click.echo(f"Next free id of {target.ids}: {next_id}.")
+        if target.ids is not None and (said := range_warning(target.ids, parsed.id)):
+            _warn(f"Warning: {said}")
+        if target.protected and not yes:
+            question = f"Send plant {parsed.id} ({visible(parsed.name)}) to"
+            confirm_protected(target, question, interactive=not as_json)
         warning = duplicate_warning(recorder.earlier_sends(target.base_url, parsed.id))
         if warning is not None:
             # Said, not refused: the store may have lost it, or the operator means to see it.
             _warn(f"Warning: {warning}; sending it anyway.")
-        texts = FormTexts(name=name, id=id_text, tag=tag)
+        texts = FormTexts(name=name, id=id_text or "", tag=tag)
         outcome, entry = asyncio.run(_send(target, parsed, texts, recorder, wait))
     finally:
         recorder.close()
     # A profile whose history is off keeps no row once the plant is settled.
     kept = entry if recorder.keeps else None
     if as_json:
-        click.echo(json.dumps(outcome_to_json(outcome) | {"entry": kept}, ensure_ascii=True))
+        answer = outcome_to_json(outcome) | {"entry": kept, "next_id": next_id}
+        click.echo(json.dumps(answer, ensure_ascii=True))
     else:
         click.echo(render_outcome(outcome))
         if kept is not None:
             click.echo(f"  history #{kept}")
     raise SystemExit(exit_code_of(outcome))
+
+
+def _parsed(name: str, id_text: str, tag: str) -> NewPlant:
+    parsed = parse_new_plant(name=name, id=id_text, tag=tag)
+    if isinstance(parsed, FormErrors):
+        raise InvalidInput(
+            "Nothing was sent: " + "; ".join(parsed.errors[field] for field in parsed.errors)
+        )
+    return parsed
+
+
+def _missing_id() -> click.MissingParameter:
+    """click's own words for a missing --id, as when --id was required of every run."""
+    context = click.get_current_context()
+    option = next(param for param in context.command.params if param.name == "id_text")
+    return click.MissingParameter(ctx=context, param=option)
+
+
+def _next_id(recorder: Recorder, base_url: str, ids: IdRange) -> int:
+    """The next free id of `ids` on the target, read from the ledger; `InvalidInput` (nothing
+    sent) when the ledger cannot be read or no id of the range is left."""
+    unread = f"the ids taken in {ids} cannot be read from the ledger"
+    if recorder.ledger is None:
+        raise _no_id(unread)
+    try:
+        found = next_free_id(recorder.ledger, base_url, ids=ids)
+    except StoreError as exc:
+        raise _no_id(f"{unread}: {exc}") from None
+    if found is None:
+        raise _no_id(f"no id is left in {ids}")
+    return found
+
+
+def _no_id(problem: str) -> InvalidInput:
+    return InvalidInput(
+        f"Nothing was sent: {visible(problem)}. Give --id, or give the profile another range "
+        "(plantstore-tui profile edit NAME --ids FIRST-LAST)."
+    )
 
 
 def _warn(message: str) -> None:

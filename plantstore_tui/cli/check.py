@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 import textwrap
 from collections.abc import Callable, Iterator
@@ -27,25 +26,19 @@ from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.junit import junit_xml
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
-from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.id_range import parse_id_range
 from plantstore_tui.core.plant.outcome import Outcome
-from plantstore_tui.core.plant.text import plural, quoted, visible
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.store.recorder import Recorder
-
-_RANGE = re.compile(r"\s*([+-]?\d+)\s*-\s*([+-]?\d+)\s*")
 
 
 def parse_ids(text: str) -> range:
     """`A-B` (inclusive, int64, A <= B) as a range, or `InvalidInput` saying what is wrong."""
-    match = _RANGE.fullmatch(text)
-    if match is None:
-        raise InvalidInput(f"--ids must be a range such as 9000-9099, not {quoted(visible(text))}")
-    first, last = int(match[1]), int(match[2])
-    if not (INT64_MIN <= first <= INT64_MAX and INT64_MIN <= last <= INT64_MAX):
-        raise InvalidInput("--ids must lie inside int64")
-    if first > last:
-        raise InvalidInput(f"--ids {first}-{last} is empty: the first id must come first")
-    return range(first, last + 1)
+    ids = parse_id_range(text)
+    if isinstance(ids, str):
+        # The words of a profile's `ids` (one rule for both), said of --ids.
+        raise InvalidInput(f"--{ids}.")
+    return range(ids.first, ids.last + 1)
 
 
 @click.command()

@@ -54,6 +54,12 @@ _proxy_setting = click.option(
     help="Send through this proxy (http://[USER:PASSWORD@]HOST:PORT), or 'none' for no proxy "
     "whatever $HTTPS_PROXY says; unset, the environment's proxy is used.",
 )
+_ids_setting = click.option(
+    "--ids",
+    metavar="FIRST-LAST",
+    help="The range of ids this operator sends from, such as 70000-70999: next id and `add` "
+    "without --id stay in it. With edit, 'none' drops it.",
+)
 
 
 def _switch(flags: str, help: str) -> Callable[[FC], FC]:
@@ -104,6 +110,7 @@ def _profile_json(
         "proxy_in_use": _proxy_in_use(profile),
         "history": profile.history,
         "verify": profile.verify,
+        "ids": profile.ids,
         "token_env": profile.token_env,
         "token_command": profile.token_command,
         "token_source": store.token_status(profile),
@@ -176,7 +183,8 @@ def list_profiles(as_json: bool) -> None:
     url_width = max(len(visible(item.base_url)) for item in saved.profiles)
     for item in saved.profiles:
         mark = "*" if item.name == saved.default else " "
-        flags = "  PROTECTED" if item.protected else ""
+        flags = f"  ids {item.ids}" if item.ids else ""
+        flags += "  PROTECTED" if item.protected else ""
         click.echo(
             f"{mark} {item.name:<{width}}  {visible(item.base_url):<{url_width}}  "
             f"token: {visible(store.token_status(item))}{flags}"
@@ -203,6 +211,8 @@ def show(name: str) -> None:
         f"  protected: {'yes: sends ask for confirmation' if item.protected else 'no'}",
         f"  timeout:   {_timeout_words(item)}",
     ]
+    if item.ids is not None:
+        lines.append(f"  ids:       {item.ids} (next id stays in this range)")
     if item.allow_insecure_http:
         lines.append("  plain http beyond loopback: allowed (the token travels unencrypted)")
     if item.ca_bundle is not None:
@@ -251,6 +261,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
     is_flag=True,
     help="Verified entry in the TUI: each plant keyed twice, sent once both keyings agree.",
 )
+@_ids_setting
 def add(
     name: str,
     base_url: str,
@@ -264,6 +275,7 @@ def add(
     proxy: str | None,
     no_history: bool,
     verify: bool,
+    ids: str | None,
 ) -> None:
     """Save a new profile NAME. Without a token option, asks for the token (hidden).
 
@@ -285,6 +297,7 @@ def add(
             proxy=proxy,
             history=not no_history,
             verify=verify,
+            ids=ids,
         ).fields(),
     )
     saved = store.load()
@@ -319,6 +332,7 @@ def add(
 )
 @_switch("--history/--no-history", "Keep (or stop keeping) sends to this profile in the history.")
 @_switch("--verify/--no-verify", "Key each plant twice in the TUI (or once) before it is sent.")
+@_ids_setting
 def edit(
     name: str,
     base_url: str | None,
@@ -336,6 +350,7 @@ def edit(
     proxy_from_env: bool,
     history: bool | None,
     verify: bool | None,
+    ids: str | None,
 ) -> None:
     """Change some settings of profile NAME; the others stay as they are."""
     changes: dict[str, object] = {}
@@ -359,6 +374,8 @@ def edit(
         changes["history"] = history
     if verify is not None:
         changes["verify"] = verify
+    if ids is not None:
+        changes["ids"] = None if ids.strip().casefold() == "none" else ids
     if not changes and not (token_stdin or token_prompt):
         raise click.UsageError("Nothing to change: give at least one option (see --help).")
     store = profile_store()

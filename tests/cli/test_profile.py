@@ -107,6 +107,7 @@ def test_list_json_is_one_object(config: Path) -> None:
                 "proxy_in_use": None,
                 "history": True,
                 "verify": False,
+                "ids": None,
                 "token_env": "L",
                 "token_command": None,
                 "token_source": "$L (not set)",

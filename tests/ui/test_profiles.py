@@ -9,6 +9,7 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -728,9 +729,11 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
 ) -> None:
     bundle = tmp_path / "company-ca.pem"
     bundle.write_text("-----BEGIN CERTIFICATE-----\n")
-    store.add(Profile(name="quiet", base_url="https://q.example", token_env="Q", history=False))
+    quiet = Profile(name="quiet", base_url="https://q.example", token_env="Q", history=False)
+    store.add(replace(quiet, ids="70000-70999"))
     async with showing(ProfilesScreen(store)) as (app, pilot):
         await highlight(pilot, app.screen, "quiet")
+        assert "ids 70000-70999" in screen_text(app)
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)
@@ -745,7 +748,7 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
         assert isinstance(app.screen, ProfilesScreen)
     saved = ProfileStore().get("quiet")
     assert saved is not None
-    assert (saved.ca_bundle, saved.history) == (str(bundle), False)
+    assert (saved.ca_bundle, saved.history, saved.ids) == (str(bundle), False, "70000-70999")
 
 
 async def test_the_editor_sets_a_proxy_and_never_shows_its_password(store: ProfileStore) -> None:

@@ -12,6 +12,7 @@ from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.proxy import check_proxy_setting
 from plantstore_tui.core.http.target import Limits
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
+from plantstore_tui.core.plant.id_range import IdRange, parse_id_range
 
 MAX_TIMEOUT = 3600.0
 # Names double as keyring user names and TOML keys: keep them short and plain.
@@ -29,6 +30,7 @@ FIELDS = (
     "proxy",
     "history",
     "verify",
+    "ids",
 )
 
 
@@ -79,6 +81,15 @@ class Profile:
     history: bool = True
     # Every plant typed for this profile is keyed twice, blind, before it counts.
     verify: bool = False
+
+    # The range of ids this operator proposes and sends from, as FIRST-LAST ("70000-70999").
+    ids: str | None = None
+
+    @property
+    def id_range(self) -> IdRange | None:
+        """The range of `ids`, None without one (or with one `profile_from_table` refuses)."""
+        found = None if self.ids is None else parse_id_range(self.ids)
+        return found if isinstance(found, IdRange) else None
 
     @property
     def keeps_token(self) -> bool:
@@ -201,6 +212,11 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         elif (problem := check_proxy_setting(proxy, "profiles.toml")) is not None:
             problems.append(("proxy", problem))
 
+    ids = table.get("ids")
+    id_range = parse_id_range(ids) if isinstance(ids, str) else None
+    if ids is not None and not isinstance(id_range, IdRange):
+        problems.append(("ids", id_range or 'ids must be a string such as "70000-70999"'))
+
     if base_url and (
         problem := insecure_http_problem(base_url, allowed=flags.get("allow_insecure_http", False))
     ):
@@ -227,4 +243,5 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         proxy=proxy.strip() if isinstance(proxy, str) else None,
         history=flags["history"],
         verify=flags["verify"],
+        ids=str(id_range) if isinstance(id_range, IdRange) else None,
     )

@@ -203,6 +203,8 @@ class ProfileStore:
             self._check_token(profile, token)
             if "base_url" in wanted:
                 merged["base_url"] = profile.base_url
+            if wanted.get("ids") is not None:
+                merged["ids"] = profile.ids
             settings = {key: merged.get(key) for key in FIELDS if merged.get(key) != old.get(key)}
             self._require(draft, toml_edit.with_settings(draft.text, name, settings), profile)
             if token is not None:

@@ -214,4 +214,5 @@ def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str,
         limits=profile.limits,
         ca_bundle=profile.ca_bundle,
         proxy=proxy,
+        ids=profile.id_range,
     )

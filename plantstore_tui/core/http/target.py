@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from pydantic import SecretStr
 
     from plantstore_tui.core.http.proxy import Proxy
+    from plantstore_tui.core.plant.id_range import IdRange
 
 DEFAULT_MAX_BODY = 1024 * 1024
 # What stands for the token in any text a server sent back with the token in it.
@@ -43,6 +44,8 @@ class Target:
     ca_bundle: str | None = None
     # The proxy sends go through (core.http.proxy.choose_proxy); None: straight to the target.
     proxy: Proxy | None = None
+    # The profile's range of ids (profiles.toml `ids`): next id stays in it.
+    ids: IdRange | None = None
 
     def token_hint(self) -> str | None:
         """At most the token's last 4 characters, for telling two tokens apart on screen (None

@@ -57,14 +57,15 @@ class CannotConnect:
 @dataclass(frozen=True, slots=True)
 class NextId:
     """The id the form offers for the next plant typed, now that the ledger and target are
-    known."""
+    known; None: every id of the target's range of ids (`Target.ids`) is taken."""
 
-    value: int
+    value: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class SentBefore:
-    """The id typed is one the ledger shows created (or maybe created) on the target."""
+    """Words of warning about the id typed: the ledger shows it created (or maybe created) on
+    the target, or it is outside the profile's range of ids, or among the range's last ids."""
 
     id_text: str
     words: str

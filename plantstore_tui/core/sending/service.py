@@ -195,7 +195,7 @@ class SendService:
 
     def check_id(self, id_text: str) -> None:
         """Look the id up in the ledger (in a thread); told `SentBefore` if it was created on
-        the target already."""
+        the target already, or is outside the target's range of ids or among its last."""
         if self.session.knows_history:
             if self._checking is not None:
                 self._checking.cancel()  # the id typed since is the one to look up
@@ -282,7 +282,7 @@ class SendService:
         self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
-        if next_id is not None:
+        if next_id is not None or target.ids is not None:
             self._tell(NextId(next_id))
 
     async def _run(self, queue: SendQueue) -> None:
@@ -305,11 +305,11 @@ class SendService:
         if target is None:
             return
         next_id = await asyncio.to_thread(self.session.next_id, target)
-        if next_id is not None and target is self.session.target:
+        if (next_id is not None or target.ids is not None) and target is self.session.target:
             self._tell(NextId(next_id))
 
     async def _check_id(self, id_text: str) -> None:
         with contextlib.suppress(StoreError):  # a convenience: nothing to say if unread
-            words = await asyncio.to_thread(self.session.duplicate_warning, id_text)
+            words = await asyncio.to_thread(self.session.id_warning, id_text)
             if words is not None:
                 self._tell(SentBefore(id_text, words))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.form import FormErrors, parse_id
+from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
@@ -53,6 +54,7 @@ from plantstore_tui.core.store.settings import duplicate_warning
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
+    from plantstore_tui.core.plant.id_range import IdRange
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store import Ledger
@@ -147,12 +149,12 @@ class EntrySession:
         ledger, target = self._ledger, target or self._target
         if ledger is None or target is None:
             return None
-        return self._next_free_id(ledger, target.base_url)
+        return self._next_free_id(ledger, target.base_url, target.ids)
 
     @staticmethod
-    def _next_free_id(ledger: Ledger, base_url: str) -> int | None:
+    def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> int | None:
         try:
-            return next_free_id(ledger, base_url)
+            return next_free_id(ledger, base_url, ids=ids)
         except StoreError:
             return None  # a convenience: the operator types the id
 
@@ -164,6 +166,16 @@ class EntrySession:
         if ledger is None or target is None or not isinstance(plant_id, int):
             return None
         return duplicate_warning(ledger.sent_before(target.base_url, plant_id))
+
+    def id_warning(self, id_text: str) -> str | None:
+        """Words of warning about the id typed: created on the target already
+        (`duplicate_warning`), outside the profile's range of ids or among its last ids
+        (`range_warning`); None when there is nothing to say (reads the ledger)."""
+        target, plant_id = self._target, parse_id(id_text)
+        said = [self.duplicate_warning(id_text)]
+        if target is not None and target.ids is not None and isinstance(plant_id, int):
+            said.append(range_warning(target.ids, plant_id))
+        return " ".join(words for words in said if words) or None
 
     @property
     def knows_history(self) -> bool:
@@ -329,7 +341,8 @@ class EntrySession:
                 "The plant is still in the form.",
             )
         self.enqueue(queued)
-        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url))
+        ids = None if target is None else target.ids
+        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url, ids))
 
     def take(
         self,

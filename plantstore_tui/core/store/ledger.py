@@ -32,6 +32,7 @@ from plantstore_tui.core.store.sessions import Session, end_session
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from plantstore_tui.core.plant.id_range import IdRange
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.carry_over import CarryOver
 
@@ -265,16 +266,18 @@ class Ledger:
         """The id of the plant most recently created on this target, if any."""
         return self._last_id(base_url, "state = 'created'")
 
-    def last_typed_id(self, base_url: str) -> int | None:
-        """The id of the plant most recently typed in the TUI's form for this target, if any."""
-        return self._last_id(base_url, "typed = 1")
+    def last_typed_id(self, base_url: str, within: IdRange | None = None) -> int | None:
+        """The id of the plant most recently typed in the TUI's form for this target, if any;
+        `within`: of the plants typed with an id of that range."""
+        return self._last_id(base_url, "typed = 1", within)
 
-    def _last_id(self, base_url: str, condition: str) -> int | None:
+    def _last_id(self, base_url: str, condition: str, within: IdRange | None = None) -> int | None:
+        ids = "" if within is None else " AND plant_id BETWEEN ? AND ?"
         with self.db.read() as connection:
             row = connection.execute(
-                f"SELECT plant_id FROM plants WHERE base_url = ? AND {condition} "  # noqa: S608
+                f"SELECT plant_id FROM plants WHERE base_url = ? AND {condition}{ids} "  # noqa: S608
                 "ORDER BY entry DESC LIMIT 1",
-                (base_url,),
+                (base_url, *(within or ())),
             ).fetchone()
         return None if row is None else int(row[0])
 

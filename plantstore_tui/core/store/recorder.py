@@ -67,6 +67,11 @@ class Recorder:
         return self._ledger is not None
 
     @property
+    def ledger(self) -> Ledger | None:
+        """The ledger while sends are recorded (None once off), for reading it."""
+        return self._ledger
+
+    @property
     def keeps(self) -> bool:
         """True when a settled send stays in the history (False: history off for its profile)."""
         return self._keep

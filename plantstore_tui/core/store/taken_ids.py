@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.plant.form import INT64_MAX
+from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.models import says_id_taken
 
 if TYPE_CHECKING:
@@ -34,7 +34,9 @@ def taken_ids(ledger: Ledger, base_url: str, *, above: int) -> Iterator[int]:
     """The ids above `above` that are taken on this target, in ascending order, each once: a
     plant created with it, one that may have been (no clear answer, or in flight), one queued
     to be sent, or one the deployment refused because it holds the id already."""
-    after = (above, INT64_MAX)  # past every row of `above` itself
+    # Past every row of `above` itself; `above` one below the lowest id (a range from it): from
+    # the first row, as SQLite holds no integer below INT64_MIN.
+    after = (above, INT64_MAX) if above >= INT64_MIN else (INT64_MIN, 0)
     last: int | None = None
     while True:
         with ledger.db.read() as connection:

@@ -103,9 +103,12 @@ def profile_table(texts: EditorTexts, profile: Profile | None) -> dict[str, obje
         proxy = saved  # shown without its password: unchanged, the password stays
     if proxy:
         table["proxy"] = proxy
-    # Not shown in the editor, so kept as it is (`profile edit --history/--no-history` changes it).
+    # Not shown in the editor, so kept as they are (`profile edit --history/--no-history` and
+    # `--ids` change them).
     if profile is not None and not profile.history:
         table["history"] = False
+    if profile is not None and profile.ids is not None:
+        table["ids"] = profile.ids
     return table
 
 

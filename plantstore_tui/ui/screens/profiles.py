@@ -247,6 +247,8 @@ class ProfilesScreen(Screen[str | None]):
         )
         if profile.allow_insecure_http:
             settings.append("plain http allowed (the token travels unencrypted)")
+        if profile.ids is not None:
+            settings.append(f"ids {profile.ids}")
         lines.append(" · ".join(settings))
         test = self._tests.get(profile.name)
         lines.append(

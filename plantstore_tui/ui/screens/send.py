@@ -297,6 +297,7 @@ class SendScreen(OrderedScreen[None]):
                 self.status.show_target(
                     TargetLabel.of(target).parts(target.token_hint()), protected=target.protected
                 )
+                self.form.show_id_range(target.ids)
             case events.CannotConnect():
                 pass  # its note is in the log; the status line says it below
             case events.NextId(value=value):
@@ -332,6 +333,7 @@ class SendScreen(OrderedScreen[None]):
 
     def _switch(self, connect: Connect, label: TargetLabel) -> None:
         self.service.switch(connect, label.base_url, label.profile)
+        self.form.show_id_range(None)  # the new target's, once connected
         self.status.show_target(label.parts(), protected=label.protected)
         self.show_state("connecting…", "busy")
 

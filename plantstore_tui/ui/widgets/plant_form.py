@@ -27,6 +27,7 @@ from plantstore_tui.core.plant.form import (
     FormTexts,
     field_error,
 )
+from plantstore_tui.core.plant.id_range import IdRange, used_up_words
 from plantstore_tui.ui.browser_keys import key_to_press
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
@@ -125,6 +126,8 @@ class PlantForm(Vertical):
         self._fresh = FormTexts(name="", id="", tag="")
         # The last plant handed over: what "same as last" (Ctrl+D) copies from.
         self._last: FormTexts | None = None
+        # The target's range of ids (a profile's `ids`), shown in the ID field's hint.
+        self._ids: IdRange | None = None
         self.loaded = False
         """True while the fields hold a plant loaded from needs attention or the history (until
         it is sent or the fields emptied): sending it does not move the next id."""
@@ -282,7 +285,8 @@ class PlantForm(Vertical):
 
     def hand_over(self, sent: FormTexts, next_id: int | None = None) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
-        moved on to `next_id` (when next id is on and there is one), the cursor in Name."""
+        moved on to `next_id` (when next id is on and there is one), the cursor in Name. With a
+        range of ids and no `next_id`, the ID is emptied and the range said used up."""
         self._last = sent
         self.loaded = False
         self._reset("name", "")
@@ -290,7 +294,10 @@ class PlantForm(Vertical):
             self._reset("tag", "")
         if self.next_id_after_success and next_id is not None and INT64_MIN <= next_id <= INT64_MAX:
             self._reset("id", str(next_id))
+        elif self.next_id_after_success and self._ids is not None:
+            self._reset("id", "")
         self._fresh = self.texts()
+        self._hint_next(next_id)
         self.focus_field("name")
 
     def key_again(self) -> None:
@@ -301,6 +308,23 @@ class PlantForm(Vertical):
         for field in FORM_FIELDS:
             self._reset(field, getattr(fresh, field))
         self.focus_field("name")
+
+    def show_id_range(self, ids: IdRange | None) -> None:
+        """The target's range of ids, in the ID field's hint (None: it has none)."""
+        self._ids = ids
+        id_input = self.field_input("id")
+        id_input.placeholder = _PLACEHOLDERS["id"] if ids is None else f"an id of {ids}"
+        id_input.border_subtitle = None if ids is None else str(ids)
+
+    def _hint_next(self, next_id: int | None) -> None:
+        """The ID field's hint: the range and its next free id, or that none is left."""
+        ids = self._ids
+        if ids is None:
+            return
+        free = "all taken" if next_id is None else f"next {next_id}"
+        self.field_input("id").border_subtitle = f"{ids} · {free}"
+        if next_id is None:
+            self.show_warning("id", "", used_up_words(ids))
 
     def same_as_last(self) -> str | None:
         """Fill the focused field with the last plant's value of it, at once (the ditto key of
@@ -315,13 +339,16 @@ class PlantForm(Vertical):
         focused.cursor_position = len(value)
         return None
 
-    def offer_next_id(self, value: int) -> None:
-        """With next id on and nothing typed in ID yet, start the ID at `value`."""
+    def offer_next_id(self, value: int | None) -> None:
+        """With next id on and nothing typed in ID yet, start the ID at `value` (None: the
+        range of ids is used up, said in the hint and under an empty ID)."""
+        self._hint_next(value)
         id_input = self.field_input("id")
-        if not self.next_id_after_success or id_input.value or not INT64_MIN <= value <= INT64_MAX:
+        if not self.next_id_after_success or id_input.value or value is None:
             return
-        self._reset("id", str(value))
-        self._fresh = self.texts()
+        if INT64_MIN <= value <= INT64_MAX:
+            self._reset("id", str(value))
+            self._fresh = self.texts()
 
     def fill(self, texts: FormTexts) -> None:
         """Put texts the operator keyed in the fields (a verified plant as settled): still a

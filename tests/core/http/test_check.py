@@ -140,7 +140,7 @@ def test_create_again_on_the_same_ids_fails_saying_so(reference_server: Backgrou
     [
         (["--create"], "--create needs --ids A-B"),
         (["--ids", "1-5"], "--ids is only used with --create"),
-        (["--create", "--ids", "5-1"], "the first id must come first"),
+        (["--create", "--ids", "5-1"], "--ids must go from the lower id to the higher"),
         (["--create", "--ids", "1-3"], "fewer than --samples 5"),
         (["--create", "--ids", "one-two"], "--ids must be a range"),
     ],

@@ -8,6 +8,8 @@ from dataclasses import replace
 import pytest
 from ledger_support import BASE_URL, as_before, failed, new_row, opened, take_settled
 
+from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
+from plantstore_tui.core.plant.id_range import IdRange
 from plantstore_tui.core.plant.models import ApiError, says_id_taken
 from plantstore_tui.core.plant.outcome import FailureKind, PlantFate, Rejected
 from plantstore_tui.core.sending.next_id import next_free_id
@@ -121,3 +123,43 @@ def test_a_ledger_from_before_takes_its_tui_plants_as_typed() -> None:
     as_before("plants.typed")
     with opened() as ledger:
         assert next_free_id(ledger, BASE_URL) == 10
+
+
+# --- a profile's range of ids (profiles.toml `ids`) ---------------------------------------------
+
+RANGE = IdRange(70000, 70999)
+
+
+def test_with_a_range_and_an_empty_ledger_it_offers_the_range_start() -> None:
+    with opened() as ledger:
+        assert next_free_id(ledger, BASE_URL, ids=RANGE) == 70000
+
+
+def test_with_a_range_it_skips_ids_taken_in_it_and_ignores_plants_typed_outside_it() -> None:
+    with opened() as ledger:
+        created_by_add(ledger, 70000, 70001, 70003)
+        # Another operator's range, typed last here: it does not move this range's next id.
+        take_settled(ledger, typed_row(71500))
+        assert next_free_id(ledger, BASE_URL, ids=RANGE) == 70002
+
+
+def test_with_a_range_it_goes_on_from_the_last_plant_typed_in_it() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(70010))
+        created_by_add(ledger, 70011)
+        assert next_free_id(ledger, BASE_URL, ids=RANGE) == 70012
+
+
+def test_it_never_proposes_past_the_range_end() -> None:
+    with opened() as ledger:
+        take_settled(ledger, typed_row(70998))
+        created_by_add(ledger, 70999)
+        assert next_free_id(ledger, BASE_URL, ids=RANGE) is None
+        assert next_free_id(ledger, BASE_URL, ids=IdRange(5, 5)) == 5
+
+
+def test_a_range_at_the_ends_of_int64_is_walked_without_overflow() -> None:
+    with opened() as ledger:
+        assert next_free_id(ledger, BASE_URL, ids=IdRange(INT64_MIN, INT64_MIN + 1)) == INT64_MIN
+        take_settled(ledger, typed_row(INT64_MAX))
+        assert next_free_id(ledger, BASE_URL, ids=IdRange(INT64_MAX - 1, INT64_MAX)) is None
