@@ -4,7 +4,7 @@ Sparkline) and as rows with a bar each. Read in a worker thread: the screen open
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -17,11 +17,6 @@ from textual.widgets import Footer, Sparkline, Static
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.store import StoreError, open_for_reading
 from plantstore_tui.core.store.summary import Summary, local_midnight, summarize
-
-# Imports inside functions below bring SQLite: they load when the screen first reads.
-
-if TYPE_CHECKING:
-    from plantstore_tui.core.store.summary import Summary
 
 # The longest bar of an hour's created plants, in cells (fits 80 columns with its words).
 _BAR = 32
@@ -109,7 +104,8 @@ class SummaryScreen(ModalScreen[None]):
     def _show(self, summary: Summary) -> None:
         self.summary = summary
         self.query_one("#summary-counts", Static).update(counts_text(summary))
-        self.query_one("#summary-chart", Sparkline).data = [
-            hour.created for hour in summary.by_hour
-        ]
+        chart = self.query_one("#summary-chart", Sparkline)
+        chart.data = [hour.created for hour in summary.by_hour]
+        # One hour is no curve: a sparkline of one value is a solid band. Its row says it.
+        chart.display = len(summary.by_hour) > 1
         self.query_one("#summary-hours", Static).update(hours_text(summary))
