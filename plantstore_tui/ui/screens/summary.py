@@ -106,6 +106,4 @@ class SummaryScreen(ModalScreen[None]):
         self.query_one("#summary-counts", Static).update(counts_text(summary))
         chart = self.query_one("#summary-chart", Sparkline)
         chart.data = [hour.created for hour in summary.by_hour]
-        # One hour is no curve: a sparkline of one value is a solid band. Its row says it.
-        chart.display = len(summary.by_hour) > 1
         self.query_one("#summary-hours", Static).update(hours_text(summary))
