@@ -79,6 +79,7 @@ _UNDONE = {
         "ALTER TABLE plants DROP COLUMN operator",
     ],
     "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
+    "keyings": ["DROP TABLE keyings"],
 }
 
 

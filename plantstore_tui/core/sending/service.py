@@ -148,11 +148,13 @@ class SendService:
         """Turn verified entry on or off for the target of the moment (a first keying waiting
         is dropped: the plant starts afresh)."""
         self._verify = on
-        self._verification.forget()
+        self.restart_keying()
 
     def restart_keying(self) -> None:
-        """The operator emptied the form: a first keying waiting is dropped."""
+        """Nothing was taken of the plant being keyed (the differences left with Esc): its first
+        keying is dropped, here and in the ledger."""
         self._verification.forget()
+        self.session.drop_keying()
 
     def resume(self) -> None:
         """After a refused token: the profile's token read again (it may have been fixed), the

@@ -45,10 +45,10 @@ from plantstore_tui.core.sending.submitted import (
     Submitted,
     Taken,
 )
-from plantstore_tui.core.sending.verify import Agreed, Verification
+from plantstore_tui.core.sending.verify import Agreed, KeyAgain, Verification
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.records import PlantState
-from plantstore_tui.core.store.rows import NewRow
+from plantstore_tui.core.store.rows import KEYING_WHEN_ENDED, NewRow
 from plantstore_tui.core.store.settings import duplicate_warning
 
 if TYPE_CHECKING:
@@ -319,6 +319,8 @@ class EntrySession:
             return NotTaken("Not sent", "No target yet: press F2 to choose or create a profile.")
         if verification is not None:
             keyed = verification.keyed(texts, plant)
+            if isinstance(keyed, KeyAgain):
+                return self._keep_keying(verification, texts, plant)
             if not isinstance(keyed, Agreed):
                 return keyed
             verified = 0
@@ -344,6 +346,47 @@ class EntrySession:
         ids = None if target is None else target.ids
         return Taken(queued, self._next_free_id(self.ledger(), queued.base_url, ids))
 
+    def _keep_keying(
+        self, verification: Verification, texts: FormTexts, plant: NewPlant
+    ) -> KeyAgain | NotTaken:
+        # A first keying is a plant the screen took: kept in the ledger (held, if this instance
+        # ends before its second keying) before the form clears for the second.
+        base_url, profile = self._aimed_now()
+        row = NewRow(
+            source="tui",
+            texts=texts,
+            plant=plant,
+            base_url=base_url,
+            profile=profile,
+            keep=self._keep,
+            held=True,
+            note=KEYING_WHEN_ENDED,
+            typed=True,
+        )
+        try:
+            self.ledger().keep_keying(row)
+        except StoreError as exc:
+            verification.forget()
+            return NotTaken(
+                "Not taken",
+                f"The ledger cannot be written: {visible(str(exc))}. The plant is still in "
+                "the form.",
+            )
+        return KeyAgain(texts)
+
+    def drop_keying(self) -> None:
+        """Forget a first keying kept in the ledger (turned off, or nothing was taken of it)."""
+        ledger = self._ledger
+        if ledger is not None:
+            with contextlib.suppress(StoreError):  # left, it is offered once as held
+                ledger.drop_keying()
+
+    def _aimed_now(self) -> tuple[str, str | None]:
+        target = self._target
+        if target is None:
+            return self._base_url, self._profile
+        return target.base_url, target.profile
+
     def take(
         self,
         texts: FormTexts,
@@ -357,9 +400,7 @@ class EntrySession:
         it is reported once a power cut cannot lose it either); `StoreError` if it cannot be
         written. `confirmed` False asks `run`'s confirm before it is sent. `enqueue` it at once.
         """
-        target = self._target
-        base_url = self._base_url if target is None else target.base_url
-        profile = self._profile if target is None else target.profile
+        base_url, profile = self._aimed_now()
         ledger = self.ledger()
         if ledger.on_synced is None:
             loop = asyncio.get_running_loop()

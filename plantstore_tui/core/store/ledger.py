@@ -101,11 +101,27 @@ class Ledger:
         """Write a plant this instance took: committed when this returns (a killed process keeps
         it), durable against a power cut once the group commit's thread says so (`on_synced`:
         takes of a burst share one fsync); a send's durable `sending` comes first in any case.
+        A first keying this instance kept (`keep_keying`) goes in the same transaction.
         """
         with self.db.write(durable=False) as connection:
             entry = rows.insert(connection, row, self.session_id)
+            connection.execute("DELETE FROM keyings WHERE session = ?", (self.session_id,))
         self._group.written(entry)
         return entry
+
+    def keep_keying(self, row: rows.NewRow) -> None:
+        """Keep verified entry's first keying of a plant until its second keying is taken (a
+        killed process keeps it: the next start offers it in needs attention, held)."""
+        session = self.session_id
+        if session is None:
+            return
+        with self.db.write(durable=False) as connection:
+            rows.keep_keying(connection, row, session)
+
+    def drop_keying(self) -> None:
+        """Forget the first keying this instance kept (nothing was taken of it)."""
+        with self.db.write(durable=False) as connection:
+            connection.execute("DELETE FROM keyings WHERE session = ?", (self.session_id,))
 
     @property
     def on_synced(self) -> OnSynced | None:

@@ -54,6 +54,13 @@ INSERT_COLUMNS = (
 )
 _MARKS = ", ".join("?" for _ in INSERT_COLUMNS.split(", "))
 _INSERT = f"INSERT INTO plants ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
+# Verified entry's first keying, one an instance (schema.py `keyings`).
+_KEEP_KEYING = f"INSERT OR REPLACE INTO keyings ({INSERT_COLUMNS}) VALUES ({_MARKS})"  # noqa: S608
+# What a first keying becomes when its instance ended before its second keying.
+KEYING_WHEN_ENDED = (
+    "Keyed once, not verified: plantstore-tui ended before its second keying. Load it to key "
+    "it again, or dismiss it."
+)
 
 
 def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
@@ -87,6 +94,11 @@ def insert_values(row: NewRow, session: int | None) -> tuple[Any, ...]:
         taker.host,
         row.verified,
     )
+
+
+def keep_keying(db: sqlite3.Connection, row: NewRow, session: int) -> None:
+    """Keep an instance's first keying (in place of the one before, if any)."""
+    db.execute(_KEEP_KEYING, insert_values(row, session))
 
 
 def insert(db: sqlite3.Connection, row: NewRow, session: int | None) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from plantstore_tui.core.store.database import Database, StoreError
 from plantstore_tui.core.store.records import format_time, utc_now
+from plantstore_tui.core.store.rows import INSERT_COLUMNS
 
 SESSIONS_DIR = "sessions"
 _LOCK_SUFFIX = ".lock"
@@ -124,6 +125,13 @@ def sweep(db: Database) -> int:
 def _orphan(db: Database, sessions: list[int]) -> int:
     marks = ", ".join("?" for _ in sessions)
     with db.write() as connection:
+        # A first keying whose second never came is a plant the screen took: held.
+        connection.execute(
+            f"INSERT INTO plants ({INSERT_COLUMNS}) "  # noqa: S608
+            f"SELECT {INSERT_COLUMNS} FROM keyings WHERE session IN ({marks})",
+            sessions,
+        )
+        connection.execute(f"DELETE FROM keyings WHERE session IN ({marks})", sessions)  # noqa: S608
         # Only constant fragments and placeholders in these statements.
         handed = connection.execute(
             f"UPDATE plants SET state = 'unknown', note = ?, fate = 'unknown' "  # noqa: S608

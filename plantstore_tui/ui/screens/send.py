@@ -249,6 +249,7 @@ class SendScreen(OrderedScreen[None]):
     def _settled(self, differs: Differs) -> Callable[[dict[FormField, str] | None], None]:
         def settled(chosen: dict[FormField, str] | None) -> None:
             if chosen is None:
+                self.service.restart_keying()
                 self.notify(
                     "Nothing was taken: the second keying is in the form. Send it to key the "
                     "plant again from its first keying.",
