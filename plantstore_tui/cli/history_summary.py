@@ -36,6 +36,8 @@ def _counts_json(counts: Counts) -> dict[str, Any]:
         "answered": counts.answered,
         "median_ms": counts.median_ms,
         "p95_ms": counts.p95_ms,
+        "verified": counts.verified,
+        "corrected": counts.corrected,
     }
 
 
@@ -96,15 +98,7 @@ def summary_text(summary: Summary, *, by_operator: bool) -> str:
         return lines[0]
     lines += [
         "",
-        columns(
-            [
-                ("Created", f"{counts.created:,}"),
-                ("Rejected", counts.rejected_words()),
-                ("Needing attention", f"{counts.attention:,}"),
-                ("Fate unknown", f"{counts.unknown:,}"),
-                ("From Enter to the answer", counts.answer_words()),
-            ]
-        ),
+        columns(counts.rows()),
         "",
     ]
     if by_operator:

@@ -5,6 +5,8 @@ goes through the real TUI to a real reference server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from burst_support import stored_plants
 from click.testing import CliRunner
@@ -102,6 +104,13 @@ async def test_two_keyings_that_differ_send_nothing_until_the_difference_is_sett
         assert row.verified == 1
         shown = CliRunner().invoke(main, ["history", "show", str(row.entry)])
         assert "verified: keyed twice, 1 field corrected" in shown.output
+        # The shift's summary counts it.
+        summary = CliRunner().invoke(main, ["history", "summary", "--json"])
+        counted = json.loads(summary.stdout)
+        assert (counted["verified"], counted["corrected"]) == (1, 1)
+        table = CliRunner().invoke(main, ["history", "summary"])
+        assert "Verified" in table.output
+        assert "1 (1 field corrected)" in table.output
 
 
 async def test_a_field_keyed_a_third_time_settles_it_and_esc_takes_nothing(

@@ -20,7 +20,7 @@ from plantstore_tui.core.store.records import PlantState, format_time, parse_tim
 _HOUR = timedelta(hours=1)
 # One row per plant taken since the moment (and to the target): only what the counts need.
 _ROWS = (
-    "SELECT state, queued_at, settled_at, status, error, operator, host, "  # noqa: S608
+    "SELECT state, queued_at, settled_at, status, error, operator, host, verified, "  # noqa: S608
     f"({ATTENTION}) FROM plants WHERE queued_at >= ?"
 )
 
@@ -52,6 +52,10 @@ class Counts:
     """The median time from the take (Enter) to the answer; None with no answer."""
     p95_ms: float | None
     """The 95th percentile (nearest rank) of the same."""
+    verified: int = 0
+    """Keyed twice and compared (verified entry)."""
+    corrected: int = 0
+    """The fields the operator corrected in them (where their two keyings differed)."""
 
     def rejected_words(self) -> str:
         """`5 (error 1003: 4, no Error: 1)`."""
@@ -60,6 +64,21 @@ class Counts:
             for one in self.rejected_by_code
         )
         return f"{self.rejected:,}" + (f" ({codes})" if codes else "")
+
+    def rows(self, answer_label: str = "From Enter to the answer") -> list[tuple[str, str]]:
+        """The counts after `taken`, as (label, words) rows: the CLI's table and F7 alike; the
+        verified ones only when some plant was keyed twice."""
+        rows = [
+            ("Created", f"{self.created:,}"),
+            ("Rejected", self.rejected_words()),
+            ("Needing attention", f"{self.attention:,}"),
+            ("Fate unknown", f"{self.unknown:,}"),
+            (answer_label, self.answer_words()),
+        ]
+        if self.verified:
+            corrected = plural(self.corrected, "field")
+            rows.append(("Verified", f"{self.verified:,} ({corrected} corrected)"))
+        return rows
 
     def answer_words(self) -> str:
         """The time from Enter to the answer: `median 84 ms, 95th percentile 1.2 s (39
@@ -118,6 +137,8 @@ class _Row:
     user: str
     host: str
     attention: bool
+    # Verified entry: the fields corrected (None: keyed once).
+    verified: int | None
 
 
 def summarize(ledger: Ledger, since: datetime, base_url: str | None = None) -> Summary:
@@ -163,7 +184,7 @@ def local_hour(moment: datetime) -> datetime:
 
 
 def _row(values: Sequence[Any]) -> _Row:
-    state, queued_at, settled_at, status, error, user, host, attention = values
+    state, queued_at, settled_at, status, error, user, host, verified, attention = values
     taken_at = parse_time(queued_at)
     answer_ms = None
     if status is not None and settled_at is not None:
@@ -176,6 +197,7 @@ def _row(values: Sequence[Any]) -> _Row:
         user=user or UNKNOWN,
         host=host or UNKNOWN,
         attention=bool(attention),
+        verified=verified,
     )
 
 
@@ -194,10 +216,13 @@ def _counts(rows: Iterable[_Row]) -> Counts:
     states: Counter[PlantState] = Counter()
     codes: Counter[int | None] = Counter()
     times: list[float] = []
-    attention = 0
+    attention = verified = corrected = 0
     for row in rows:
         states[row.state] += 1
         attention += row.attention
+        if row.verified is not None:
+            verified += 1
+            corrected += row.verified
         if row.state is PlantState.REJECTED:
             codes[row.error_code] += 1
         if row.answer_ms is not None:
@@ -213,6 +238,8 @@ def _counts(rows: Iterable[_Row]) -> Counts:
         answered=len(times),
         median_ms=statistics.median(times) if times else None,
         p95_ms=times[math.ceil(0.95 * len(times)) - 1] if times else None,
+        verified=verified,
+        corrected=corrected,
     )
 
 

@@ -27,13 +27,7 @@ def counts_text(summary: Summary) -> Text:
     counts = summary.counts
     text = Text()
     text.append(f"Since {summary.since:%H:%M} today: {plural(counts.taken, 'plant')} taken", "bold")
-    for label, value in (
-        ("Created", f"{counts.created:,}"),
-        ("Rejected", counts.rejected_words()),
-        ("Needing attention", f"{counts.attention:,}"),
-        ("Fate unknown", f"{counts.unknown:,}"),
-        ("Enter to answer", counts.answer_words()),
-    ):
+    for label, value in counts.rows("Enter to answer"):
         text.append(f"\n{label:<18}{value}")
     return text
 
