@@ -199,3 +199,34 @@ def test_verify_is_for_the_tui_and_a_subcommand_says_so() -> None:
     result = CliRunner().invoke(main, ["--verify", "add", "--name", "Fern", "--id", "1"])
     assert result.exit_code == 2
     assert "--verify is for the TUI" in result.output
+
+
+async def test_next_id_keep_tag_and_ditto_work_in_both_keyings(
+    reference_server: BackgroundServer, plant_id: int
+) -> None:
+    app = verifying_app(reference_server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await key(pilot, "Fern", str(plant_id), "shade")
+        await key(pilot, "Fern", str(plant_id), "shade")
+        await until(pilot, lambda: plant_id in ids(reference_server), "the first plant sent")
+        # The ID moved on: both keyings of the next plant start at it. Keep tag on.
+        await pilot.press("ctrl+t")
+        assert screen.form.texts().id == str(plant_id + 1)
+        await pilot.press(*"Ivy", "tab", "tab", *"porch", "enter")
+        # Blind: the tag typed in the first keying is not shown in the second.
+        assert screen.form.texts() == ("", str(plant_id + 1), "")
+        # Ditto repeats the last plant taken (Fern), not the first keying (Ivy).
+        await pilot.press("ctrl+d")
+        assert screen.form.texts().name == "Fern"
+        await pilot.press("ctrl+u", *"Ivy", "tab", "tab", *"porch", "enter")
+        await until(pilot, lambda: plant_id + 1 in ids(reference_server), "the second plant")
+        assert stored(reference_server, plant_id + 1) == [(plant_id + 1, "Ivy", "porch")]
+        # The kept tag is in both keyings of the plant after it.
+        assert screen.form.texts() == ("", str(plant_id + 2), "porch")
+        await pilot.press(*"Oak", "ctrl+s")
+        assert screen.form.texts() == ("", str(plant_id + 2), "porch")
+        await pilot.press(*"Oak", "ctrl+s")
+        await until(pilot, lambda: plant_id + 2 in ids(reference_server), "the third plant")
+        await settled(app, pilot)
+        assert stored(reference_server, plant_id + 2) == [(plant_id + 2, "Oak", "porch")]
