@@ -145,3 +145,24 @@ async def test_the_last_ten_ids_are_counted_down_and_none_is_proposed_past_the_e
         assert id_message(screen) == "No id is left in 80000-80011: type one."
         assert "all taken" in hint(screen)
     assert ids_on(profiles) == list(range(80000, 80012))
+
+
+async def test_a_ledger_that_cannot_be_read_never_says_the_range_is_used_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from plantstore_tui.core.sending import session as session_module
+    from plantstore_tui.core.store import StoreError
+
+    app = app_of("ann", tmp_path / "ann", monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await started(app, pilot)
+        assert id_of(screen) == "70000"
+
+        def unreadable(*_: object, **__: object) -> int | None:
+            raise StoreError(tmp_path / "plantstore.sqlite3", "disk I/O error")
+
+        monkeypatch.setattr(session_module, "next_free_id", unreadable)
+        await send(app, pilot, "Aloe")
+        # The next id is not known: not "No id is left", and the hint says no "all taken".
+        assert "No id is left" not in screen_text(app)
+        assert "all taken" not in hint(screen)

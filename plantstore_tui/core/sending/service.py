@@ -30,6 +30,7 @@ from plantstore_tui.core.sending.events import (
     SentBefore,
     Tell,
 )
+from plantstore_tui.core.sending.next_id import UNREAD
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
 from plantstore_tui.core.sending.verify import Verification
@@ -284,7 +285,7 @@ class SendService:
         self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
-        if next_id is not None or target.ids is not None:
+        if next_id is not UNREAD and (next_id is not None or target.ids is not None):
             self._tell(NextId(next_id))
 
     async def _run(self, queue: SendQueue) -> None:
@@ -307,7 +308,9 @@ class SendService:
         if target is None:
             return
         next_id = await asyncio.to_thread(self.session.next_id, target)
-        if (next_id is not None or target.ids is not None) and target is self.session.target:
+        if next_id is UNREAD or target is not self.session.target:
+            return
+        if next_id is not None or target.ids is not None:
             self._tell(NextId(next_id))
 
     async def _check_id(self, id_text: str) -> None:

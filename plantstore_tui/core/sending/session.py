@@ -22,7 +22,7 @@ from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
-from plantstore_tui.core.sending.next_id import next_free_id
+from plantstore_tui.core.sending.next_id import UNREAD, NextFree, next_free_id
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
@@ -142,7 +142,7 @@ class EntrySession:
             self._update_quiet()
         return news
 
-    def next_id(self, target: Target | None = None) -> int | None:
+    def next_id(self, target: Target | None = None) -> NextFree:
         """The id the form offers next on the target (or on `target`, the one being connected
         to): the next free id (`next_free_id`), if the ledger knows a plant of it (reads the
         ledger: call it off the UI thread)."""
@@ -152,11 +152,11 @@ class EntrySession:
         return self._next_free_id(ledger, target.base_url, target.ids)
 
     @staticmethod
-    def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> int | None:
+    def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> NextFree:
         try:
             return next_free_id(ledger, base_url, ids=ids)
         except StoreError:
-            return None  # a convenience: the operator types the id
+            return UNREAD  # a convenience: the operator types the id
 
     def duplicate_warning(self, id_text: str) -> str | None:
         """Words saying the ledger shows this id created (or maybe created) on the target

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormErrors
     from plantstore_tui.core.plant.models import NewPlant
+    from plantstore_tui.core.sending.next_id import NextFree
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.store.records import HistoryEntry
 
@@ -23,7 +24,7 @@ class Taken:
     plant (None: the ledger cannot say)."""
 
     plant: QueuedPlant
-    next_id: int | None = None
+    next_id: NextFree = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
 )
 from plantstore_tui.core.plant.id_range import IdRange, used_up_words
+from plantstore_tui.core.sending.next_id import UNREAD, NextFree
 from plantstore_tui.ui.browser_keys import key_to_press
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
@@ -283,15 +284,20 @@ class PlantForm(Vertical):
             if suggestion is not None:
                 field_input.post_message(SuggestionReady(value, suggestion))
 
-    def hand_over(self, sent: FormTexts, next_id: int | None = None) -> None:
+    def hand_over(self, sent: FormTexts, next_id: NextFree = None) -> None:
         """Ready the form for the next plant at once: Name (and Tag, unless kept) cleared, the ID
         moved on to `next_id` (when next id is on and there is one), the cursor in Name. With a
-        range of ids and no `next_id`, the ID is emptied and the range said used up."""
+        range of ids and no `next_id`, the ID is emptied and the range said used up; with the
+        next id unknown (UNREAD), the ID is left as it is."""
         self._last = sent
         self.loaded = False
         self._reset("name", "")
         if not self.keep_tag:
             self._reset("tag", "")
+        if next_id is UNREAD:
+            self._fresh = self.texts()
+            self.focus_field("name")
+            return
         if self.next_id_after_success and next_id is not None and INT64_MIN <= next_id <= INT64_MAX:
             self._reset("id", str(next_id))
         elif self.next_id_after_success and self._ids is not None:
