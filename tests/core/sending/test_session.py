@@ -140,11 +140,12 @@ async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
         assert reports.seen == []
         session.enqueue(queued)
         await session.wait_until_quiet()
-        assert reports.states(queued.number) == [
-            PlantState.QUEUED,
-            PlantState.SENDING,
-            PlantState.CREATED,
-        ]
+        # Reported once on disk for good: queued, unless its durable `sending` came first.
+        states = reports.states(queued.number)
+        assert states in (
+            [PlantState.QUEUED, PlantState.SENDING, PlantState.CREATED],
+            [PlantState.SENDING, PlantState.CREATED],
+        )
         assert stored_plants(reference_server.db_path) == [(7, "Fern", "shade")]
         assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "created", 0)]
         assert session.counts() == Counts(queued=0, sending=0, attention=0)
@@ -327,8 +328,9 @@ async def test_the_plants_needing_attention_are_counted_in_the_settles_thread_no
         await session.wait_until_quiet()
         assert reports.states(again.number)[-1] is PlantState.REJECTED
         assert seen[-1] == Counts(queued=0, sending=0, attention=1)
-        # Six changes shown, two settles: counted twice, never on this (the UI) thread.
-        assert len(seen) == 6
+        # Each plant's send and answer shown (its take too, unless its durable `sending`
+        # came first), two settles: counted twice, never on this (the UI) thread.
+        assert 4 <= len(seen) <= 6
         assert len(counted_on) == 2
         assert threading.current_thread().name not in counted_on
         assert session.release(again.number, "Dismissed at 09:30:15.")
