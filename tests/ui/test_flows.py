@@ -265,9 +265,9 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             assert screen.form.texts() == FormTexts(name="", id="4", tag="")
             assert app.focused is screen.form.field_input("name")
             await pilot.press(*"Aloe", "tab", "tab", *"sun", "enter")
-            await pilot.pause()
+            # Its entry is drawn once its take is on disk for good (the ledger's group commit).
+            await until(pilot, lambda: "#2  POST " in log_text(screen), "the second entry")
             assert "sending… · 1 queued" in _state_words(screen)
-            assert "#2  POST " in log_text(screen)
             assert "queued" in screen.log_panel.entries[1].text().plain
 
             await pilot.press("escape")
@@ -456,8 +456,9 @@ async def test_a_send_before_the_client_is_ready_waits_for_it(reference_server: 
         assert state in ("starting…", "connecting…")
         await fill(pilot, screen, name="Early", id="11")
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        # Handed over and waiting for the client: its entry says so, the form is free.
+        # Handed over and waiting for the client: its entry says so (drawn once its take is on
+        # disk for good), the form is free.
+        await until(pilot, lambda: len(screen.log_panel.entries) == 1, "its entry")
         assert screen.service.status().counts == (1, 0, 0)
         assert "queued" in screen.log_panel.entries[0].text().plain
         assert screen.form.texts().name == ""

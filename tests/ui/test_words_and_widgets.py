@@ -11,7 +11,7 @@ from keys_support import burst, drained, keys_of
 from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
 from pydantic import SecretStr
 from seen_support import notifications_of
-from snapshot_apps.support import SIZE, app_for, ready
+from snapshot_apps.support import SIZE, app_for, ready, until
 from snapshot_apps.support import settled as settled_screen
 from textual import events
 
@@ -44,7 +44,7 @@ async def test_a_queued_plant_says_to_send() -> None:
             screen = await ready(app, pilot)
             burst(app, keys_of([("Held", "1", ""), ("Waiting", "2", "")]))
             await asyncio.wait_for(arrived.wait(), 10)
-            await pilot.pause()
+            await until(pilot, lambda: len(screen.log_panel.entries) == 2, "both entries")
             waiting = screen.log_panel.entries[-1].text().plain
             assert "queued" in waiting
             assert 'to send {"id": 2' in waiting
