@@ -16,7 +16,7 @@ import click
 from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.findings import profile_store
-from plantstore_tui.cli.options import one_of
+from plantstore_tui.cli.options import one_of, yes_answered
 from plantstore_tui.core.config import options as chosen
 from plantstore_tui.core.config import targets
 from plantstore_tui.core.config.errors import ConfigError
@@ -150,5 +150,5 @@ def confirm_protected(target: Target, question: str, *, interactive: bool) -> No
     where = f"the protected profile {visible(target.profile or '')} ({visible(target.base_url)})"
     if not (interactive and sys.stdin.isatty()):
         raise InvalidInput(f"Nothing was sent: {where} needs --yes to send without asking.")
-    if not click.confirm(f"{question} {where}?"):
+    if not yes_answered(f"{question} {where}?"):
         raise InvalidInput("Nothing was sent.")
