@@ -17,6 +17,7 @@ from textual.widgets import Input
 
 from plantstore_tui.cli import main
 from plantstore_tui.core.sending.connection import connect_to, connect_to_profile
+from plantstore_tui.core.store import HistoryEntry
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
@@ -49,6 +50,12 @@ def stored(server: BackgroundServer, plant_id: int) -> list[tuple[int, str, str 
     return [row for row in stored_plants(server.db_path) if row[0] == plant_id]
 
 
+def ledger_row(screen: SendScreen, plant_id: int) -> HistoryEntry:
+    """The one ledger row of this id."""
+    [row] = [row for row in screen.service.session.ledger().query() if row.plant_id == plant_id]
+    return row
+
+
 def state(screen: SendScreen) -> str:
     return screen.status.sides()[1]
 
@@ -74,7 +81,7 @@ async def test_a_plant_keyed_once_is_not_sent_and_keyed_twice_the_same_is_sent_o
         await settled(app, pilot)
         assert stored(reference_server, plant_id) == [(plant_id, "Fern", "shade")]
         assert "key it again" not in state(screen)
-        [row] = [row for row in screen.service.session.ledger().query() if row.plant_id == plant_id]
+        row = ledger_row(screen, plant_id)
         assert row.verified == 0
 
 
@@ -100,7 +107,7 @@ async def test_two_keyings_that_differ_send_nothing_until_the_difference_is_sett
         await until(pilot, lambda: len(screen.log_panel.entries) == 1, "the plant's entry")
         await settled(app, pilot)
         assert stored(reference_server, plant_id) == [(plant_id, "Fern", None)]
-        [row] = [row for row in screen.service.session.ledger().query() if row.plant_id == plant_id]
+        row = ledger_row(screen, plant_id)
         assert row.verified == 1
         shown = CliRunner().invoke(main, ["history", "show", str(row.entry)])
         assert "verified: keyed twice, 1 field corrected" in shown.output

@@ -264,8 +264,8 @@ class SendService:
         await asyncio.to_thread(session.ledger)
         news = session.ledger_news()
         if news is not None:
+            # Before any target is connected: the next id comes with the connection.
             self._tell(LedgerOpened(news))
-            await self._offer_next_id(session.target)
         try:
             connection: Connection = await asyncio.to_thread(connect)
         except Exception as exc:  # `Connect` raises with words for the operator
@@ -285,6 +285,7 @@ class SendService:
         self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
+        # Unread: nobody knows (the form keeps its ID); None without a range: nothing to offer.
         if next_id is not UNREAD and (next_id is not None or target.ids is not None):
             self._tell(NextId(next_id))
 
@@ -303,15 +304,6 @@ class SendService:
         if target is None or not self.session.protection.needs_asking(target):
             return True
         return await self._confirm(target, plant)
-
-    async def _offer_next_id(self, target: Target | None) -> None:
-        if target is None:
-            return
-        next_id = await asyncio.to_thread(self.session.next_id, target)
-        if next_id is UNREAD or target is not self.session.target:
-            return
-        if next_id is not None or target.ids is not None:
-            self._tell(NextId(next_id))
 
     async def _check_id(self, id_text: str) -> None:
         with contextlib.suppress(StoreError):  # a convenience: nothing to say if unread

@@ -198,9 +198,7 @@ class EntrySession:
     @property
     def aim(self) -> tuple[str, str | None] | None:
         """The base URL and profile plants taken now go to (None: no target chosen yet)."""
-        if self._target is not None:
-            return self._target.base_url, self._target.profile
-        return (self._base_url, self._profile) if self._chosen else None
+        return self._aimed_now() if self._target is not None or self._chosen else None
 
     @property
     def problem(self) -> str | None:

@@ -76,6 +76,8 @@ class Ledger:
         """What the previous release left, taken in when this one opened."""
         self._settled = 0
         self._group = GroupSync(db.sync)
+        # A first keying of verified entry is kept in `keyings` (written only then).
+        self._keying = False
 
     @property
     def path(self) -> Path:
@@ -105,7 +107,9 @@ class Ledger:
         """
         with self.db.write(durable=False) as connection:
             entry = rows.insert(connection, row, self.session_id)
-            connection.execute("DELETE FROM keyings WHERE session = ?", (self.session_id,))
+            if self._keying:
+                connection.execute("DELETE FROM keyings WHERE session = ?", (self.session_id,))
+        self._keying = False
         self._group.written(entry)
         return entry
 
@@ -117,11 +121,15 @@ class Ledger:
             return
         with self.db.write(durable=False) as connection:
             rows.keep_keying(connection, row, session)
+        self._keying = True
 
     def drop_keying(self) -> None:
         """Forget the first keying this instance kept (nothing was taken of it)."""
+        if not self._keying:
+            return
         with self.db.write(durable=False) as connection:
             connection.execute("DELETE FROM keyings WHERE session = ?", (self.session_id,))
+        self._keying = False
 
     @property
     def on_synced(self) -> OnSynced | None:

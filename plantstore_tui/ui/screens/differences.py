@@ -34,6 +34,10 @@ def shown(text: str) -> str:
 class ThirdKeying(TypedInput):
     """A differing field keyed a third time; Enter belongs to the screen (the next field)."""
 
+    def __init__(self, field: FormField) -> None:
+        super().__init__(placeholder=f"{LABELS[field]}, keyed a third time", id=field)
+        self.field: FormField = field
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Not Input's submit: the screen's Enter moves on at once, before the next key."""
         if action == "submit":
@@ -104,7 +108,7 @@ class DifferencesScreen(ModalScreen[Settled], OrderedScreen[Settled]):
                     Text(f"{LABELS[field]}   1st {shown(first)}   2nd {shown(second)}"),
                     classes="keyings",
                 )
-                yield ThirdKeying(placeholder=f"{LABELS[field]}, keyed a third time", id=field)
+                yield ThirdKeying(field)
                 yield Static("", id=f"{field}-problem", classes="problem")
 
     def on_mount(self) -> None:
@@ -113,9 +117,7 @@ class DifferencesScreen(ModalScreen[Settled], OrderedScreen[Settled]):
 
     def _focused_field(self) -> FormField | None:
         focused = self.focused
-        if isinstance(focused, ThirdKeying) and focused.id in self.differs.fields:
-            return next(field for field in self.differs.fields if field == focused.id)
-        return None
+        return focused.field if isinstance(focused, ThirdKeying) else None
 
     def action_take(self, keying: int) -> None:
         """Put the first (1) or second (2) keying of the focused field in it."""

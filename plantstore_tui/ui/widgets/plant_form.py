@@ -366,8 +366,7 @@ class PlantForm(Vertical):
         """Put a plant's texts back in the fields, show what is wrong with them, cursor on the
         first bad field (or Name). Sent from here, it is not a plant typed (`loaded`)."""
         self.loaded = True
-        for field, text in zip(FORM_FIELDS, (texts.name, texts.id, texts.tag), strict=True):
-            self.field_input(field).value = text
+        self.fill(texts)
         errors = texts.errors()
         self.show_errors(errors)
         if not errors:
