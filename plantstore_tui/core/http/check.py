@@ -19,10 +19,10 @@ import httpx
 
 from plantstore_tui.core.http import check_rows as rows
 from plantstore_tui.core.http.check_report import CheckReport, ProbeResult, Verdict
-from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.client import PlantStoreClient, one_connection
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport
 from plantstore_tui.core.http.target import Limits, Target
-from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
+from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError
 from plantstore_tui.core.plant.models import NewPlant
 from plantstore_tui.core.plant.outcome import Failed, Outcome, Rejected
 from plantstore_tui.core.plant.text import plural
@@ -85,10 +85,7 @@ async def run_check(
 
     if transport is None:
         try:
-            transport = httpx.AsyncHTTPTransport(
-                verify=tls_context(target.ca_bundle),
-                proxy=None if target.proxy is None else target.proxy.for_httpx(),
-            )
+            transport = one_connection(target)
         except CABundleError as exc:
             return report([ProbeResult("tls", Verdict.FAIL, str(exc), CA_BUNDLE_ADVICE, seconds=0)])
     probe = ProbeTransport(transport)

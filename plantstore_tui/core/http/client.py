@@ -101,6 +101,16 @@ def _parse_error(body: bytes) -> ApiError | str:
         return describe_validation_error(exc)
 
 
+def one_connection(target: Target) -> httpx.AsyncHTTPTransport:
+    """A transport of one pool with the target's TLS and proxy, for a few sends one after the
+    other (`check`, `probe`); raises CABundleError for a CA file that cannot be used."""
+    return httpx.AsyncHTTPTransport(
+        verify=tls_context(target.ca_bundle),
+        proxy=None if target.proxy is None else target.proxy.for_httpx(),
+        trust_env=False,
+    )
+
+
 class PlantStoreClient:
     """Sends plants to one deployment over a kept-alive connection; use one per target."""
 

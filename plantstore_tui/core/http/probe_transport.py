@@ -21,6 +21,8 @@ class Seen:
     """What the transport saw of the last answer that the Outcome does not keep."""
 
     content_type: str | None = None
+    # Every header of the answer, in its order, as (name, value) text.
+    headers: tuple[tuple[str, str], ...] = ()
     tls_version: str | None = None
     certificate: Mapping[str, Any] | None = None
 
@@ -38,17 +40,24 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         self.body: bytes | None = None
         # KEEP: the client's own; None: no Authorization at all; a str: this header value.
         self.authorization: object = KEEP
+        # Added to the request; a header of the same name (Content-Type) replaces the client's.
+        self.headers: tuple[tuple[str, str], ...] = ()
         self.seen = Seen()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Rewrite the request as the probe asks, send it, and note the TLS session and type."""
+        given = {name.lower().encode("ascii") for name, _ in self.headers}
         headers = [
             (name, value)
             for name, value in request.headers.raw
             if name.lower() != b"content-length"
+            and name.lower() not in given
             and not (self.authorization is not KEEP and name.lower() == b"authorization")
         ]
-        if isinstance(self.authorization, str):
+        headers.extend(
+            (name.encode("ascii"), value.encode("latin-1")) for name, value in self.headers
+        )
+        if isinstance(self.authorization, str) and b"authorization" not in given:
             headers.append((b"Authorization", self.authorization.encode("ascii")))
         content = self.body if self.body is not None else request.content
         rewritten = httpx.Request(
@@ -61,6 +70,7 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         self.seen = Seen()
         response = await self._inner.handle_async_request(rewritten)
         self.seen.content_type = response.headers.get("Content-Type")
+        self.seen.headers = tuple(response.headers.multi_items())
         stream = response.extensions.get("network_stream")
         ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
         if isinstance(ssl_object, ssl.SSLObject | ssl.SSLSocket):

@@ -1,0 +1,269 @@
+"""`probe`: one request to `POST /plants`, exactly as given, and the spec's reading of its answer.
+
+A probe's body is sent byte for byte, JSON or not; its token is the profile's, none, or a fixed
+wrong one; its headers may add to or replace the client's. The request still goes through the
+client (`ProbeTransport` rewrites it on its way out), so it has the profile's TLS, proxy and limits,
+and its answer is read by the same rules as a plant's: `Outcome` says what it means for a plant,
+`conformance` how it departs from the spec. A probe is never a plant of the queue.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import httpx
+
+from plantstore_tui.core.http.client import USER_AGENT, PlantStoreClient, one_connection
+from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, token_refused
+from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.http.tls import CABundleError
+from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
+from plantstore_tui.core.plant.outcome import Created, Failed, Outcome, PlantFate, fate_sentence
+
+# The wrong token `--token wrong` sends: fixed, so that a case replays the same request.
+WRONG_TOKEN = "plantstore-tui-wrong-token"  # noqa: S105 (a token meant to be refused)
+_WRONG = f"Bearer {WRONG_TOKEN}"
+# The client builds a request from a NewPlant; the probe transport replaces its body.
+_PLACEHOLDER = NewPlant(id=0, name="plantstore-tui probe")
+
+
+class TokenChoice(StrEnum):
+    """Which Authorization a probe sends."""
+
+    PROFILE = "profile"
+    NONE = "none"
+    WRONG = "wrong"
+
+
+class Shape(StrEnum):
+    """What the answer's body is, in the spec's terms."""
+
+    PLANT = "Plant"
+    ERROR = "Error"
+    NEITHER = "neither"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRequest:
+    """One request as the tester gives it: the body's bytes, the token choice, extra headers."""
+
+    body: bytes
+    token: TokenChoice = TokenChoice.PROFILE
+    # Added to the client's headers; one of the same name (Content-Type) replaces the client's.
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    """`Name: value` as a pair, or ValueError saying what is wrong with it."""
+    name, colon, value = text.partition(":")
+    name = name.strip()
+    if not colon or not name:
+        raise ValueError(f"{text!r} is not a header: give it as NAME:VALUE")
+    try:
+        # Only what HTTP can carry: a header is sent as bytes.
+        name.encode("ascii")
+        value.strip().encode("latin-1")
+    except UnicodeEncodeError:
+        raise ValueError(f"{text!r} cannot be sent: a header is ASCII text") from None
+    if any(char in name for char in ' \t()<>@,;\\"/[]?={}') or not name.isprintable():
+        raise ValueError(f"{name!r} is not a header name")
+    if name.lower() in ("host", "content-length"):
+        raise ValueError(f"{name} is set by the request itself and cannot be given")
+    return name, value.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The spec's reading of an answer: its shape, whether the spec lists its status, and what
+    it means for a plant (by the rules `check` and the TUI use)."""
+
+    shape: Shape | None  # None: no answer came
+    listed: bool
+    fate: PlantFate
+    off_spec: tuple[str, ...] = ()
+
+    @property
+    def words(self) -> str:
+        """The reading in one or two sentences."""
+        if self.shape is None:
+            return f"No answer came. {fate_sentence(self.fate)}"
+        body = "is neither a Plant nor an Error" if self.shape is Shape.NEITHER else "is a"
+        if self.shape is not Shape.NEITHER:
+            body += f"{'n' if self.shape is Shape.ERROR else ''} {self.shape.value}"
+        listed = "the spec lists this status" if self.listed else "the spec does not list it"
+        return f"The body {body}; {listed}. {fate_sentence(self.fate)}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProbeAnswer:
+    """What one probe sent and what came back."""
+
+    request: ProbeRequest
+    url: str
+    started: datetime
+    # The request's headers as shown: Authorization as `Bearer …` and at most 4 characters.
+    sent_headers: tuple[tuple[str, str], ...]
+    status: int | None
+    headers: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    elapsed_ms: float | None = None
+    # The client's reading of the answer, for its words when none came (`headline`, `advice`).
+    outcome: Outcome
+    reading: Reading = field(
+        default_factory=lambda: Reading(None, listed=False, fate=PlantFate.UNKNOWN)
+    )
+
+    @property
+    def answered(self) -> bool:
+        """True when a status came back, whatever it was."""
+        return self.status is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The one object `probe --json` prints."""
+        return {
+            "url": self.url,
+            "request": {
+                "headers": [list(pair) for pair in self.sent_headers],
+                "body": self.request.body.decode("utf-8", errors="replace"),
+                "token": self.request.token.value,
+            },
+            "status": self.status,
+            "headers": [list(pair) for pair in self.headers],
+            "body": self.body,
+            "elapsed_ms": None if self.elapsed_ms is None else round(self.elapsed_ms, 3),
+            "verdict": {
+                "shape": None if self.reading.shape is None else self.reading.shape.value,
+                "listed": self.reading.listed,
+                "fate": self.reading.fate.value,
+                "off_spec": list(self.reading.off_spec),
+                "words": self.reading.words,
+            },
+            "message": None if self.answered else self.outcome.headline,
+        }
+
+
+def shape_of(status: int, body: str) -> Shape:
+    """Whether `body` is the spec's Plant or Error (a 2xx is read as a Plant first)."""
+    models: tuple[type[Plant] | type[ApiError], ...] = (
+        (Plant, ApiError) if 200 <= status < 300 else (ApiError, Plant)
+    )
+    for model in models:
+        try:
+            model.model_validate_json(body)
+        except ValueError:
+            continue
+        return Shape.PLANT if model is Plant else Shape.ERROR
+    return Shape.NEITHER
+
+
+def read_answer(outcome: Outcome, body: str, content_type: str | None) -> Reading:
+    """The spec's reading of what the client made of an answer."""
+    if outcome.status is None:
+        return Reading(None, listed=False, fate=outcome.fate)
+    listed = outcome.status in SPEC_STATUSES or token_refused(outcome.status)
+    marks = outcome.off_spec
+    if isinstance(outcome, Created):
+        # Only the answer's own departures: the client also held the Plant against the
+        # placeholder it built, which is not what the probe sent.
+        marks = off_spec(outcome.status, content_type, body.encode("utf-8"))
+    return Reading(shape_of(outcome.status, body), listed, outcome.fate, marks)
+
+
+def authorization(target: Target, token: TokenChoice) -> object:
+    """The probe transport's `authorization` for a token choice."""
+    if token is TokenChoice.NONE:
+        return None
+    if token is TokenChoice.WRONG:
+        if target.token.get_secret_value() != WRONG_TOKEN:
+            return _WRONG
+        return f"Bearer {secrets.token_urlsafe(24)}"
+    return KEEP
+
+
+def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str], ...]:
+    """The request's headers as a probe shows them: never the token, at most its last 4."""
+    given = {name.lower() for name, _ in request.headers}
+    shown: list[tuple[str, str]] = [
+        (name, value)
+        for name, value in (
+            ("User-Agent", USER_AGENT),
+            ("Accept", "application/json"),
+            ("Accept-Encoding", "identity"),
+            ("Content-Type", "application/json"),
+        )
+        if name.lower() not in given
+    ]
+    # An Authorization given as a header replaces the token choice's; it is shown as a token is.
+    shown.extend(
+        (name, _masked(value)) if name.lower() == "authorization" else (name, value)
+        for name, value in request.headers
+    )
+    if "authorization" in given:
+        return tuple(shown)
+    if request.token is TokenChoice.WRONG:
+        # Not a secret: the fixed value every wrong-token probe sends (unless it is the token).
+        wrong = authorization(target, request.token)
+        shown.append(("Authorization", f"Bearer {WRONG_TOKEN}" if wrong == _WRONG else "Bearer …"))
+    elif request.token is TokenChoice.PROFILE:
+        shown.append(("Authorization", f"Bearer {target.token_hint() or '…'}"))
+    return tuple(shown)
+
+
+def _masked(value: str) -> str:
+    scheme, _, credentials = value.partition(" ")
+    if not credentials:
+        scheme, credentials = "", scheme
+    hint = f"…{credentials[-4:]}" if len(credentials) >= 12 else "…"
+    return f"{scheme} {hint}".strip()
+
+
+async def send_probe(
+    target: Target,
+    request: ProbeRequest,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> ProbeAnswer:
+    """Send one probe to the target and read its answer. Never raises on I/O."""
+    started = datetime.now(UTC)
+    probe: ProbeTransport | None = None
+    try:
+        probe = ProbeTransport(transport or one_connection(target))
+    except CABundleError:
+        # The client says why a CA file cannot be used, as for any send.
+        pass
+    else:
+        probe.body = request.body
+        probe.authorization = authorization(target, request.token)
+        probe.headers = request.headers
+    clock = time.perf_counter()
+    async with PlantStoreClient.for_target(target, transport=probe) as client:
+        outcome = await client.create_plant(_PLACEHOLDER)
+    elapsed = outcome.elapsed_ms
+    if elapsed is None:
+        elapsed = (time.perf_counter() - clock) * 1000
+    body = "" if isinstance(outcome, Failed) and outcome.status is None else outcome.body
+    seen = Seen() if probe is None else probe.seen
+    return ProbeAnswer(
+        request=request,
+        url=outcome.url,
+        started=started,
+        sent_headers=shown_headers(target, request),
+        status=outcome.status,
+        headers=seen.headers if outcome.status is not None else (),
+        body=body,
+        elapsed_ms=elapsed,
+        outcome=outcome,
+        reading=read_answer(outcome, body, seen.content_type),
+    )
+
+
+def body_of_json(value: Any) -> bytes:
+    """A case's or the form's JSON value as a probe's body, as `json.dumps` writes it."""
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
