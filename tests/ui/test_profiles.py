@@ -774,3 +774,48 @@ async def test_the_editor_sets_a_proxy_and_never_shows_its_password(store: Profi
         await pilot.press("ctrl+s")
         await settle(pilot)
     assert ProfileStore().get("corp").proxy == "none"
+
+
+async def test_an_edit_keeps_verified_entry_and_the_editor_sets_it(store: ProfileStore) -> None:
+    store.add(Profile(name="desk", base_url="https://d.example", token_env="D", verify=True))
+    async with showing(ProfilesScreen(store)) as (app, pilot):
+        await highlight(pilot, app.screen, "desk")
+        await pilot.press("e")
+        await settle(pilot)
+        editor = editor_of(app)
+        assert editor.query_one("#editor-verify", Switch).value
+        await type_into(pilot, field(editor, "timeout"), "20")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfilesScreen)
+    saved = store.get("desk")
+    assert (saved.timeout, saved.verify) == (20, True)
+    async with showing(ProfileEditor(store, saved)) as (app, pilot):
+        editor_of(app).query_one("#editor-verify", Switch).toggle()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert not ProfileStore().get("desk").verify
+
+
+async def test_the_editor_sets_an_id_range_in_the_core_s_words(store: ProfileStore) -> None:
+    store.add(Profile(name="desk", base_url="https://d.example", token_env="D"))
+    async with showing(ProfileEditor(store, store.get("desk"))) as (app, pilot):
+        editor = editor_of(app)
+        assert field(editor, "ids").value == ""
+        await type_into(pilot, field(editor, "ids"), "70999-70000")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is editor  # not saved: the range runs backwards
+        assert "70999 is more than 70000" in screen_text(app)
+        await type_into(pilot, field(editor, "ids"), " 70000-70999 ")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is not editor
+    assert ProfileStore().get("desk").ids == "70000-70999"
+    async with showing(ProfileEditor(store, store.get("desk"))) as (app, pilot):
+        editor = editor_of(app)
+        assert field(editor, "ids").value == "70000-70999"
+        await type_into(pilot, field(editor, "ids"), "")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert ProfileStore().get("desk").ids is None

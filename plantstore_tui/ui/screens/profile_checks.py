@@ -20,6 +20,7 @@ from plantstore_tui.core.config.profiles import (
 from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.proxy import check_proxy_setting, shown_proxy
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url, token_problem
+from plantstore_tui.core.plant.id_range import parse_id_range
 
 
 class TokenChoice(Enum):
@@ -37,6 +38,7 @@ CHECKED = (
     "token",
     "token_env",
     "token_command",
+    "ids",
     "timeout",
     "ca_bundle",
     "proxy",
@@ -54,6 +56,8 @@ class EditorTexts:
     token_env: str
     token_command: str
     protected: bool
+    verify: bool
+    ids: str
     insecure: bool
     timeout: str
     ca_bundle: str
@@ -89,6 +93,11 @@ def profile_table(texts: EditorTexts, profile: Profile | None) -> dict[str, obje
         table["token_command"] = texts.token_command.strip()
     if texts.protected:
         table["protected"] = True
+    if texts.verify:
+        table["verify"] = True
+    ids = texts.ids.strip()
+    if ids:
+        table["ids"] = ids
     if texts.insecure:
         table["allow_insecure_http"] = True
     timeout = _timeout_value(texts.timeout)
@@ -103,12 +112,9 @@ def profile_table(texts: EditorTexts, profile: Profile | None) -> dict[str, obje
         proxy = saved  # shown without its password: unchanged, the password stays
     if proxy:
         table["proxy"] = proxy
-    # Not shown in the editor, so kept as they are (`profile edit --history/--no-history` and
-    # `--ids` change them).
+    # Not shown in the editor, so kept as it is (`profile edit --history/--no-history`).
     if profile is not None and not profile.history:
         table["history"] = False
-    if profile is not None and profile.ids is not None:
-        table["ids"] = profile.ids
     return table
 
 
@@ -137,6 +143,9 @@ def problems(texts: EditorTexts, profile: Profile | None) -> tuple[dict[str, str
             problem = token_problem(token or SecretStr(""))
             if problem is not None:
                 found["token"] = problem
+    ids = texts.ids.strip()
+    if ids and isinstance(id_range := parse_id_range(ids), str):
+        found["ids"] = id_range
     ca_bundle = texts.ca_bundle.strip()
     if ca_bundle and not Path(ca_bundle).expanduser().is_file():
         found["ca_bundle"] = "no such file: give the path of a PEM file of CA certificates"

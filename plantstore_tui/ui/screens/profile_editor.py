@@ -132,6 +132,18 @@ class ProfileEditor(ModalScreen[SaveReport | None], OrderedScreen[SaveReport | N
                 yield Label("Protected", classes="editor-label")
                 yield Switch(profile is not None and profile.protected, id="editor-protected")
                 yield Label("ask before every send", classes="editor-switch-label")
+            with Horizontal(classes="editor-row"):
+                yield Label("Verified", classes="editor-label")
+                yield Switch(profile is not None and profile.verify, id="editor-verify")
+                yield Label(
+                    "key each plant twice, the second time blind", classes="editor-switch-label"
+                )
+            yield from self._field(
+                "ids",
+                "Ids",
+                "" if profile is None or profile.ids is None else profile.ids,
+                "empty: any id; else FIRST-LAST, e.g. 70000-70999",
+            )
             defaults = Limits()
             yield from self._field(
                 "timeout",
@@ -279,6 +291,8 @@ class ProfileEditor(ModalScreen[SaveReport | None], OrderedScreen[SaveReport | N
             token_env=self._input("token_env").value,
             token_command=self._input("token_command").value,
             protected=self.query_one("#editor-protected", Switch).value,
+            verify=self.query_one("#editor-verify", Switch).value,
+            ids=self._input("ids").value,
             insecure=self.query_one("#editor-insecure", Switch).value,
             timeout=self._input("timeout").value,
             ca_bundle=self._input("ca_bundle").value,
