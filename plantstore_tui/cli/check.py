@@ -189,7 +189,11 @@ def render_report(report: CheckReport, width: int | None = None) -> str:
     if report.cases_file is not None:
         lines.append("")
         lines.append(f"Cases of {visible(report.cases_file)}:")
-        cases = [(case.name, case.verdict, case.seen, case.why) for case in report.cases]
+        # A skipped case's reason is what was seen: said once.
+        cases = [
+            (case.name, case.verdict, case.seen, "" if case.actual is None else case.why)
+            for case in report.cases
+        ]
         lines.extend(_rows(cases, width) if cases else ["(the file holds no case)"])
     return "\n".join(lines)
 

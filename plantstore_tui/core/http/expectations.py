@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -136,15 +135,14 @@ async def run_cases(
         if reason is not None:
             results.append(skipped(case, reason))
             continue
-        if ids is None or not takes_id(case):
-            results.append(judged(case, await send_probe(target, case.request)))
-            continue
-        plant_id = next(ids)
-        body = {**case.body, "id": plant_id}
-        request = ProbeRequest(body_of_json(body), case.request.token, case.request.headers)
+        request, plant_id = case.request, None
+        if ids is not None and takes_id(case):
+            plant_id = next(ids)
+            body = body_of_json({**case.body, "id": plant_id})
+            request = ProbeRequest(body, request.token, request.headers)
         answer = await send_probe(target, request)
         if on_sent is not None:
-            _keep(answer, body, on_sent)
+            _keep(answer, on_sent)
         results.append(judged(case, answer, plant_id))
     return tuple(results)
 
@@ -154,13 +152,14 @@ def not_sent(cases: CaseFile) -> tuple[CaseResult, ...]:
     return tuple(skipped(case, NOT_REACHED) for case in cases.cases)
 
 
-def _keep(answer: ProbeAnswer, body: dict[str, Any], on_sent: OnSent) -> None:
-    """Tell `on_sent` of a plant the case created, as the plant its body holds."""
+def _keep(answer: ProbeAnswer, on_sent: OnSent) -> None:
+    """Tell `on_sent` of a plant a case created (whatever it expected), as the plant its body
+    holds."""
     outcome = answer.outcome
     if not isinstance(outcome, Created):
         return
     try:
-        plant = NewPlant.model_validate(body)
+        plant = NewPlant.model_validate_json(answer.request.body)
     except ValidationError:
         # Not a plant the ledger can hold (the deployment took a body the spec refuses): the
         # case's row says what came.

@@ -110,17 +110,25 @@ async def test_an_answer_that_is_neither_or_none_is_told(tmp_path: Path) -> None
 
 
 async def test_with_create_a_2xx_case_takes_the_next_id_and_is_kept(tmp_path: Path) -> None:
+    refused = """
+[[case]]
+name = "a plant it should refuse"
+body = { id = 8, name = "Dup" }
+status = 400
+"""
     plan = CreatePlan(ids=range(50, 60), samples=2)
-    report, requests, kept = await _run(_answers_1001, _file(tmp_path), plan)
+    report, requests, kept = await _run(_answers_1001, _file(tmp_path, CASES + refused), plan)
     created = next(row for row in report.cases if row.name == "created")
     assert (created.verdict, created.plant_id) == (Verdict.PASS, 52)
     assert created.seen == "200 (a Plant) with id 52 from --ids, as expected"
-    assert requests[-1].json() == {"id": 52, "name": "Fern"}
-    # The samples and the case, each kept as the plant it sent.
-    assert [outcome.sent.id for outcome in kept] == [50, 51, 52]
-    assert isinstance(kept[-1], Created)
-    assert kept[-1].sent.name == "Fern"
-    assert kept[-1].off_spec == ()
+    assert requests[-2].json() == {"id": 52, "name": "Fern"}
+    # The samples, then each plant a case created, kept as the plant it sent: the case that
+    # expected 400 too (the string id it sent is no plant, and is not kept).
+    assert [outcome.sent.id for outcome in kept] == [50, 51, 52, 8]
+    assert isinstance(kept[2], Created)
+    assert kept[2].sent.name == "Fern"
+    assert kept[2].off_spec == ()
+    assert report.cases[-1].seen == "expected 400, got 200 (a Plant)"
 
 
 async def test_an_unreachable_deployment_sends_no_case(tmp_path: Path, closed_port: int) -> None:
