@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 from misbehaving import ServerThread, spec_like
+from pty_support import PtyProcess
 
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.server.runner import BackgroundServer
 
 CANARY = "canary-token-0123456789-DO-NOT-WRITE"
@@ -227,16 +230,19 @@ def test_the_range_must_hold_the_samples_and_the_cases_that_create(tmp_path: Pat
     ("text", "words"),
     [
         (None, "does not exist"),
+        (b"\xff\xfe[[case]]", "cannot be read: it is not UTF-8 text"),
         ("[[case]\n", "is not TOML"),
         ("[[case]]\nname = 'x'\nraw = '{}'\nstatus = 400\nstatsu = 1\n", "unknown key 'statsu'"),
     ],
-    ids=["missing", "not-toml", "unknown-key"],
+    ids=["missing", "not-utf-8", "not-toml", "unknown-key"],
 )
 def test_a_bad_file_exits_2_in_words_and_nothing_is_sent(
-    tmp_path: Path, text: str | None, words: str
+    tmp_path: Path, text: str | bytes | None, words: str
 ) -> None:
     cases = tmp_path / "cases.toml"
-    if text is not None:
+    if isinstance(text, bytes):
+        cases.write_bytes(text)
+    elif text is not None:
         cases.write_text(text, encoding="utf-8")
     with ServerThread(spec_like) as server:
         done = _check(server.base_url, "--expect", str(cases))
@@ -302,3 +308,33 @@ def test_a_server_that_ignores_the_token_fails_the_token_cases_and_stores_no_pla
     not_json = rows["a body that is not JSON is refused"]
     assert (not_json["verdict"], not_json["actual"]) == ("fail", "400 (error 1)")
     assert rows["a plant with a tag is created"]["verdict"] == "skip"
+
+
+def test_a_protected_profile_is_asked_about_every_id_the_cases_may_create(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    ProfileStore().add(
+        Profile(
+            name="prod",
+            base_url=reference_server.base_url,
+            token_env="PROD_TOKEN",
+            protected=True,
+        )
+    )
+    cases = _cases_file(tmp_path, PASSING + CREATING)
+    command = [sys.executable, "-m", "plantstore_tui", "check", "--profile", "prod"]
+    command += ["--expect", str(cases), "--create", "--ids", "70-79", "--samples", "2"]
+    env = {"PROD_TOKEN": reference_server.token.get_secret_value()}
+    question = "Create 3 plants (ids 70-72) on the protected profile prod"
+    for typed, code in ((b"n\r", 2), (b"y\r", 0)):
+        with PtyProcess(command, env=env) as terminal:
+            terminal.wait_for("[y/N]")
+            assert question in terminal.screen_text()
+            assert _stored(reference_server) == []
+            terminal.write(typed)
+            assert terminal.wait_exit(30) == code, terminal.report("exit")
+    assert _stored(reference_server) == [
+        (70, "plantstore-tui check 70"),
+        (71, "plantstore-tui check 71"),
+        (72, "Fern"),
+    ]

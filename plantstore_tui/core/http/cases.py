@@ -149,8 +149,10 @@ def load_cases(path: Path) -> list[Case]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CasesError(f"{visible(str(path))} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CasesError(f"{visible(str(path))} cannot be read: {exc}") from None
+    except OSError as exc:
+        raise CasesError(f"{visible(str(path))} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CasesError(f"{visible(str(path))} cannot be read: it is not UTF-8 text") from None
     return cases_in(text, path)
 
 

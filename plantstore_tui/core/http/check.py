@@ -79,10 +79,11 @@ async def run_check(
     proxy = None if target.proxy is None else target.proxy.url
 
     def report(
-        results: Iterable[ProbeResult], *, reachable: bool = True, judged: Judged = ()
+        results: Iterable[ProbeResult], *, reachable: bool = True, judged: Judged | None = None
     ) -> CheckReport:
-        if cases is not None and not judged:
-            judged = not_sent(cases)
+        # Cases not judged were not sent: the first probe got no answer.
+        if judged is None:
+            judged = () if cases is None else not_sent(cases)
         return CheckReport(
             target.base_url,
             tuple(results),
