@@ -26,7 +26,7 @@ from plantstore_tui.core.http.probe import (
 )
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.models import NewPlant
-from plantstore_tui.core.plant.outcome import Created, Failed, Outcome
+from plantstore_tui.core.plant.outcome import Created, Failed, Outcome, PlantFate
 
 WITHOUT_CREATE = "expects 2xx: runs only with --create --ids A-B"
 RAW_CREATES = (
@@ -141,7 +141,10 @@ async def run_cases(
             body = body_of_json({**case.body, "id": plant_id})
             request = ProbeRequest(body, request.token, request.headers)
         answer = await send_probe(target, request)
-        if on_sent is not None:
+        # A plant on an id of --ids is kept whatever came, as --create's are; any other case
+        # only when it created one.
+        created = answer.reading.fate is PlantFate.CREATED
+        if on_sent is not None and (plant_id is not None or created):
             _keep(answer, on_sent)
         results.append(judged(case, answer, plant_id))
     return tuple(results)
@@ -153,17 +156,17 @@ def not_sent(cases: CaseFile) -> tuple[CaseResult, ...]:
 
 
 def _keep(answer: ProbeAnswer, on_sent: OnSent) -> None:
-    """Tell `on_sent` of a plant a case created (whatever it expected), as the plant its body
-    holds."""
-    outcome = answer.outcome
-    if not isinstance(outcome, Created):
-        return
+    """Tell `on_sent` of the plant a case sent, as the plant its body holds."""
     try:
         plant = NewPlant.model_validate_json(answer.request.body)
     except ValidationError:
         # Not a plant the ledger can hold (the deployment took a body the spec refuses): the
         # case's row says what came.
         return
-    # The client held the answer against a placeholder: held again against the plant sent.
-    marks = answer.reading.off_spec + against_sent(plant.to_body(), outcome.plant.as_received())
-    on_sent(replace(outcome, sent=plant, off_spec=marks))
+    outcome = answer.outcome
+    if isinstance(outcome, Created):
+        # The client held the answer against a placeholder: held again against the plant sent.
+        marks = answer.reading.off_spec + against_sent(plant.to_body(), outcome.plant.as_received())
+        on_sent(replace(outcome, sent=plant, off_spec=marks))
+    else:
+        on_sent(replace(outcome, sent=plant))

@@ -15,7 +15,7 @@ from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.expectations import CaseFile
 from plantstore_tui.core.http.junit import junit_xml
 from plantstore_tui.core.http.target import Limits, Target
-from plantstore_tui.core.plant.outcome import Created, Outcome
+from plantstore_tui.core.plant.outcome import Created, Outcome, Rejected
 
 CANARY = "canary-token-0123456789-DO-NOT-PRINT"
 SHORT = Limits(connect=1.0, read=2.0, deadline=2.0)
@@ -165,3 +165,20 @@ async def test_the_junit_file_has_a_suite_of_cases_named_after_the_file(tmp_path
     assert marker is not None
     assert marker.attrib["message"] == "expects 2xx: runs only with --create --ids A-B"
     assert CANARY not in junit_xml(report).decode()
+
+
+async def test_with_create_a_case_on_an_id_of_the_range_is_kept_whatever_came(
+    tmp_path: Path,
+) -> None:
+    def taken(request: ReceivedRequest) -> list[Send]:
+        if request.body == b'{"id": 52, "name": "Fern"}':
+            return [Send(json_response(400, {"error": 1003, "message": "id taken"}))]
+        return _answers_1001(request)
+
+    plan = CreatePlan(ids=range(50, 60), samples=2)
+    report, _, kept = await _run(taken, _file(tmp_path), plan)
+    created = next(row for row in report.cases if row.name == "created")
+    assert created.seen == "expected 200, got 400 (error 1003) with id 52 from --ids"
+    assert [outcome.sent.id for outcome in kept] == [50, 51, 52]
+    assert isinstance(kept[2], Rejected)
+    assert kept[2].sent.name == "Fern"
