@@ -23,6 +23,7 @@ from plantstore_tui.cli.targets import (
 )
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
+from plantstore_tui.core.http.expectations import CaseFile
 from plantstore_tui.core.http.junit import junit_xml
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
@@ -55,6 +56,14 @@ def parse_ids(text: str) -> range:
     show_default=True,
     help="With --create: how many plants to send.",
 )
+@click.option(
+    "--expect",
+    "cases_path",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Also run the cases of this TOML file, each judged by the status (and Error code) it "
+    "expects (docs/expectations.md).",
+)
 @json_option()
 @click.option(
     "--report-junit",
@@ -73,6 +82,7 @@ def check(
     create: bool,
     ids_text: str | None,
     samples: int,
+    cases_path: Path | None,
     as_json: bool,
     junit_path: Path | None,
     yes: bool,
@@ -81,22 +91,27 @@ def check(
     """Check that a deployment answers POST /plants as the spec says, creating nothing.
 
     Every probe sends a body the spec's server must refuse. With --create --ids A-B it also
-    sends --samples valid plants and measures latency. Exits 0 when no probe fails, 1 when
-    one fails, 3 when the deployment cannot be reached, 4 for a configuration problem.
-    With --report-junit FILE the report is also written as JUnit XML, whatever the verdict.
+    sends --samples valid plants and measures latency. With --expect FILE it then runs each
+    case of the file; a case that expects 2xx runs only with --create, on the next id of --ids.
+    Exits 0 when no probe or case fails, 1 when one fails, 3 when the deployment cannot be
+    reached, 4 for a configuration problem. With --report-junit FILE the report is also
+    written as JUnit XML, whatever the verdict.
     """
-    plan = _plan(create, ids_text, samples)
+    # Read before anything else: a file that cannot be run stops the check before it sends.
+    cases = None if cases_path is None else CaseFile.load(cases_path)
+    plan = _plan(create, ids_text, samples, 0 if cases is None else cases.creating)
     target = resolve_target(options, interactive=not as_json)
     if plan is not None and target.protected and not yes:
-        ids = plan.ids[: plan.samples]
-        question = f"Create {plural(plan.samples, 'plant')} (ids {ids[0]}-{ids[-1]}) on"
+        count = plan.samples + (0 if cases is None else cases.creating)
+        ids = plan.ids[:count]
+        question = f"Create {plural(count, 'plant')} (ids {ids[0]}-{ids[-1]}) on"
         confirm_protected(target, question, interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
     on_sent = None if plan is None else _kept_in_history(target)
     # Opened before any probe: a file that cannot be written stops the check before it begins.
     with _report_file(junit_path) as junit:
-        report = asyncio.run(run_check(target, create=plan, on_sent=on_sent))
+        report = asyncio.run(run_check(target, create=plan, on_sent=on_sent, cases=cases))
         if junit is not None:
             junit.write(junit_xml(report))
     if as_json:
@@ -106,7 +121,7 @@ def check(
     raise SystemExit(exit_code_of(report))
 
 
-def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None:
+def _plan(create: bool, ids_text: str | None, samples: int, creating: int) -> CreatePlan | None:
     if not create:
         if ids_text is not None:
             raise InvalidInput("--ids is only used with --create")
@@ -115,9 +130,14 @@ def _plan(create: bool, ids_text: str | None, samples: int) -> CreatePlan | None
         # Never a default range: only the operator knows which ids are free to fill.
         raise InvalidInput("--create needs --ids A-B: the ids the check may create plants with")
     ids = parse_ids(ids_text)
+    held = f"--ids {ids_text} holds {plural(len(ids), 'id')}"
     if len(ids) < samples:
+        raise InvalidInput(f"{held}, fewer than --samples {samples}")
+    if len(ids) < samples + creating:
+        cases = plural(creating, "case")
         raise InvalidInput(
-            f"--ids {ids_text} holds {plural(len(ids), 'id')}, fewer than --samples {samples}"
+            f"{held}, fewer than the {samples + creating} needed: --samples {samples} and "
+            f"{cases} that expect{'s' if creating == 1 else ''} 2xx"
         )
     return CreatePlan(ids=ids, samples=samples)
 
@@ -159,21 +179,39 @@ def exit_code_of(report: CheckReport) -> ExitCode:
 
 
 def render_report(report: CheckReport, width: int | None = None) -> str:
-    """The report as a plain-text table; nothing from the server can reach the terminal raw."""
+    """The report as a plain-text table, the cases under a heading naming their file; nothing
+    from the server can reach the terminal raw."""
     width = width or shutil.get_terminal_size((100, 24)).columns
-    name_width = max(len(result.probe) for result in report.results)
-    indent = " " * (name_width + 8)
     where = f"{visible(report.base_url)}/plants{visible(through_words(report.proxy))}"
     lines = [f"Check of {where}: {report.verdict.value}"]
-    for result in report.results:
-        head = f"{result.probe:<{name_width}}  {result.verdict.value.upper():<4}  "
-        wrap = max(width - len(indent) - 2, 30)
-        seen = _wrapped(result.seen, wrap) or [""]
-        lines.append(head + seen[0])
-        lines.extend(indent + line for line in seen[1:])
-        for index, line in enumerate(_wrapped(result.why, wrap)):
-            lines.append(indent + ("→ " if index == 0 else "  ") + line)
+    probes = [(result.probe, result.verdict, result.seen, result.why) for result in report.results]
+    lines.extend(_rows(probes, width))
+    if report.cases_file is not None:
+        lines.append("")
+        lines.append(f"Cases of {visible(report.cases_file)}:")
+        # A skipped case's reason is what was seen: said once.
+        cases = [
+            (case.name, case.verdict, case.seen, "" if case.actual is None else case.why)
+            for case in report.cases
+        ]
+        lines.extend(_rows(cases, width) if cases else ["(the file holds no case)"])
     return "\n".join(lines)
+
+
+def _rows(rows: list[tuple[str, Verdict, str, str]], width: int) -> list[str]:
+    """One row per probe or case: its name, verdict and what was seen, then why it matters."""
+    name_width = max(len(visible(name)) for name, *_ in rows)
+    indent = " " * (name_width + 8)
+    wrap = max(width - len(indent) - 2, 30)
+    lines = []
+    for name, verdict, seen, why in rows:
+        head = f"{visible(name):<{name_width}}  {verdict.value.upper():<4}  "
+        seen_lines = _wrapped(seen, wrap) or [""]
+        lines.append(head + seen_lines[0])
+        lines.extend(indent + line for line in seen_lines[1:])
+        for index, line in enumerate(_wrapped(why, wrap)):
+            lines.append(indent + ("→ " if index == 0 else "  ") + line)
+    return lines
 
 
 def _wrapped(text: str, width: int) -> list[str]:

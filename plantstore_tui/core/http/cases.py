@@ -23,6 +23,7 @@ from plantstore_tui.core.http.probe import (
     ProbeRequest,
     Shape,
     TokenChoice,
+    body_of_json,
     parse_header,
 )
 from plantstore_tui.core.plant.text import visible
@@ -85,14 +86,20 @@ def _as_toml_value(body: bytes) -> Any:
     return value if isinstance(value, dict) and holds(value) else None
 
 
+def error_code(answer: ProbeAnswer) -> int | None:
+    """The `error` of an answer whose body is the spec's Error; None for any other body."""
+    if answer.reading.shape is not Shape.ERROR:
+        return None
+    code: int = json.loads(answer.body)["error"]
+    return code
+
+
 def case_of(name: str, answer: ProbeAnswer) -> Case:
     """The request `answer` answered, with the status it got as the expectation (and the
     Error's code when the answer was one). Raises CasesError when no answer came."""
     if answer.status is None:
         raise CasesError("No answer came, so there is no status to expect: nothing was saved.")
-    error = None
-    if answer.reading.shape is Shape.ERROR:
-        error = json.loads(answer.body).get("error")
+    error = error_code(answer)
     return Case(name, answer.request, answer.status, error, _as_toml_value(answer.request.body))
 
 
@@ -142,8 +149,10 @@ def load_cases(path: Path) -> list[Case]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CasesError(f"{visible(str(path))} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CasesError(f"{visible(str(path))} cannot be read: {exc}") from None
+    except OSError as exc:
+        raise CasesError(f"{visible(str(path))} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CasesError(f"{visible(str(path))} cannot be read: it is not UTF-8 text") from None
     return cases_in(text, path)
 
 
@@ -183,7 +192,12 @@ def _case(table: dict[str, Any], where: str) -> Case:
             raise CasesError(f"{where}: `raw` must be text")
         content = table["raw"].encode("utf-8")
     else:
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            content = body_of_json(body)
+        except TypeError:
+            raise CasesError(
+                f"{where}: `body` holds a date or a time, which JSON cannot: give it as text"
+            ) from None
     try:
         token = TokenChoice(table.get("token", "profile"))
     except ValueError:

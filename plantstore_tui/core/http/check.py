@@ -18,8 +18,9 @@ from datetime import UTC, datetime
 import httpx
 
 from plantstore_tui.core.http import check_rows as rows
-from plantstore_tui.core.http.check_report import CheckReport, ProbeResult, Verdict
+from plantstore_tui.core.http.check_report import CaseResult, CheckReport, ProbeResult, Verdict
 from plantstore_tui.core.http.client import PlantStoreClient, one_connection
+from plantstore_tui.core.http.expectations import CaseFile, not_sent, run_cases
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport
 from plantstore_tui.core.http.target import Limits, Target
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError
@@ -38,7 +39,8 @@ _PLACEHOLDER = NewPlant(id=0, name="plantstore-tui check")
 
 @dataclass(frozen=True, slots=True)
 class CreatePlan:
-    """`--create`: send `samples` valid plants, with the first ids of `ids`."""
+    """`--create`: send `samples` valid plants, with the first ids of `ids`; the cases of
+    `--expect` that expect 2xx take the ids after them."""
 
     ids: range
     samples: int = 5
@@ -53,6 +55,7 @@ class CreatePlan:
 
 # Hook for the history journal: called with every Outcome of a --create send, as it arrives.
 OnSent = Callable[[Outcome], None]
+Judged = tuple[CaseResult, ...]
 
 
 async def run_check(
@@ -60,9 +63,11 @@ async def run_check(
     *,
     create: CreatePlan | None = None,
     on_sent: OnSent | None = None,
+    cases: CaseFile | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> CheckReport:
-    """Probe the target and judge every answer; creates plants only with `create`."""
+    """Probe the target and judge every answer, then run `cases` (each through its own
+    connection); creates plants only with `create`."""
     started, clock = datetime.now(UTC), time.perf_counter()
     limits = target.limits
     limits = Limits(
@@ -73,7 +78,12 @@ async def run_check(
     )
     proxy = None if target.proxy is None else target.proxy.url
 
-    def report(results: Iterable[ProbeResult], *, reachable: bool = True) -> CheckReport:
+    def report(
+        results: Iterable[ProbeResult], *, reachable: bool = True, judged: Judged | None = None
+    ) -> CheckReport:
+        # Cases not judged were not sent: the first probe got no answer.
+        if judged is None:
+            judged = () if cases is None else not_sent(cases)
         return CheckReport(
             target.base_url,
             tuple(results),
@@ -81,6 +91,8 @@ async def run_check(
             proxy=proxy,
             started=started,
             seconds=time.perf_counter() - clock,
+            cases_file=None if cases is None else cases.name,
+            cases=judged,
         )
 
     if transport is None:
@@ -126,7 +138,11 @@ async def run_check(
         if create is not None:
             probe.body, probe.authorization = None, KEEP
             results.extend(await _create(client, create, on_sent))
-    return report(results)
+    if cases is None:
+        return report(results)
+    ids = None if create is None else iter(create.ids[create.samples :])
+    capped = replace(target, limits=limits)
+    return report(results, judged=await run_cases(capped, cases, ids=ids, on_sent=on_sent))
 
 
 def _timed(result: ProbeResult, seconds: float) -> ProbeResult:

@@ -69,6 +69,7 @@ async def test_an_error_s_code_is_kept_as_the_expectation(
         ("[[case]]\nname = 'x'\nraw = '{}'\nstatus = 400\n" * 2, "two cases are named"),
         ("[[case]\n", "is not TOML"),
         ("[[case]]\nname = 'x'\nraw = '{}'\nstatus = 400\nheaders = {Host = 'a'}\n", "Host"),
+        ("[[case]]\nname = 'x'\nbody = {id = 1, on = 2026-11-28}\nstatus = 400\n", "a date"),
     ],
 )
 def test_a_file_that_cannot_be_read_says_which_case_and_why(
