@@ -140,9 +140,12 @@ async def run_check(
             results.extend(await _create(client, create, on_sent))
     if cases is None:
         return report(results)
-    ids = None if create is None else iter(create.ids[create.samples :])
+    allowed = ids = None
+    if create is not None:
+        allowed, ids = create.ids, iter(create.ids[create.samples :])
     capped = replace(target, limits=limits)
-    return report(results, judged=await run_cases(capped, cases, ids=ids, on_sent=on_sent))
+    ran = await run_cases(capped, cases, allowed=allowed, ids=ids, on_sent=on_sent)
+    return report(results, judged=ran)
 
 
 def _timed(result: ProbeResult, seconds: float) -> ProbeResult:

@@ -37,6 +37,10 @@ NO_ID = (
     "expects 2xx, and its body has no integer `id` to take from --ids: sent, it could create a "
     "plant on an id nobody chose"
 )
+MAY_CREATE = (
+    "its body is a valid plant, which a deployment that does not refuse it would store: runs "
+    "only with --create, its id in --ids"
+)
 NOT_REACHED = "not sent: the deployment did not answer the first probe"
 
 # Told each plant a case created (the plant its body holds), as --create's sends are.
@@ -110,9 +114,26 @@ def skipped(case: Case, reason: str) -> CaseResult:
     return CaseResult(case.name, Verdict.SKIP, expected_words(case), why=reason)
 
 
-def _skip_reason(case: Case, creating: bool) -> str | None:
-    if not case.expects_success:
+def valid_plant_id(case: Case) -> int | None:
+    """The id of a case's body when the body is a plant the spec's server stores (None when
+    it is not one): sent, it may create that plant, whatever the case expects."""
+    try:
+        return NewPlant.model_validate_json(case.request.body).id
+    except ValidationError:
         return None
+
+
+def _skip_reason(case: Case, allowed: range | None) -> str | None:
+    creating = allowed is not None
+    if not case.expects_success:
+        # The check creates nothing without --create, and with it only on the ids of --ids:
+        # a case expecting a refusal (a duplicate id) with a body that is a plant is held so.
+        plant_id = valid_plant_id(case)
+        if plant_id is None or (allowed is not None and plant_id in allowed):
+            return None
+        if allowed is None:
+            return MAY_CREATE
+        return f"its body is a valid plant whose id {plant_id} is outside --ids: it could create it"
     if not creating:
         return WITHOUT_CREATE
     if case.body is None:
@@ -124,14 +145,16 @@ async def run_cases(
     target: Target,
     cases: CaseFile,
     *,
+    allowed: range | None = None,
     ids: Iterator[int] | None = None,
     on_sent: OnSent | None = None,
 ) -> tuple[CaseResult, ...]:
-    """Send each case in file order and judge its answer. `ids`: --create's ids left after its
-    samples (None: without --create, no case that expects 2xx is sent)."""
+    """Send each case in file order and judge its answer. `allowed`: --create's ids, `ids`:
+    those left after its samples (None: without --create, no case whose body is a plant or
+    that expects 2xx is sent)."""
     results: list[CaseResult] = []
     for case in cases.cases:
-        reason = _skip_reason(case, ids is not None)
+        reason = _skip_reason(case, allowed)
         if reason is not None:
             results.append(skipped(case, reason))
             continue

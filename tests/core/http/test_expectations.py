@@ -106,14 +106,15 @@ async def test_an_answer_that_is_neither_or_none_is_told(tmp_path: Path) -> None
     assert rows["refused, whatever the code"].seen == (
         "expected 400, got 502 (neither a Plant nor an Error)"
     )
-    assert rows["created"].verdict is Verdict.FAIL
+    # Its body is a plant: without --create it is not sent, whatever it expects.
+    assert rows["created"].verdict is Verdict.SKIP
 
 
 async def test_with_create_a_2xx_case_takes_the_next_id_and_is_kept(tmp_path: Path) -> None:
     refused = """
 [[case]]
 name = "a plant it should refuse"
-body = { id = 8, name = "Dup" }
+body = { id = 58, name = "Dup" }
 status = 400
 """
     plan = CreatePlan(ids=range(50, 60), samples=2)
@@ -124,7 +125,7 @@ status = 400
     assert requests[-2].json() == {"id": 52, "name": "Fern"}
     # The samples, then each plant a case created, kept as the plant it sent: the case that
     # expected 400 too (the string id it sent is no plant, and is not kept).
-    assert [outcome.sent.id for outcome in kept] == [50, 51, 52, 8]
+    assert [outcome.sent.id for outcome in kept] == [50, 51, 52, 58]
     assert isinstance(kept[2], Created)
     assert kept[2].sent.name == "Fern"
     assert kept[2].off_spec == ()
@@ -182,3 +183,34 @@ async def test_with_create_a_case_on_an_id_of_the_range_is_kept_whatever_came(
     assert [outcome.sent.id for outcome in kept] == [50, 51, 52]
     assert isinstance(kept[2], Rejected)
     assert kept[2].sent.name == "Fern"
+
+
+async def test_a_case_whose_body_is_a_plant_is_sent_only_with_create_on_an_id_of_the_range(
+    tmp_path: Path,
+) -> None:
+    # A duplicate-id case expects a refusal, but its body is a plant: a deployment that does not
+    # refuse it stores it. `_answers_1001` stores any plant with a name.
+    duplicate = """\
+[[case]]
+name = "a duplicate id is refused"
+body = { id = 55, name = "Fern" }
+status = 400
+
+[[case]]
+name = "a duplicate id beyond the range"
+body = { id = 99, name = "Fern" }
+status = 400
+"""
+    report, requests, kept = await _run(_answers_1001, _file(tmp_path, duplicate))
+    assert [row.verdict for row in report.cases] == [Verdict.SKIP, Verdict.SKIP]
+    assert "runs only with --create" in report.cases[0].why
+    assert all(b'"id": 55' not in request.body for request in requests)
+    assert kept == []
+
+    plan = CreatePlan(ids=range(50, 60), samples=1)
+    report, requests, kept = await _run(_answers_1001, _file(tmp_path, duplicate), plan)
+    inside, beyond = report.cases
+    assert inside.verdict is Verdict.FAIL  # this deployment stored it: the case says so
+    assert beyond.verdict is Verdict.SKIP
+    assert "99 is outside --ids" in beyond.why
+    assert b'{"id": 99' not in b"".join(request.body for request in requests)
