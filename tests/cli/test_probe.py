@@ -195,6 +195,7 @@ def test_the_body_comes_byte_for_byte_from_a_file_or_stdin(tmp_path: Path) -> No
         (["--body", "{}", "--header", "Host: elsewhere"], "set by the request itself"),
         (["--body", "{}", "--case-name", "x"], "--save-case"),
         (["--body", "{}", "--token", "mine"], "mine"),
+        (["--body", "{}", "--profile", "prod"], "not both"),
     ],
 )
 def test_usage_mistakes_exit_2_with_words_and_send_nothing(
@@ -204,6 +205,16 @@ def test_usage_mistakes_exit_2_with_words_and_send_nothing(
     assert done.exit_code == 2, done.output
     assert words in done.stderr
     assert table("probes") == []
+
+
+def test_a_usage_mistake_with_json_is_one_object_too(closed_port: int) -> None:
+    done = probe("--base-url", f"http://127.0.0.1:{closed_port}", "--json")
+    assert done.exit_code == 2
+    answer = json.loads(done.stdout)
+    assert answer["outcome"] == "usage error"
+    assert answer["status"] is None
+    assert answer["exit_code"] == 2
+    assert "--body" in answer["message"]
 
 
 def test_no_token_anywhere_is_a_configuration_problem(closed_port: int) -> None:
