@@ -15,6 +15,7 @@ from ledger_support import ledger_file
 from misbehaving import ServerThread, spec_like
 
 from plantstore_tui.cli import main
+from plantstore_tui.cli.completion import COMPLETE_VAR
 from plantstore_tui.core.http.probe import WRONG_TOKEN
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -189,3 +190,24 @@ def test_history_clear_clears_probes_too_and_says_so(closed_port: int) -> None:
     assert cleared.exit_code == 0, cleared.output
     assert "Deleted 0 sends and 2 probes from" in cleared.stdout
     assert json.loads(run("history", "--probes", "--json").stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "values"),
+    [
+        ("plantstore-tui history export p1", ["p11", "p10", "p1"]),
+        ("plantstore-tui history show p", [f"p{number}" for number in range(11, 0, -1)]),
+        ("plantstore-tui history show px", []),
+    ],
+)
+def test_tab_offers_probes_after_p(closed_port: int, typed: str, values: list[str]) -> None:
+    for _ in range(11):
+        probe(f"http://127.0.0.1:{closed_port}", "--body", "{}")
+    env = {
+        COMPLETE_VAR: "bash_complete",
+        "COMP_WORDS": typed,
+        "COMP_CWORD": str(len(typed.split()) - 1),
+    }
+    done = CliRunner().invoke(main, [], env=env, prog_name="plantstore-tui")
+    assert done.exit_code == 0, done.output
+    assert [line.removeprefix("plain,") for line in done.stdout.splitlines() if line] == values

@@ -257,6 +257,16 @@ def get_probe(ledger: Ledger, number: int) -> ProbeEntry | None:
     return found[0] if found else None
 
 
+def numbered_probes(ledger: Ledger, digits: str, *, limit: int) -> list[ProbeEntry]:
+    """The newest probes whose numbers start with `digits` (any probe when it is empty); none
+    when `digits` is not digits (shell completion of `p12`)."""
+    if digits and not (digits.isascii() and digits.isdigit()):
+        return []
+    return _select(
+        ledger, "CAST(number AS TEXT) LIKE ? ORDER BY number DESC LIMIT ?", [f"{digits}%", limit]
+    )
+
+
 def clear_probes(
     ledger: Ledger, *, profile: str | None = None, before: datetime | None = None
 ) -> int:
