@@ -29,7 +29,7 @@ from plantstore_tui.core.http.probe import (
 )
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.outcome import Failed
-from plantstore_tui.core.plant.text import shorten, shown_body, visible
+from plantstore_tui.core.plant.text import clipped, shorten, shown_body, visible
 from plantstore_tui.core.store.probes import PREFIX, record_probe
 
 # The keys of `probe --json` when the run ended before any request went out.
@@ -194,7 +194,7 @@ def _check_cases_file(path: Path, name: str | None) -> None:
 def _default_name(path: Path, answer: ProbeAnswer) -> str:
     """A name for the case the file does not hold yet: its body and token."""
     text = answer.request.body.decode("utf-8", errors="backslashreplace")
-    name = f"{shorten(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
+    name = f"{clipped(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
     names = {case.name for case in load_cases(path)} if path.exists() else set()
     count = 1
     chosen = name

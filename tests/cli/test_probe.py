@@ -249,6 +249,7 @@ def test_save_case_appends_the_request_with_the_status_it_got(
     saved = load_cases(cases)
     assert [case.status for case in saved] == [400, 401]
     assert saved[0].request.body == b'{"id": "7", "name": "Fern"}'
+    assert saved[0].name == '{"id": "7", "name": "Fern"} (profile token)'
     assert saved[0].error is not None
     assert saved[1].name == "no token is refused"
     assert saved[1].request.token is TokenChoice.NONE
