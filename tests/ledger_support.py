@@ -80,6 +80,7 @@ _UNDONE = {
     ],
     "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
     "keyings": ["DROP TABLE keyings"],
+    "probes": ["DROP TABLE probes"],
 }
 
 

@@ -201,10 +201,7 @@ def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str
         if name.lower() not in given
     ]
     # An Authorization given as a header replaces the token choice's; it is shown as a token is.
-    shown.extend(
-        (name, _masked(value)) if name.lower() == "authorization" else (name, value)
-        for name, value in request.headers
-    )
+    shown.extend(masked_header(name, value) for name, value in request.headers)
     if "authorization" in given:
         return tuple(shown)
     if request.token is TokenChoice.WRONG:
@@ -214,6 +211,11 @@ def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str
     elif request.token is TokenChoice.PROFILE:
         shown.append(("Authorization", f"Bearer {target.token_hint() or '…'}"))
     return tuple(shown)
+
+
+def masked_header(name: str, value: str) -> tuple[str, str]:
+    """A header as a probe shows and keeps it: an Authorization's credentials masked."""
+    return (name, _masked(value)) if name.lower() == "authorization" else (name, value)
 
 
 def _masked(value: str) -> str:

@@ -167,6 +167,46 @@ def _keyings(db: sqlite3.Connection) -> None:
     )
 
 
+def _probes(db: sqlite3.Connection) -> None:
+    # `plantstore-tui probe` and the TUI's probe screen: one request sent by hand, exactly as
+    # given, and its answer. A table of its own, never rows of `plants`: a probe is never in the
+    # queue, never sent again by itself, never in needs attention. Never the token: `token` is
+    # the choice (profile, none, wrong); an Authorization given as a header is kept masked, and
+    # the target's token is taken out of every text. The answer as shown (capped by the
+    # client); `shape`, `listed`, `fate` and `off_spec` are the spec's reading of it (NULL
+    # shape: no answer came, `message` says why). Headers are JSON arrays of [name, value].
+    db.execute(
+        """
+        CREATE TABLE probes (
+            number INTEGER PRIMARY KEY AUTOINCREMENT,
+            session INTEGER,
+            source TEXT NOT NULL,
+            sent_at TEXT NOT NULL,
+            profile TEXT,
+            base_url TEXT NOT NULL,
+            url TEXT NOT NULL,
+            proxy TEXT,
+            body BLOB NOT NULL,
+            token TEXT NOT NULL CHECK (token IN ('profile', 'none', 'wrong')),
+            headers TEXT NOT NULL,
+            sent_headers TEXT NOT NULL,
+            status INTEGER,
+            message TEXT,
+            answer_headers TEXT NOT NULL,
+            answer_body TEXT NOT NULL,
+            elapsed_ms REAL,
+            shape TEXT,
+            listed INTEGER NOT NULL,
+            fate TEXT NOT NULL,
+            off_spec TEXT NOT NULL,
+            operator TEXT,
+            host TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX probes_by_profile ON probes (profile, number)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -176,6 +216,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.operator", _operator),
     Migration("plants.verified", _verified),
     Migration("keyings", _keyings),
+    Migration("probes", _probes),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
