@@ -134,7 +134,8 @@ def probe(
     request = ProbeRequest(_body(body, body_file), TokenChoice(token), headers)
     if cases_path is not None:
         _check_cases_file(cases_path, case_name)
-    target = resolve_target(options, interactive=not as_json)
+    # A probe that sends no token of the profile needs none: it is not read.
+    target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
     if target.protected and not yes and _may_create(request):
         confirm_protected(
             target, "Send this probe (it may create a plant) to", interactive=not as_json
@@ -168,7 +169,7 @@ def _body(text: str | None, file: BinaryIO | None) -> bytes:
 def _may_create(request: ProbeRequest) -> bool:
     """Whether the probe could create a plant on a deployment that follows the spec: a JSON
     object sent with the target's own token."""
-    if request.token is not TokenChoice.PROFILE:
+    if not request.sends_token:
         return False
     try:
         return isinstance(json.loads(request.body), dict)

@@ -129,11 +129,16 @@ def _token_prompt(options: TargetOptions) -> Callable[[], str]:
     return prompt
 
 
-def resolve_target(options: TargetOptions, *, interactive: bool) -> Target:
-    """The target the options name, or a click exception saying what is missing (exit 2 or 4)."""
+def resolve_target(
+    options: TargetOptions, *, interactive: bool, token_needed: bool = True
+) -> Target:
+    """The target the options name, or a click exception saying what is missing (exit 2 or 4);
+    `token_needed` False: its token is not read (see core.config.targets.resolve_target)."""
     prompt = _token_prompt(options) if interactive and sys.stdin.isatty() else None
     try:
-        return targets.resolve_target(options, os.environ, prompt=prompt, store=profile_store())
+        return targets.resolve_target(
+            options, os.environ, prompt=prompt, store=profile_store(), token_needed=token_needed
+        )
     except chosen.NoTarget as exc:
         raise NoTarget(str(exc)) from None
     except chosen.InvalidAdHocTarget as exc:

@@ -223,6 +223,45 @@ def test_no_token_anywhere_is_a_configuration_problem(closed_port: int) -> None:
     assert "PLANTSTORE_TOKEN" in done.stderr
 
 
+@pytest.mark.parametrize("choice", ["none", "wrong"])
+def test_a_probe_that_sends_no_token_of_the_profile_needs_none(
+    shared_reference_server: BackgroundServer, choice: str, tmp_path: Path
+) -> None:
+    # An ad hoc target with no token anywhere, and a profile whose token command would fail:
+    # neither token is read, as neither is sent.
+    done = probe(
+        "--base-url",
+        shared_reference_server.base_url,
+        "--body",
+        "{}",
+        "--token",
+        choice,
+        token=None,
+    )
+    assert done.exit_code == 0, done.output
+    assert "Answer: 401" in done.stdout
+    failing = tmp_path / "no-token.sh"
+    failing.write_text("#!/bin/sh\nexit 1\n")
+    failing.chmod(0o755)
+    added = CliRunner().invoke(
+        main,
+        [
+            "profile",
+            "add",
+            "cmd",
+            "--base-url",
+            shared_reference_server.base_url,
+            "--token-command",
+            str(failing),
+        ],
+        env={"PLANTSTORE_TOKEN": None},
+    )
+    assert added.exit_code == 0, added.output
+    done = probe("--profile", "cmd", "--body", "{}", "--token", choice, token=None)
+    assert done.exit_code == 0, done.output
+    assert "Answer: 401" in done.stdout
+
+
 def test_save_case_appends_the_request_with_the_status_it_got(
     shared_reference_server: BackgroundServer, tmp_path: Path
 ) -> None:

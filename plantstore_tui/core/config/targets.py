@@ -42,8 +42,11 @@ def resolve_target(
     *,
     prompt: Callable[[], str] | None = None,
     store: ProfileStore | None = None,
+    token_needed: bool = True,
 ) -> Target:
     """The target that wins, its token resolved and its CA file checked (the client loads it again).
+    `token_needed` False: the token is not read at all (a probe that sends none or a wrong one),
+    and the target's is empty.
 
     First to last: `--base-url` (ad hoc), `--profile`, `PLANTSTORE_PROFILE`, `PLANTSTORE_BASE_URL`
     (ad hoc), the default profile; `--ca-bundle` wins over a profile's `ca_bundle`, `--proxy`
@@ -51,7 +54,7 @@ def resolve_target(
     target's token (None: nobody to ask). Raises `NoTarget`, `InvalidAdHocTarget` (among them
     `UnusableProxy`), another `ConfigError`, or `CABundleError` for a CA file that cannot be used.
     """
-    target = _named_target(options, environ, prompt, store)
+    target = _named_target(options, environ, prompt if token_needed else None, store, token_needed)
     if options.proxy is not None and target.profile is not None:
         proxy = target_proxy(target.base_url, environ, options.proxy, "--proxy")
         target = replace(target, proxy=proxy)
@@ -68,6 +71,7 @@ def _named_target(
     environ: Mapping[str, str],
     prompt: Callable[[], str] | None,
     store: ProfileStore | None,
+    token_needed: bool,
 ) -> Target:
     ad_hoc = chosen_ad_hoc_url(options, environ)
     if ad_hoc is not None:
@@ -79,12 +83,13 @@ def _named_target(
             allow_insecure_http=options.allow_insecure_http,
             on_command_line=on_command_line,
             proxy=options.proxy,
+            token_needed=token_needed,
         )
     profile = options.profile or environ.get(PROFILE_ENV)
     if store is None:
         store = ProfileStore()
     chosen = store.get(profile) if profile else default_profile(store)
-    return profile_target(chosen, store.tokens, environ)
+    return profile_target(chosen, store.tokens, environ, token_needed=token_needed)
 
 
 def default_profile(store: ProfileStore) -> Profile:
@@ -121,6 +126,7 @@ def ad_hoc_target(
     allow_insecure_http: bool,
     on_command_line: bool,
     proxy: str | None = None,
+    token_needed: bool = True,
 ) -> Target:
     """A target without a profile: the URL checked first, then the token from the environment
     or `prompt`; `proxy` ("none" or a URL) wins over the environment's."""
@@ -138,8 +144,21 @@ def ad_hoc_target(
             "this run (or save a profile with --allow-insecure-http).",
             on_command_line=on_command_line,
         )
-    token, source = ad_hoc_token(environ, prompt)
-    return Target(base_url=normalized, token=token, token_source=source.words, proxy=through)
+    token, words = _token(lambda: ad_hoc_token(environ, prompt), token_needed)
+    return Target(base_url=normalized, token=token, token_source=words, proxy=through)
+
+
+# The token source of a target whose token was not read (`token_needed` False).
+NOT_READ = "nowhere (not needed)"
+
+
+def _token(
+    read: Callable[[], tuple[SecretStr, TokenSource]], needed: bool
+) -> tuple[SecretStr, str]:
+    if not needed:
+        return SecretStr(""), NOT_READ
+    token, source = read()
+    return token, source.words
 
 
 def target_proxy(
@@ -200,14 +219,20 @@ def _env_token(variable: str, environ: Mapping[str, str]) -> tuple[SecretStr, To
     return None if token is None else (token, env_source(variable))
 
 
-def profile_target(profile: Profile, tokens: StoredTokens, environ: Mapping[str, str]) -> Target:
-    """Where sends to `profile` go, with its token resolved."""
-    token, source = profile_token(profile, tokens, environ)
+def profile_target(
+    profile: Profile,
+    tokens: StoredTokens,
+    environ: Mapping[str, str],
+    *,
+    token_needed: bool = True,
+) -> Target:
+    """Where sends to `profile` go, with its token resolved (unless not `token_needed`)."""
+    token, words = _token(lambda: profile_token(profile, tokens, environ), token_needed)
     proxy = target_proxy(profile.base_url, environ, profile.proxy, f"profile {profile.name}")
     return Target(
         base_url=profile.base_url,
         token=token,
-        token_source=source.words,
+        token_source=words,
         profile=profile.name,
         protected=profile.protected,
         verify=profile.verify,

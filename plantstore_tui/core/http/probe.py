@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import USER_AGENT, PlantStoreClient, one_connection
 from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, token_refused
@@ -30,6 +31,7 @@ from plantstore_tui.core.plant.outcome import Created, Failed, Outcome, PlantFat
 # The wrong token `--token wrong` sends: fixed, so that a case replays the same request.
 WRONG_TOKEN = "plantstore-tui-wrong-token"  # noqa: S105 (a token meant to be refused)
 _WRONG = f"Bearer {WRONG_TOKEN}"
+_STAND_IN = "stand-in-never-sent"
 # The client builds a request from a NewPlant; the probe transport replaces its body.
 _PLACEHOLDER = NewPlant(id=0, name="plantstore-tui probe")
 
@@ -58,6 +60,13 @@ class ProbeRequest:
     token: TokenChoice = TokenChoice.PROFILE
     # Added to the client's headers; one of the same name (Content-Type) replaces the client's.
     headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def sends_token(self) -> bool:
+        """True when the target's token goes with the request: the token choice is the
+        profile's, and no Authorization header given replaces it."""
+        given = any(name.lower() == "authorization" for name, _ in self.headers)
+        return self.token is TokenChoice.PROFILE and not given
 
 
 def parse_header(text: str) -> tuple[str, str]:
@@ -245,7 +254,10 @@ async def send_probe(
         probe.authorization = authorization(target, request.token)
         probe.headers = request.headers
     clock = time.perf_counter()
-    async with PlantStoreClient.for_target(target, transport=probe) as client:
+    # A probe that sends no token of the target may have none (its token was not read): the
+    # client is given a stand-in, which the probe transport never sends.
+    sending = target if request.sends_token else replace(target, token=SecretStr(_STAND_IN))
+    async with PlantStoreClient.for_target(sending, transport=probe) as client:
         outcome = await client.create_plant(_PLACEHOLDER)
     elapsed = outcome.elapsed_ms
     if elapsed is None:
