@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from keys_support import burst
 from ledger_support import all_rows
 from misbehaving import (
     Await,
@@ -365,6 +366,31 @@ async def test_with_no_deployment_yet_send_says_so() -> None:
         assert "Nothing was sent: there is no deployment to probe yet." in answer_shown(screen)
         assert app.screen is screen
         assert screen.answer is None
+
+
+async def test_keys_typed_in_one_go_are_applied_in_order(
+    reference_server: BackgroundServer,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SMALL) as pilot:
+        send = await ready(app, pilot)
+        await fill(pilot, send, name="Fern", id="7", tag="")
+        # F6, then an edit of the body read in one write: the id made a string, a line added,
+        # Tab to the token, Tab to the headers and a header typed there.
+        keys = ["f6", "down", "end", "left", '"', "left", "left", '"', "end", "enter"]
+        keys += [*'"tag": "x",', "tab", "tab", *"X-A: b"]
+        burst(app, keys)
+        await until(pilot, lambda: isinstance(app.screen, ProbeScreen), "the probe screen")
+        screen = app.screen
+        assert isinstance(screen, ProbeScreen)
+        headers = screen.query_one("#probe-headers", TextArea)
+        await until(pilot, lambda: headers.text == "X-A: b", "the header typed")
+        assert body_of(screen).text == '{\n  "id": "7",\n"tag": "x",\n  "name": "Fern"\n}'
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.answer is not None, "the answer")
+        assert screen.answer is not None
+        assert screen.answer.request.headers == (("X-A", "b"),)
+        assert screen.answer.status == 400
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "110x32"])

@@ -23,8 +23,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.cases import CasesError, append_case, case_of
@@ -40,7 +40,10 @@ from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormTexts, parse_id
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.probes import record_probe
+from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.widgets.log_entry import body_block
+from plantstore_tui.ui.widgets.typed_input import TypedInput
+from plantstore_tui.ui.widgets.typed_text_area import TypedTextArea
 
 # A blank form's body: a plant the spec takes, to change into the question being asked.
 _TEMPLATE = {"id": 1, "name": "Fern"}
@@ -50,7 +53,10 @@ TOKEN_CHOICES = (
     ("a wrong token", TokenChoice.WRONG),
 )
 DEFAULT_CASES = "cases.toml"
-NOTHING_YET = "Ctrl+S sends the request as it stands; its answer is shown here."
+NOTHING_YET = (
+    "Ctrl+S sends the request as it stands, whatever the queue is doing; its answer is shown "
+    "here. A probe never joins the queue: it is kept in the history as a probe."
+)
 _BOLD = Style(bold=True)
 _DIM = Style(dim=True)
 
@@ -101,7 +107,6 @@ def answer_text(answer: ProbeAnswer) -> Text:
         text.append(f"{answer.status} {_phrase(answer.status)}".rstrip(), _BOLD)
     if answer.elapsed_ms is not None:
         text.append(f"  {answer.elapsed_ms:.1f} ms", _DIM)
-    text.append(f"\nPOST {visible(answer.url)}", _DIM)
     if not answer.answered:
         text.append(f"\n{visible(answer.outcome.headline)}")
         if answer.outcome.advice:
@@ -115,13 +120,17 @@ def answer_text(answer: ProbeAnswer) -> Text:
         text.append(body_block(answer.body) if answer.body else Text("(empty)", _DIM))
         text.append("\n\nHeaders received", _BOLD)
         text.append(_pairs(answer.headers))
-    text.append("\n\nHeaders sent", _BOLD)
+    text.append("\n\nSent", _BOLD)
+    text.append(f"\nPOST {visible(answer.url)}", _DIM)
     text.append(_pairs(answer.sent_headers))
     return text
 
 
-class ProbeScreen(Screen[None]):
-    """A request written by hand, sent with Ctrl+S, its answer beside it; Esc back to the form."""
+class ProbeScreen(OrderedScreen[None]):
+    """A request written by hand, sent with Ctrl+S, its answer beside it; Esc back to the form.
+
+    Its keys are applied in order (`OrderedScreen`): F6 and an edit typed in one go, an arrow
+    among the characters of a burst, act as typed slowly."""
 
     CSS_PATH = "../probe.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -146,7 +155,7 @@ class ProbeScreen(Screen[None]):
         yield Static(id="probe-title")
         with Horizontal(id="probe-panes"):
             with Vertical(id="probe-request"):
-                body = TextArea.code_editor(
+                body = TypedTextArea.code_editor(
                     self._first_body, language="json", tab_behavior="focus", id="probe-body"
                 )
                 body.border_title = "Body, sent as typed"
@@ -160,7 +169,7 @@ class ProbeScreen(Screen[None]):
                         compact=True,
                         id="probe-token",
                     )
-                headers = TextArea(
+                headers = TypedTextArea(
                     tab_behavior="focus", placeholder="Name: value, one a line", id="probe-headers"
                 )
                 headers.border_title = "Headers"
@@ -171,12 +180,12 @@ class ProbeScreen(Screen[None]):
             with VerticalScroll(id="probe-answer") as answer:
                 answer.border_title = "Answer"
                 yield Static(Text(NOTHING_YET), id="probe-answer-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         """Name the target; the body takes the keys."""
         self._show_where(self._target())
-        self.query_one("#probe-body", TextArea).focus()
+        self.query_one("#probe-body", TypedTextArea).focus()
 
     def _show_where(self, target: Target | None) -> None:
         if target is None:
@@ -184,7 +193,7 @@ class ProbeScreen(Screen[None]):
         else:
             proxy = None if target.proxy is None else target.proxy.url
             words = f"Probe POST {visible(target.base_url)}/plants{visible(through_words(proxy))}"
-        self.query_one("#probe-title", Static).update(Text(f"{words} · never queued"))
+        self.query_one("#probe-title", Static).update(Text(words))
 
     def _say(self, words: str) -> None:
         self.query_one("#probe-answer-text", Static).update(Text(words))
@@ -208,13 +217,13 @@ class ProbeScreen(Screen[None]):
             )
             return
         try:
-            headers = headers_of(self.query_one("#probe-headers", TextArea).text)
+            headers = headers_of(self.query_one("#probe-headers", TypedTextArea).text)
         except ValueError as exc:
             self._say(f"Nothing was sent: {visible(str(exc))}.")
             return
         choice = self.query_one("#probe-token", Select).value
         token = choice if isinstance(choice, TokenChoice) else TokenChoice.PROFILE
-        body = self.query_one("#probe-body", TextArea).text.encode("utf-8")
+        body = self.query_one("#probe-body", TypedTextArea).text.encode("utf-8")
         self.sending = True
         self._say("Sending…")
         self._send(target, ProbeRequest(body, token, headers))
@@ -270,9 +279,9 @@ class ProbeScreen(Screen[None]):
         self.dismiss()
 
 
-class SaveCaseScreen(ModalScreen[str | None]):
+class SaveCaseScreen(ModalScreen[str | None], OrderedScreen[str | None]):
     """Asks for the file of cases and the case's name, and appends the case; dismissed with the
-    words saying where it went (None: not saved)."""
+    words saying where it went (None: not saved). Its keys are applied in order."""
 
     CSS_PATH = "../probe.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -288,25 +297,25 @@ class SaveCaseScreen(ModalScreen[str | None]):
             panel.border_title = "Save as case"
             panel.border_subtitle = "Esc cancels"
             yield Label("File of cases (made if missing)")
-            yield Input(DEFAULT_CASES, id="case-path")
+            yield TypedInput(DEFAULT_CASES, id="case-path")
             yield Label("Name of the case")
-            yield Input(self._name, id="case-name")
+            yield TypedInput(self._name, id="case-name")
             yield Static(id="case-problem")
             yield Button("Save", variant="primary", compact=True, id="case-save")
 
     def on_mount(self) -> None:
         """The name takes the keys: the file is most often the one offered."""
-        self.query_one("#case-name", Input).focus()
+        self.query_one("#case-name", TypedInput).focus()
 
     @on(Input.Submitted, "#case-path")
     def _path_given(self) -> None:
-        self.query_one("#case-name", Input).focus()
+        self.query_one("#case-name", TypedInput).focus()
 
     @on(Input.Submitted, "#case-name")
     @on(Button.Pressed, "#case-save")
     def _save_pressed(self) -> None:
-        path = self.query_one("#case-path", Input).value.strip()
-        name = self.query_one("#case-name", Input).value.strip()
+        path = self.query_one("#case-path", TypedInput).value.strip()
+        name = self.query_one("#case-name", TypedInput).value.strip()
         if not path or not name:
             self._problem("Give both the file and the case's name.")
             return
