@@ -275,8 +275,12 @@ async def test_a_second_send_while_one_is_in_flight_is_refused_in_words() -> Non
             await server.wait_for_requests(1)
             await pilot.press("ctrl+s")
             await pilot.pause()
+            await pilot.press("ctrl+o")
+            await pilot.pause()
             notes = [note.message for note in notifications_of(app)]
             assert "A probe is in flight: send again once its answer is shown." in notes
+            assert "A probe is in flight: save it as a case once its answer is shown." in notes
+            assert app.screen is screen
             release.set()
             await until(pilot, lambda: screen.answer is not None, "the answer")
             await done(app, pilot, "probe")

@@ -256,7 +256,14 @@ class ProbeScreen(OrderedScreen[None]):
     @on(Button.Pressed, "#probe-save")
     def action_save_case(self) -> None:
         """Append the request last sent, with the status it got, to a file of cases."""
-        if self.sending or self.answer is None:
+        if self.sending:
+            self.notify(
+                "A probe is in flight: save it as a case once its answer is shown.",
+                title="Not saved",
+                severity="warning",
+            )
+            return
+        if self.answer is None:
             self.notify(
                 "Send the probe first: a case keeps the request with the status it got.",
                 title="Nothing to save",
