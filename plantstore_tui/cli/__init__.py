@@ -1,5 +1,6 @@
 """The command line, `plantstore-tui` and `python -m plantstore_tui`: without a subcommand it
-opens the TUI; subcommands add, serve, demo, profile, import, check, history, completion and web."""
+opens the TUI; subcommands add, serve, demo, profile, import, check, probe, history, completion
+and web."""
 
 from __future__ import annotations
 
@@ -101,6 +102,7 @@ def _json_asked(ctx: click.Context, problem: click.ClickException) -> dict[str, 
         "profile": "plantstore_tui.cli.profile.profile",
         "import": "plantstore_tui.cli.import_file.import_file",
         "check": "plantstore_tui.cli.check.check",
+        "probe": "plantstore_tui.cli.probe.probe",
         "history": "plantstore_tui.cli.history.history",
         "completion": "plantstore_tui.cli.completion.completion",
         "web": "plantstore_tui.cli.web.web",

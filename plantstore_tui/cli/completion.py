@@ -16,6 +16,7 @@ from plantstore_tui.cli.history_text import local_time
 from plantstore_tui.core.config.glance import saved_profile_names
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import HistoryEntry, StoreError, open_unchanged
+from plantstore_tui.core.store.probes import PREFIX, ProbeEntry, numbered_probes
 from plantstore_tui.core.store.records import outcome_words
 
 PROG_NAME = "plantstore-tui"
@@ -43,17 +44,23 @@ def history_entries(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """The newest entries of the ledger whose numbers start with what is typed, each described
-    by its plant and how it ended (zsh and fish show the description)."""
+    by its plant and how it ended (zsh and fish show the description); probes for `p`."""
+    probes = incomplete[:1].lower() == PREFIX
     try:
         ledger = open_unchanged()
         if ledger is None:
             return []
         try:
-            entries = ledger.numbered(incomplete, limit=_ENTRIES_OFFERED)
+            if probes:
+                found = numbered_probes(ledger, incomplete[1:], limit=_ENTRIES_OFFERED)
+            else:
+                entries = ledger.numbered(incomplete, limit=_ENTRIES_OFFERED)
         finally:
             ledger.close()
     except StoreError:
         return []
+    if probes:
+        return [CompletionItem(probe.label, help=_probe_described(probe)) for probe in found]
     return [CompletionItem(str(entry.entry), help=_described(entry)) for entry in entries]
 
 
@@ -63,6 +70,11 @@ def _described(entry: HistoryEntry) -> str:
         f"plant {entry.plant_id} {shorten(entry.name, 24)}: {outcome_words(entry)}{status}, "
         f"{local_time(entry.time)}"
     )
+
+
+def _probe_described(probe: ProbeEntry) -> str:
+    status = "no answer" if probe.status is None else str(probe.status)
+    return visible(f"probe: {status}, {probe.fate.value}, {local_time(probe.time)}")
 
 
 @click.command()

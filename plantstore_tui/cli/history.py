@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import click
 
 from plantstore_tui.cli.completion import history_entries, profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
+from plantstore_tui.cli.history_options import (
+    TODAY,
+    at_most_int64,
+    int64,
+    moment_option,
+    parse_moment,
+)
+from plantstore_tui.cli.history_probes import (
+    ProbeRef,
+    echo_probes,
+    entry_or_probe,
+    found_probe,
+    probe_export,
+    probe_text,
+    refuse_plant_filters,
+)
 from plantstore_tui.cli.history_summary import (
     BY_OPERATOR,
     SUMMARY_NOT_RUN,
@@ -25,8 +40,7 @@ from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions, one_target
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
-from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
-from plantstore_tui.core.plant.text import plural, quoted, visible
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.store import (
     HistoryEntry,
     HistoryFilter,
@@ -36,67 +50,12 @@ from plantstore_tui.core.store import (
     ledger_path,
     open_for_reading,
 )
-from plantstore_tui.core.store.records import OUTCOMES, utc_now
-from plantstore_tui.core.store.summary import Summary, local_midnight, summarize
+from plantstore_tui.core.store.probes import clear_probes
+from plantstore_tui.core.store.records import OUTCOMES
+from plantstore_tui.core.store.summary import Summary, summarize
 
-_DURATION = re.compile(r"(?:(\d{1,9})([smhdw]))+")
-_DURATION_PART = re.compile(r"(\d{1,9})([smhdw])")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _DEFAULT_LIMIT = 50
-TODAY = "today"
-
-
-def parse_moment(text: str, *, now: datetime | None = None) -> datetime:
-    """A date (`2026-11-20`, local midnight), a local or zoned ISO time, `today` (local
-    midnight), or a duration back from now (`90s`, `30m`, `2h`, `7d`, `1w`, `1h30m`);
-    `ValueError` with words if neither."""
-    stripped = text.strip()
-    if stripped.lower() == TODAY:
-        return local_midnight(now)
-    if _DURATION.fullmatch(stripped):
-        span = timedelta()
-        for amount, unit in _DURATION_PART.findall(stripped):
-            span += timedelta(**{_UNITS[unit]: int(amount)})
-        try:
-            return (now or utc_now()) - span
-        except OverflowError:
-            raise ValueError(f"{quoted(visible(text))} reaches back before the year 1") from None
-    try:
-        moment = datetime.fromisoformat(stripped)
-    except ValueError:
-        raise ValueError(
-            f"{quoted(visible(text))} is neither a date (today, 2026-11-20, 2026-11-20T09:30) "
-            "nor a duration (90s, 30m, 2h, 7d, 1w)"
-        ) from None
-    if moment.tzinfo is not None:
-        return moment
-    try:
-        # A time without a zone is the operator's local time, as the list shows it.
-        return moment.astimezone()
-    except (OverflowError, OSError):
-        raise ValueError(f"{quoted(visible(text))} is too far in the past or the future") from None
-
-
-def _moment_option(
-    ctx: click.Context, param: click.Parameter, value: str | None
-) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parse_moment(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx, param) from None
-
-
-def _int64(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
-    # SQLite holds int64: a larger number would end in an OverflowError traceback.
-    if value is not None and not INT64_MIN <= value <= INT64_MAX:
-        raise click.BadParameter(f"{value} is not a 64-bit integer", ctx, param)
-    return value
-
-
-def _at_most_int64(ctx: click.Context, param: click.Parameter, value: int) -> int:
-    return min(value, INT64_MAX)
+__all__ = ["history", "parse_moment"]
 
 
 @contextmanager
@@ -156,7 +115,7 @@ def _filter(
 )
 @one_target("--base-url", metavar="URL", help="Only sends to this base URL.")
 @click.option(
-    "--id", "plant_id", type=int, callback=_int64, metavar="ID", help="Only plants with this id."
+    "--id", "plant_id", type=int, callback=int64, metavar="ID", help="Only plants with this id."
 )
 @click.option("--outcome", type=click.Choice(OUTCOMES), help="Only sends with this outcome.")
 @click.option(
@@ -168,15 +127,20 @@ def _filter(
     help="Only the plants that wait for an operator (what the TUI's needs attention shows).",
 )
 @click.option(
+    "--probes",
+    is_flag=True,
+    help="List the probes (plantstore-tui probe, the TUI's probe screen) instead of the plants.",
+)
+@click.option(
     "--since",
     metavar="DATE|DURATION",
-    callback=_moment_option,
+    callback=moment_option,
     help="Only sends since a date or for a duration (2h, 7d).",
 )
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
-    callback=_at_most_int64,
+    callback=at_most_int64,
     metavar="N",
     default=_DEFAULT_LIMIT,
     show_default=True,
@@ -192,6 +156,7 @@ def history(
     outcome: str | None,
     state: str | None,
     pending: bool,
+    probes: bool,
     since: datetime | None,
     limit: int,
     as_json: bool,
@@ -200,14 +165,21 @@ def history(
 
     Every plant taken (TUI, add, import, check) is kept in plantstore.sqlite3 in the data
     directory, never with the token. With PLANTSTORE_NO_HISTORY=1, or `history = false` in a
-    profile, a plant is kept only until it is settled and dealt with.
+    profile, a plant is kept only until it is settled and dealt with. Probes are kept apart:
+    `history --probes` lists them, each named p and its number (`history show p12`).
     """
     if ctx.invoked_subcommand is not None:
         return
     options = ctx.obj if isinstance(ctx.obj, TargetOptions) else TargetOptions()
+    if probes:
+        refuse_plant_filters(id=plant_id, outcome=outcome, state=state, pending=pending)
     where = _filter(
         options, profile, base_url, plant_id=plant_id, outcome=outcome, state=state, since=since
     )
+    if probes:
+        with _reading() as store:
+            echo_probes(store, where, limit=limit, as_json=as_json)
+        return
     if pending:
         _list_pending(where, as_json)
         return
@@ -266,11 +238,19 @@ def _get(store: Ledger | None, entry: int) -> HistoryEntry:
     return found
 
 
-@history.command()
-@click.argument("entry", type=int, callback=_int64, shell_complete=history_entries)
+_ENTRY_HELP = "ENTRY is a plant's number in `history`, or a probe's in `history --probes` (p12)."
+
+
+@history.command(epilog=_ENTRY_HELP)
+@click.argument("entry", callback=entry_or_probe, shell_complete=history_entries)
 @json_option()
-def show(entry: int, as_json: bool) -> None:
-    """Show one send whole, with the body received."""
+def show(entry: int | ProbeRef, as_json: bool) -> None:
+    """Show one send (or probe) whole, with the body received."""
+    if isinstance(entry, ProbeRef):
+        with _reading() as store:
+            probe = found_probe(store, entry)
+        click.echo(json.dumps(probe.to_json(), ensure_ascii=True) if as_json else probe_text(probe))
+        return
     with _reading() as store:
         found = _get(store, entry)
     if as_json:
@@ -280,8 +260,8 @@ def show(entry: int, as_json: bool) -> None:
     click.echo(entry_text(found))
 
 
-@history.command()
-@click.argument("entry", type=int, callback=_int64, shell_complete=history_entries)
+@history.command(epilog=_ENTRY_HELP)
+@click.argument("entry", callback=entry_or_probe, shell_complete=history_entries)
 @click.option(
     "--as",
     "as_",
@@ -289,11 +269,17 @@ def show(entry: int, as_json: bool) -> None:
     required=True,
     help="The command to print.",
 )
-def export(entry: int, as_: str) -> None:
-    """Print a curl or HTTPie command that sends it again.
+def export(entry: int | ProbeRef, as_: str) -> None:
+    """Print a curl or HTTPie command that sends it (a plant or a probe) again.
 
-    Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it.
+    Run it with PLANTSTORE_TOKEN set: the command reads the token, it never holds it (a probe
+    sent without a token, or with the wrong one, is exported so).
     """
+    if isinstance(entry, ProbeRef):
+        with _reading() as store:
+            probe = found_probe(store, entry)
+        click.echo(probe_export(probe, ExportFormat(as_)))
+        return
     with _reading() as store:
         found = _get(store, entry)
     if found.sent() is None:
@@ -310,7 +296,7 @@ def export(entry: int, as_: str) -> None:
     metavar="today|DURATION|DATE",
     default=TODAY,
     show_default=True,
-    callback=_moment_option,
+    callback=moment_option,
     help="The plants taken since local midnight, for a duration (8h), or since a date or time.",
 )
 @click.option("--target", metavar="URL", help="Only the plants sent to this base URL.")
@@ -344,7 +330,7 @@ def summary(
 
 
 def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> None:
-    what = "every send" if profile is None and before is None else "the sends"
+    what = "every send and probe" if profile is None and before is None else "the sends and probes"
     if profile is not None:
         what += f" to profile {visible(profile)}"
     if before is not None:
@@ -359,12 +345,12 @@ def _confirm_clear(path: Path, profile: str | None, before: datetime | None) -> 
 @click.option(
     "--before",
     metavar="DATE|DURATION",
-    callback=_moment_option,
+    callback=moment_option,
     help="Only sends before a date, or older than a duration.",
 )
 @yes_option("Delete without asking.")
 def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
-    """Delete sends from the history (all of them without options); asks first.
+    """Delete sends and probes from the history (all of them without options); asks first.
 
     A plant that still waits for an operator, or a row of an import not finished, is never
     deleted.
@@ -383,8 +369,12 @@ def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
                 visible(f"The history cannot be changed: {path}: cannot be written (read-only)")
             )
         deleted = store.clear(profile=profile, before=before)
+        probes = clear_probes(store, profile=profile, before=before)
         kept = store.count(HistoryFilter(profile=profile))
-    words = f"Deleted {plural(deleted, 'send')} from {visible(str(path))}."
+    words = (
+        f"Deleted {plural(deleted, 'send')} and {plural(probes, 'probe')} from "
+        f"{visible(str(path))}."
+    )
     if kept and before is None:
         words += f" Kept {kept:,}: pending, or of an import not finished."
     click.echo(words)

@@ -217,6 +217,9 @@ SCENARIOS: dict[tuple[str, int], Callable[[World], int]] = {
     ("check", 1): lambda w: cli("check", "--profile", "careless"),
     ("check", 3): lambda w: cli("check", "--base-url", w.nowhere, token="t" * 20),
     ("check", 4): lambda w: cli("check", "--profile", "nowhere"),
+    ("probe", 0): lambda w: cli("probe", "--profile", "p", "--body", "{}"),
+    ("probe", 3): lambda w: cli("probe", "--base-url", w.nowhere, "--body", "{}", token="t"),
+    ("probe", 4): lambda w: cli("probe", "--profile", "nowhere", "--body", "{}"),
     ("serve", 0): lambda w: until_then_ctrl_c(
         ["serve", "--port", "0", "--db", str(w.directory / "served.sqlite3")],
         "Press Ctrl+C",

@@ -3,7 +3,9 @@ it, its full size named."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from plantstore_tui.core.plant.form import is_forbidden_char
@@ -64,6 +66,8 @@ BLOCK_SHOWN = 1000
 _KEY_NAMED = 40
 # JSON nested deeper than this is left out of what is shown (no Plant or Error nests at all).
 _DEPTH_SHOWN = 20
+# A JSON object this short reads best on one line; anything longer or nested is indented.
+_ONE_LINE_JSON = 60
 
 
 def shorten(text: str, limit: int = SHOWN, *, what: str = "", size: int | None = None) -> str:
@@ -129,3 +133,37 @@ def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
         return shown
 
     return walk(value, "", 0), tuple(notes)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownBody:
+    """A body as every front end shows it: its text (safe for a terminal, bounded), the notes
+    naming each cut, and whether it is JSON (pretty-printed, for a highlighter)."""
+
+    text: str
+    notes: tuple[str, ...] = ()
+    is_json: bool = False
+
+
+def shown_json(data: Any) -> ShownBody:
+    """`data` as JSON, one line when short and flat, else indented; each text in it cut to a few
+    hundred characters and each cut named (a server's megabyte name is never held or drawn)."""
+    shown, notes = bounded_json(data)
+    flat = json.dumps(shown, ensure_ascii=False)
+    nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
+    if len(flat) <= _ONE_LINE_JSON and not nested:
+        dumped = flat
+    else:
+        dumped = json.dumps(shown, indent=2, ensure_ascii=False)
+    # json.dumps escapes C0 but lets DEL, C1 and bidi controls through: visible() catches those.
+    text = visible(shorten(dumped, BLOCK_SHOWN, what="the JSON"), keep_newlines=True)
+    return ShownBody(text, tuple(visible(note) for note in notes), is_json=True)
+
+
+def shown_body(body: str) -> ShownBody:
+    """An answer's body: pretty JSON when it parses, else the raw text, escaped and cut."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return ShownBody(visible(shorten(body, what="the body"), keep_newlines=True))
+    return shown_json(data)

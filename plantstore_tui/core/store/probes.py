@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.http.probe import Shape, TokenChoice, masked_header
+from plantstore_tui.core.http.probe import Reading, Shape, TokenChoice, masked_header
 from plantstore_tui.core.plant.outcome import PlantFate
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.operator import this_operator
@@ -70,6 +70,11 @@ class ProbeEntry:
     listed: bool
     fate: PlantFate
     off_spec: tuple[str, ...]
+
+    @property
+    def reading(self) -> Reading:
+        """The spec's reading of its answer, as the probe read it (`.words` says it)."""
+        return Reading(self.shape, listed=self.listed, fate=self.fate, off_spec=self.off_spec)
 
     @property
     def label(self) -> str:
@@ -250,6 +255,16 @@ def get_probe(ledger: Ledger, number: int) -> ProbeEntry | None:
     """One probe by its number."""
     found = _select(ledger, "number = ?", [number])
     return found[0] if found else None
+
+
+def numbered_probes(ledger: Ledger, digits: str, *, limit: int) -> list[ProbeEntry]:
+    """The newest probes whose numbers start with `digits` (any probe when it is empty); none
+    when `digits` is not digits (shell completion of `p12`)."""
+    if digits and not (digits.isascii() and digits.isdigit()):
+        return []
+    return _select(
+        ledger, "CAST(number AS TEXT) LIKE ? ORDER BY number DESC LIMIT ?", [f"{digits}%", limit]
+    )
 
 
 def clear_probes(

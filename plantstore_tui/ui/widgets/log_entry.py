@@ -6,7 +6,6 @@ for display. The response log (`response_log.py`) draws these entries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -20,15 +19,19 @@ from rich.table import Table
 from rich.text import Span, Text
 
 from plantstore_tui.core.plant.outcome import Created, Failed, Rejected, fate_sentence
-from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
+from plantstore_tui.core.plant.text import (
+    ShownBody,
+    shorten,
+    shown_body,
+    shown_json,
+    visible,
+)
 from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.sending.queue import QueuedPlant
 
-# A JSON object this short reads best on one line; anything longer or nested is indented.
-_ONE_LINE_JSON = 60
 # "to send " is the longest label; values start one column after it.
 _LABEL_WIDTH = 8  # "to send" and a space
 # The rows are indented under the header by this many columns.
@@ -56,36 +59,25 @@ def _style(styles: Mapping[str, Style], name: str) -> Style:
     return styles.get(name, Style.null())
 
 
-def _json_block(data: Any) -> Text:
-    """`data` as highlighted JSON, one line when short and flat, else indented; always literal.
-
-    Each text in it is cut to a few hundred characters, and each cut named below it: a server's
-    megabyte name is never held or drawn whole.
-    """
-
-    shown, notes = bounded_json(data)
-    flat = json.dumps(shown, ensure_ascii=False)
-    nested = isinstance(shown, dict) and any(isinstance(v, dict | list) for v in shown.values())
-    if len(flat) <= _ONE_LINE_JSON and not nested:
-        dumped = flat
-    else:
-        dumped = json.dumps(shown, indent=2, ensure_ascii=False)
-    # json.dumps escapes C0 but lets DEL, C1 and bidi controls through: visible() catches those.
-    text = Text(visible(shorten(dumped, BLOCK_SHOWN, what="the JSON"), keep_newlines=True))
-    _json_highlighter.highlight(text)
-    for note in notes:
-        text.append(f"\n({visible(note)})")
+def _block(shown: ShownBody) -> Text:
+    """A body as every front end shows it (`core.plant.text.shown_body`), JSON highlighted;
+    always literal."""
+    text = Text(shown.text)
+    if shown.is_json:
+        _json_highlighter.highlight(text)
+    for note in shown.notes:
+        text.append(f"\n({note})")
     return text
+
+
+def _json_block(data: Any) -> Text:
+    """`data` as highlighted JSON, one line when short and flat, else indented, each cut named."""
+    return _block(shown_json(data))
 
 
 def body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
-
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return Text(visible(shorten(body, what="the body"), keep_newlines=True))
-    return _json_block(data)
+    return _block(shown_body(body))
 
 
 def _status_words(outcome: Outcome) -> str:

@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 
 from plantstore_tui.core.plant.text import (
     SHOWN,
+    ShownBody,
     bounded_json,
     clipped,
     plural,
     shorten,
+    shown_body,
     visible,
 )
 
@@ -178,3 +180,16 @@ def test_bounded_json_leaves_out_what_is_nested_too_deep_to_read() -> None:
     shown, notes = bounded_json({"name": "Fern", "deep": deep})
     assert shown["name"] == "Fern"
     assert notes == (f"deep{'[0]' * 19}: nested deeper than 20 levels, not shown",)
+
+
+def test_a_body_is_shown_as_pretty_json_or_as_escaped_text_each_bounded() -> None:
+    short = shown_body('{"error": 1002, "message": "no"}')
+    assert short == ShownBody('{"error": 1002, "message": "no"}', is_json=True)
+    long = shown_body(json.dumps({"error": 1, "message": "x" * 500}))
+    assert long.is_json
+    assert long.text.startswith('{\n  "error": 1,\n  "message": "' + "x" * 200 + '…"')
+    assert long.notes == ("message: 500 characters, first 200 shown",)
+    raw = shown_body("<html>\x1b[31mred\n" + "y" * 300)
+    assert not raw.is_json
+    assert raw.text.startswith("<html>\\e[31mred\n")
+    assert "(the body: 315 characters, first 200 shown)" in raw.text

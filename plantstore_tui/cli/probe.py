@@ -1,0 +1,262 @@
+"""`plantstore-tui probe`: one request to POST /plants exactly as given, what came back, and the
+spec's reading of it; kept in the ledger's history as a probe, never as a plant."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import click
+
+from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.options import json_option, one_of, timeout_option, yes_option
+from plantstore_tui.cli.targets import (
+    TargetOptions,
+    confirm_protected,
+    merged_target_options,
+    resolve_target,
+)
+from plantstore_tui.core.http.cases import CasesError, append_case, case_of, load_cases
+from plantstore_tui.core.http.check import with_limits
+from plantstore_tui.core.http.probe import (
+    ProbeAnswer,
+    ProbeRequest,
+    TokenChoice,
+    parse_header,
+    send_probe,
+)
+from plantstore_tui.core.http.proxy import through_words
+from plantstore_tui.core.plant.outcome import Failed
+from plantstore_tui.core.plant.text import clipped, shorten, shown_body, visible
+from plantstore_tui.core.store.probes import PREFIX, record_probe
+
+# The keys of `probe --json` when the run ended before any request went out.
+NOT_SENT: dict[str, Any] = {
+    "url": None,
+    "request": None,
+    "status": None,
+    "headers": [],
+    "body": None,
+    "elapsed_ms": None,
+    "verdict": None,
+    "probe": None,
+}
+# A header's value is shown to this many characters (the ledger keeps it whole).
+_HEADER_SHOWN = 120
+# A default case name quotes this much of the body.
+_NAMED_BODY = 40
+one_body = one_of("body", "body_file")
+
+
+def _headers(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for text in values:
+        try:
+            pairs.append(parse_header(text))
+        except ValueError as exc:
+            raise click.BadParameter(visible(str(exc)), ctx, param) from None
+    return tuple(pairs)
+
+
+@click.command()
+@one_body("--body", metavar="TEXT", help="The body to send, exactly as given (JSON or not).")
+@one_body(
+    "--body-file",
+    type=click.File("rb"),
+    metavar="FILE",
+    help="Send this file's bytes as the body ('-': standard input); not with --body.",
+)
+@click.option(
+    "--token",
+    "token",
+    type=click.Choice([choice.value for choice in TokenChoice]),
+    default=TokenChoice.PROFILE.value,
+    show_default=True,
+    help="The target's token, no Authorization header at all, or a fixed wrong token.",
+)
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    callback=_headers,
+    metavar="NAME:VALUE",
+    help="Add this header (one of the same name, Content-Type, replaces the client's); repeat "
+    "for more.",
+)
+@json_option(
+    "Print one JSON object: the status, headers, body, time and the spec's verdict.",
+    not_run=NOT_SENT,
+)
+@click.option(
+    "--save-case",
+    "cases_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Append the request to this file of cases, with the status it got as the expectation "
+    "(check --expect runs it).",
+)
+@click.option(
+    "--case-name", metavar="NAME", help="With --save-case: the case's name (else one is made)."
+)
+@yes_option("Probe a protected profile without asking.")
+@timeout_option(
+    3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
+)
+@merged_target_options
+def probe(
+    options: TargetOptions,
+    body: str | None,
+    body_file: BinaryIO | None,
+    token: str,
+    headers: tuple[tuple[str, str], ...],
+    as_json: bool,
+    cases_path: Path | None,
+    case_name: str | None,
+    yes: bool,
+    timeout: float | None,
+) -> None:
+    """Send one request to POST /plants exactly as given, and read the answer by the spec.
+
+    The body goes byte for byte, valid JSON or not; the token is the target's unless --token
+    none or wrong. Prints the request (the token as its last 4 characters at most), the status,
+    headers and body of the answer, the time, and the spec's reading: the body's shape (Plant,
+    Error, neither), whether the spec lists the status, and what it means for a plant. Every
+    probe is kept in the history (history --probes), never as a plant. Exits 0 when an answer
+    came, whatever its status; 3 when none did; 2 for a usage error; 4 for a configuration
+    problem.
+    """
+    if case_name is not None and cases_path is None:
+        raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
+    request = ProbeRequest(_body(body, body_file), TokenChoice(token), headers)
+    if cases_path is not None:
+        _check_cases_file(cases_path, case_name)
+    target = resolve_target(options, interactive=not as_json)
+    if target.protected and not yes and _may_create(request):
+        confirm_protected(
+            target, "Send this probe (it may create a plant) to", interactive=not as_json
+        )
+    if timeout is not None:
+        target = with_limits(target, timeout)
+    answer = asyncio.run(send_probe(target, request))
+    number = record_probe(target, answer, warn=_warn)
+    label = None if number is None else f"{PREFIX}{number}"
+    if as_json:
+        click.echo(json.dumps(answer.to_json() | {"probe": label}, ensure_ascii=True))
+    else:
+        click.echo(render_probe(answer))
+        if label is not None:
+            click.echo(f"  history {label}")
+    if cases_path is not None:
+        _save_case(cases_path, case_name, answer, quiet=as_json)
+    raise SystemExit(ExitCode.CREATED if answer.answered else ExitCode.TRANSPORT_FAILURE)
+
+
+def _body(text: str | None, file: BinaryIO | None) -> bytes:
+    if file is not None:
+        # click closes the file (never stdin) when the command ends.
+        return file.read()
+    if text is None:
+        raise click.UsageError("Give the body as --body TEXT or --body-file FILE ('-': stdin).")
+    # Bytes the shell passed that are not UTF-8 go as they came.
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def _may_create(request: ProbeRequest) -> bool:
+    """Whether the probe could create a plant on a deployment that follows the spec: a JSON
+    object sent with the target's own token."""
+    if request.token is not TokenChoice.PROFILE:
+        return False
+    try:
+        return isinstance(json.loads(request.body), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _check_cases_file(path: Path, name: str | None) -> None:
+    """The file of cases can take one more (it loads; the name is free), before anything goes."""
+    if not path.exists():
+        return
+    try:
+        names = {case.name for case in load_cases(path)}
+    except CasesError as exc:
+        raise InvalidInput(f"Nothing was sent: {exc}") from None
+    if name is not None and name in names:
+        raise InvalidInput(
+            f"Nothing was sent: {visible(str(path))} has a case named {visible(name)!r} "
+            "already; give --case-name another name."
+        )
+
+
+def _default_name(path: Path, answer: ProbeAnswer) -> str:
+    """A name for the case the file does not hold yet: its body and token."""
+    text = answer.request.body.decode("utf-8", errors="backslashreplace")
+    name = f"{clipped(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
+    names = {case.name for case in load_cases(path)} if path.exists() else set()
+    count = 1
+    chosen = name
+    while chosen in names:
+        count += 1
+        chosen = f"{name} #{count}"
+    return chosen
+
+
+def _save_case(path: Path, name: str | None, answer: ProbeAnswer, *, quiet: bool) -> None:
+    """Append the probe as a case; a failure is said on stderr, and the exit code stays the
+    probe's (it was sent: 0 when an answer came, 3 when none did)."""
+    try:
+        case = case_of(name or _default_name(path, answer), answer)
+        append_case(path, case)
+    except CasesError as exc:
+        _warn(str(exc))
+        return
+    if not quiet:
+        click.echo(f"Saved as a case in {visible(str(path))}: {visible(case.name)!r}.")
+
+
+def _warn(message: str) -> None:
+    click.echo(visible(message), err=True)
+
+
+def _header_lines(pairs: tuple[tuple[str, str], ...]) -> list[str]:
+    return [
+        f"  {visible(name)}: {visible(shorten(value, _HEADER_SHOWN, what=name))}"
+        for name, value in pairs
+    ]
+
+
+def _indented(text: str) -> list[str]:
+    return [f"    {line}" for line in text.splitlines() or [""]]
+
+
+def render_probe(answer: ProbeAnswer) -> str:
+    """The request and what came back, as plain lines; nothing a server sent reaches the terminal
+    raw (escaped by `visible`, bounded as the log bounds it)."""
+    request = answer.request
+    sent = request.body.decode("utf-8", errors="backslashreplace")
+    lines = [
+        f"POST {visible(answer.url + through_words(answer.outcome.proxy))}",
+        *_header_lines(answer.sent_headers),
+        f"  body ({len(request.body):,} bytes): {visible(shorten(sent, what='the body'))}",
+    ]
+    timing = "" if answer.elapsed_ms is None else f" in {answer.elapsed_ms:.1f} ms"
+    if answer.status is None:
+        lines.append(f"No answer{timing}: {visible(answer.outcome.headline)}")
+        outcome = answer.outcome
+        if isinstance(outcome, Failed) and outcome.remedy:
+            lines.append(f"  {visible(outcome.remedy)}")
+    else:
+        lines.append(f"Answer: {answer.status}{timing}")
+        lines.extend(_header_lines(answer.headers))
+        if answer.body:
+            shown = shown_body(answer.body)
+            lines.append("  body:")
+            lines.extend(_indented(shown.text))
+            lines.extend(f"    ({note})" for note in shown.notes)
+    lines.append(f"Reading: {answer.reading.words}")
+    if answer.reading.off_spec:
+        lines.append("  off spec: " + visible("; ".join(answer.reading.off_spec)))
+    return "\n".join(lines)
