@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from keys_support import burst
 from ledger_support import all_rows
 from misbehaving import (
@@ -29,6 +30,7 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static, TextArea
 
+from plantstore_tui.cli import main
 from plantstore_tui.core.http.cases import load_cases
 from plantstore_tui.core.http.probe import TokenChoice
 from plantstore_tui.core.sending.state import Unreachable
@@ -164,8 +166,16 @@ async def test_an_id_as_a_string_gets_400_with_the_reading_and_is_kept_as_a_prob
         assert all_rows() == []
         assert send.service.status().counts == counts_before
         assert screen_text(app).splitlines()[0] == status_before
-    [probe] = probes_kept()
-    assert (probe.status, probe.source, probe.body) == (400, "tui", b'{"id": "7", "name": "Fern"}')
+    # Kept in the history as a probe, as `probe` keeps them; the plants' history has none.
+    listed = CliRunner().invoke(main, ["history", "--probes", "--json"])
+    assert listed.exit_code == 0, listed.output
+    [probe] = json.loads(listed.stdout)
+    assert (probe["status"], probe["source"]) == (400, "tui")
+    assert probe["request"]["body"] == '{"id": "7", "name": "Fern"}'
+    assert probe["verdict"]["shape"] == "Error"
+    plants = CliRunner().invoke(main, ["history", "--json"])
+    assert plants.exit_code == 0, plants.output
+    assert json.loads(plants.stdout) == []
 
 
 async def test_no_token_gets_401_and_no_authorization_goes(
