@@ -272,6 +272,32 @@ async def test_a_probe_goes_at_once_while_the_queue_waits_for_the_deployment() -
             assert sorted(row.plant_id for row in all_rows()) == [1, 2]
 
 
+async def test_with_the_deployment_unreachable_a_probe_says_so_at_once(closed_port: int) -> None:
+    app = app_for(f"http://127.0.0.1:{closed_port}", SecretStr("token-of-the-probe-test"))
+    async with app.run_test(size=SMALL) as pilot:
+        send = await ready(app, pilot)
+        await fill(pilot, send, name="Fern", id="1")
+        await pilot.press("ctrl+s")
+        await until(
+            pilot,
+            lambda: isinstance(send.service.status().state, Unreachable),
+            "the plant waiting for the deployment",
+        )
+        waiting = send.service.status()
+        screen = await open_probe(app, pilot)
+        await probe_answered(app, pilot, screen)
+        answer = screen.answer
+        assert answer is not None
+        assert answer.status is None
+        words = answer_shown(screen)
+        assert words.startswith("No answer")
+        assert "No answer came. The plant was not created." in words
+        assert "connect" in words.lower()
+        now = send.service.status()
+        assert isinstance(now.state, Unreachable)
+        assert (now.in_line, now.counts) == (waiting.in_line, waiting.counts)
+
+
 async def test_a_second_send_while_one_is_in_flight_is_refused_in_words() -> None:
     release = asyncio.Event()
     async with MisbehavingServer(
@@ -438,3 +464,4 @@ async def test_every_part_is_visible_and_reachable_with_tab(
         panel = app.screen.query_one("#case-panel")
         assert app.screen.region.contains_region(panel.region)
         assert "Save" in screen_text(app)
+

@@ -38,6 +38,7 @@ from plantstore_tui.core.http.probe import (
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormTexts, parse_id
+from plantstore_tui.core.plant.outcome import Failed
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.probes import record_probe
 from plantstore_tui.ui.ordered_input import OrderedScreen
@@ -107,10 +108,12 @@ def answer_text(answer: ProbeAnswer) -> Text:
         text.append(f"{answer.status} {_phrase(answer.status)}".rstrip(), _BOLD)
     if answer.elapsed_ms is not None:
         text.append(f"  {answer.elapsed_ms:.1f} ms", _DIM)
+    outcome = answer.outcome
     if not answer.answered:
-        text.append(f"\n{visible(answer.outcome.headline)}")
-        if answer.outcome.advice:
-            text.append(f" {visible(answer.outcome.advice)}")
+        text.append(f"\n{visible(outcome.headline)}")
+        # What to try about the deployment (a probe carried no plant to send again).
+        if isinstance(outcome, Failed) and outcome.remedy:
+            text.append(f"\n{visible(outcome.remedy)}")
     text.append(f"\n{answer.reading.words}")
     if answer.reading.off_spec:
         text.append(visible("\nOff spec: " + "; ".join(answer.reading.off_spec)))
