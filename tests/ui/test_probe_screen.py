@@ -464,4 +464,3 @@ async def test_every_part_is_visible_and_reachable_with_tab(
         panel = app.screen.query_one("#case-panel")
         assert app.screen.region.contains_region(panel.region)
         assert "Save" in screen_text(app)
-
