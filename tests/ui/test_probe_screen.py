@@ -20,6 +20,7 @@ from misbehaving import (
     ReceivedRequest,
     Send,
     json_response,
+    response,
     spec_like,
 )
 from pydantic import SecretStr
@@ -213,6 +214,25 @@ async def test_a_body_that_is_not_json_and_a_header_go_exactly_as_typed() -> Non
             assert request.headers["authorization"] == "Bearer token-of-the-probe-test"
             assert "400 Bad Request" in screen_text(app)
             assert "The body is an Error" in answer_shown(screen)
+
+
+async def test_an_answer_off_spec_is_read_so_and_shown_escaped() -> None:
+    page = b"\x1b[31mred[/] [bold]loud[/bold] \x1b]52;c;aGk=\x07"
+    answer = response(200, page, headers=[("Content-Type", "text/plain")])
+    async with MisbehavingServer([Send(answer)]) as server:
+        app = app_for(server.base_url, SecretStr("token-of-the-probe-test"))
+        async with app.run_test(size=LARGE) as pilot:
+            await ready(app, pilot)
+            screen = await open_probe(app, pilot)
+            await probe_answered(app, pilot, screen)
+            assert screen.answer is not None
+            assert screen.answer.reading.off_spec
+            words = answer_shown(screen)
+            assert "The body is neither a Plant nor an Error" in words
+            assert "Off spec: " in words
+            assert "\\nOff spec" not in words
+            assert "\x1b" not in screen_text(app)
+            assert "\\e[31mred[/] [bold]loud[/bold] \\e]52;c;aGk=\\x07" in words
 
 
 async def test_a_bad_header_is_refused_in_words_and_nothing_is_sent() -> None:

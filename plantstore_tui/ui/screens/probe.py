@@ -116,7 +116,8 @@ def answer_text(answer: ProbeAnswer) -> Text:
             text.append(f"\n{visible(outcome.remedy)}")
     text.append(f"\n{answer.reading.words}")
     if answer.reading.off_spec:
-        text.append(visible("\nOff spec: " + "; ".join(answer.reading.off_spec)))
+        text.append("\n")
+        text.append(visible("Off spec: " + "; ".join(answer.reading.off_spec)))
     if answer.answered:
         text.append("\n\nBody", _BOLD)
         text.append("\n")
