@@ -185,6 +185,29 @@ async def history(app: PlantStoreApp, screen: SendScreen) -> None:
     raise RuntimeError("the history never showed its sends")
 
 
+async def probe(app: PlantStoreApp, screen: SendScreen) -> None:
+    """F6: the form's plant with its id given as a string, sent by hand; the 400 and its reading."""
+    from textual.widgets import TextArea
+
+    from plantstore_tui.ui.screens.probe import ProbeScreen
+
+    await _type(app, screen, "Fern", "7", "")
+    screen.action_probe()
+    pilot = _pilot(app)
+    await pilot.pause()
+    probing = app.screen
+    assert isinstance(probing, ProbeScreen)
+    probing.query_one("#probe-body", TextArea).load_text('{\n  "id": "7",\n  "name": "Fern"\n}')
+    probing.action_send()
+    for _ in range(2000):
+        if probing.answer is not None:
+            await asyncio.gather(*(w.wait() for w in app.workers if w.group == "probe"))
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise RuntimeError("the probe never got its answer")
+
+
 async def help_screen(app: PlantStoreApp, screen: SendScreen) -> None:
     """F1."""
     app.action_help()
@@ -293,6 +316,7 @@ SCENES: dict[str, tuple[Scene, str]] = {
     "needs-attention": (needs_attention, "server"),
     "check": (check, "server"),
     "history": (history, "server"),
+    "probe": (probe, "server"),
     "help": (help_screen, "server"),
     "profiles": (profiles, "local"),
     "protected-send": (protected_send, "prod"),

@@ -397,6 +397,11 @@ class PlantStoreApp(KeysFirstApp[None]):
                 screen.action_attention,
             )
             yield SystemCommand(
+                "Probe a request",
+                "Send POST /plants exactly as typed (any body, token or header); never queued",
+                screen.action_probe,
+            )
+            yield SystemCommand(
                 "Shift summary",
                 "Today's plants: created, rejected, per hour, the time to the answer",
                 screen.action_summary,

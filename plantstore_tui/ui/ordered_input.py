@@ -10,7 +10,8 @@ tests/ui/test_upstream.py, which fails the day a Textual release changes it).
 A screen that implements `OrderedInput` is handed each key and paste instead, in the app's own
 task, and applies it completely (the text edit, the focus move, the submit) before the app reads
 the next one. A screen with fields opts in by being an `OrderedScreen`, its text fields
-`TypedInput`s: the send screen, the profile editor, the history, the import screen.
+`TypedInput`s (or `TypedTextArea`s, any `TypesNow`): the send screen, the profile editor, the
+history, the import screen, the probe screen.
 
 Textual's loop takes the next key of a burst before anything else runs: a long burst would hold
 the sends (until they time out) and every frame until its end. Every `TURN_SECONDS` of keys
@@ -44,6 +45,19 @@ ReturnType = TypeVar("ReturnType")
 
 # How long the keys of a burst are applied before the rest of the app gets a turn.
 TURN_SECONDS = 0.1
+
+
+@runtime_checkable
+class TypesNow(Protocol):
+    """A field an ordered screen hands typed characters and pastes to, applied at once."""
+
+    def type_now(self, event: events.Key) -> bool:
+        """Apply a typed character now; False if the key is not one the field types."""
+        ...
+
+    def paste_now(self, text: str) -> str | None:
+        """Apply a paste now; the words saying why it was refused, if it was."""
+        ...
 
 
 @runtime_checkable
@@ -104,7 +118,7 @@ class OrderedScreen(Screen[ReturnType]):
     async def _apply(self, event: events.Key | events.Paste) -> bool:
         focused = self.focused
         if isinstance(event, events.Paste):
-            if not isinstance(focused, TypedInput):
+            if not isinstance(focused, TypesNow):
                 return False
             problem = focused.paste_now(event.text)
             if problem is not None:
@@ -116,7 +130,7 @@ class OrderedScreen(Screen[ReturnType]):
 
     def _type_now(self, event: events.Key) -> bool:
         focused = self.focused
-        return isinstance(focused, TypedInput) and focused.type_now(event)
+        return isinstance(focused, TypesNow) and focused.type_now(event)
 
     def set_focus(
         self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False

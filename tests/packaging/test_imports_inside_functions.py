@@ -13,7 +13,8 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "plantstore_tui"
 # Each kept import is listed by imports_inside_functions(); raise this only with a reason
 # written beside the import.
-LIMIT = 16
+# 17: the probe screen, opened on demand (F6).
+LIMIT = 17
 
 
 def _is_type_checking(test: ast.expr) -> bool:

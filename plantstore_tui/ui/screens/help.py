@@ -30,6 +30,7 @@ KEYS = (
     ("F2", "profiles: list, add, edit, delete, test, use (or click the target above)"),
     ("F3", "history: every send kept, to show, load into the form, resend or copy as curl"),
     ("F5", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
+    ("F6", "probe: POST /plants exactly as typed (any body, token), read by the spec"),
     ("F7", "shift summary: today's plants created, rejected and per hour, the time to the answer"),
     ("Ctrl+Q", "quit"),
 )

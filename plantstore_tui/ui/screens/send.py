@@ -90,6 +90,7 @@ class SendScreen(OrderedScreen[None]):
         Binding("f3", "history", "History"),
         Binding("f4", "attention", "Needs attention"),
         # Not in the footer, which keeps to the keys of every plant: the palette and help name it.
+        Binding("f6", "probe", "Probe", show=False),
         Binding("f7", "summary", "Shift summary", show=False),
         # In a browser, Alt+N and Alt+T instead (`BROWSER_KEYMAP`); priority, as an Alt+letter
         # is a printable key, which a focused field would type.
@@ -500,6 +501,14 @@ class SendScreen(OrderedScreen[None]):
         # is not looked up: the change to the text it holds now comes after it.
         if event.value == event.input.value:
             self.service.check_id(event.value)
+
+    def action_probe(self) -> None:
+        """Probe POST /plants by hand: the form's plant as a body to change at will, sent as
+        typed to the deployment plants go to now; never a plant of the queue."""
+        # An optional feature, a screen opened on demand (F6).
+        from plantstore_tui.ui.screens.probe import ProbeScreen
+
+        self.app.push_screen(ProbeScreen(lambda: self.service.status().target, self.form.texts()))
 
     def action_summary(self) -> None:
         """Today's plants at a glance: the counts, and the plants created per hour."""

@@ -75,7 +75,7 @@ def _json_block(data: Any) -> Text:
     return _block(shown_json(data))
 
 
-def _body_block(body: str) -> Text:
+def body_block(body: str) -> Text:
     """A response body: pretty JSON when it parses, else the raw text, cut for display."""
     return _block(shown_body(body))
 
@@ -246,7 +246,7 @@ def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -
         case Rejected() if outcome.error is not None:
             labelled("error", _json_block(outcome.error.as_received()))
         case Rejected() | Failed() if outcome.body:
-            labelled("body", _body_block(outcome.body))
+            labelled("body", body_block(outcome.body))
         case _:
             pass
     if isinstance(outcome, Failed) and outcome.location:

@@ -1,0 +1,350 @@
+"""The probe screen (F6, or the palette's "Probe a request"): one request to `POST /plants`,
+exactly as typed, to the deployment plants go to now, and its answer beside it, read by the
+spec's rules (`core/http/probe.py`).
+
+A probe is never a plant of the queue and never waits behind it: it goes over a connection of its
+own, in a worker, whatever the queue is doing. Each probe is kept in the ledger's history as a
+probe (`core/store/probes.py`, in a thread), and "Save as case" appends it to a file of cases
+that `check --expect` runs (`core/http/cases.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.worker import Worker, WorkerState
+
+from plantstore_tui.core.http.cases import CasesError, append_case, case_of
+from plantstore_tui.core.http.probe import (
+    ProbeAnswer,
+    ProbeRequest,
+    TokenChoice,
+    parse_header,
+    send_probe,
+)
+from plantstore_tui.core.http.proxy import through_words
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.form import FormTexts, parse_id
+from plantstore_tui.core.plant.outcome import Failed
+from plantstore_tui.core.plant.text import shorten, visible
+from plantstore_tui.core.store.probes import record_probe
+from plantstore_tui.ui.ordered_input import OrderedScreen
+from plantstore_tui.ui.widgets.log_entry import body_block
+from plantstore_tui.ui.widgets.typed_input import TypedInput
+from plantstore_tui.ui.widgets.typed_text_area import TypedTextArea
+
+# A blank form's body: a plant the spec takes, to change into the question being asked.
+_TEMPLATE = {"id": 1, "name": "Fern"}
+TOKEN_CHOICES = (
+    ("the profile's token", TokenChoice.PROFILE),
+    ("no token", TokenChoice.NONE),
+    ("a wrong token", TokenChoice.WRONG),
+)
+DEFAULT_CASES = "cases.toml"
+NOTHING_YET = (
+    "Ctrl+S sends the request as it stands, whatever the queue is doing; its answer is shown "
+    "here. A probe never joins the queue: it is kept in the history as a probe."
+)
+_BOLD = Style(bold=True)
+_DIM = Style(dim=True)
+
+
+def body_of_form(texts: FormTexts) -> str:
+    """The form's plant as a probe's body, indented: what is typed, valid or not (an id that is
+    not a whole number goes as text); a blank form gives a template."""
+    if texts.blank:
+        return json.dumps(_TEMPLATE, indent=2)
+    plant_id = parse_id(texts.id)
+    value: dict[str, Any] = {
+        "id": plant_id if isinstance(plant_id, int) else texts.id,
+        "name": texts.name,
+    }
+    if texts.tag:
+        value["tag"] = texts.tag
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def headers_of(text: str) -> tuple[tuple[str, str], ...]:
+    """Each line that is not blank as a header; ValueError with `parse_header`'s words."""
+    return tuple(parse_header(line) for line in text.splitlines() if line.strip())
+
+
+def _pairs(pairs: tuple[tuple[str, str], ...]) -> Text:
+    text = Text()
+    for name, value in pairs:
+        text.append(f"\n{visible(shorten(name))}: ", _DIM)
+        text.append(visible(shorten(value, what=name)))
+    return text
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def answer_text(answer: ProbeAnswer) -> Text:
+    """The answer as the screen shows it: the status and the time, the spec's reading, the body
+    (pretty when it is JSON, escaped and bounded as the log shows bodies), the headers received
+    and sent; when no answer came, why. Nothing from the server is read as markup."""
+    text = Text()
+    if answer.status is None:
+        text.append("No answer", _BOLD)
+    else:
+        text.append(f"{answer.status} {_phrase(answer.status)}".rstrip(), _BOLD)
+    if answer.elapsed_ms is not None:
+        text.append(f"  {answer.elapsed_ms:.1f} ms", _DIM)
+    outcome = answer.outcome
+    if not answer.answered:
+        text.append(f"\n{visible(outcome.headline)}")
+        # What to try about the deployment (a probe carried no plant to send again).
+        if isinstance(outcome, Failed) and outcome.remedy:
+            text.append(f"\n{visible(outcome.remedy)}")
+    text.append(f"\n{answer.reading.words}")
+    if answer.reading.off_spec:
+        text.append("\n")
+        text.append(visible("Off spec: " + "; ".join(answer.reading.off_spec)))
+    if answer.answered:
+        text.append("\n\nBody", _BOLD)
+        text.append("\n")
+        text.append(body_block(answer.body) if answer.body else Text("(empty)", _DIM))
+        text.append("\n\nHeaders received", _BOLD)
+        text.append(_pairs(answer.headers))
+    text.append("\n\nSent", _BOLD)
+    text.append(f"\nPOST {visible(answer.url)}", _DIM)
+    text.append(_pairs(answer.sent_headers))
+    return text
+
+
+class ProbeScreen(OrderedScreen[None]):
+    """A request written by hand, sent with Ctrl+S, its answer beside it; Esc back to the form.
+
+    Its keys are applied in order (`OrderedScreen`): F6 and an edit typed in one go, an arrow
+    among the characters of a burst, act as typed slowly."""
+
+    CSS_PATH = "../probe.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back to the form"),
+        Binding("ctrl+s", "send", "Send"),
+        Binding("ctrl+o", "save_case", "Save as case"),
+    ]
+
+    def __init__(self, target: Callable[[], Target | None], texts: FormTexts) -> None:
+        """`target` tells the deployment plants go to now (None: none yet), read at each Send;
+        `texts`, the form's fields, make the first body."""
+        super().__init__()
+        self._target = target
+        self._first_body = body_of_form(texts)
+        self.answer: ProbeAnswer | None = None
+        """The last answer shown, which Save as case keeps."""
+        self.sending = False
+        """True while a probe is in flight (a second Send is refused meanwhile)."""
+
+    def compose(self) -> ComposeResult:
+        """The target above; the request (body, token, headers, buttons) beside the answer."""
+        yield Static(id="probe-title")
+        with Horizontal(id="probe-panes"):
+            with Vertical(id="probe-request"):
+                body = TypedTextArea.code_editor(
+                    self._first_body, language="json", tab_behavior="focus", id="probe-body"
+                )
+                body.border_title = "Body, sent as typed"
+                yield body
+                with Horizontal(id="probe-token-row"):
+                    yield Label("Token", id="probe-token-label")
+                    yield Select(
+                        TOKEN_CHOICES,
+                        value=TokenChoice.PROFILE,
+                        allow_blank=False,
+                        compact=True,
+                        id="probe-token",
+                    )
+                headers = TypedTextArea(
+                    tab_behavior="focus", placeholder="Name: value, one a line", id="probe-headers"
+                )
+                headers.border_title = "Headers"
+                yield headers
+                with Horizontal(id="probe-buttons"):
+                    yield Button("Send", variant="primary", compact=True, id="probe-send")
+                    yield Button("Save as case", compact=True, id="probe-save")
+            with VerticalScroll(id="probe-answer") as answer:
+                answer.border_title = "Answer"
+                yield Static(Text(NOTHING_YET), id="probe-answer-text")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        """Name the target; the body takes the keys."""
+        self._show_where(self._target())
+        self.query_one("#probe-body", TypedTextArea).focus()
+
+    def _show_where(self, target: Target | None) -> None:
+        if target is None:
+            words = "Probe: no deployment yet (F2 for profiles)"
+        else:
+            proxy = None if target.proxy is None else target.proxy.url
+            words = f"Probe POST {visible(target.base_url)}/plants{visible(through_words(proxy))}"
+        self.query_one("#probe-title", Static).update(Text(words))
+
+    def _say(self, words: str) -> None:
+        self.query_one("#probe-answer-text", Static).update(Text(words))
+
+    @on(Button.Pressed, "#probe-send")
+    def action_send(self) -> None:
+        """Send the request as it stands to the deployment plants go to now."""
+        if self.sending:
+            self.notify(
+                "A probe is in flight: send again once its answer is shown.",
+                title="Not sent",
+                severity="warning",
+            )
+            return
+        target = self._target()
+        self._show_where(target)
+        if target is None:
+            self._say(
+                "Nothing was sent: there is no deployment to probe yet. Choose a profile "
+                "with F2, or wait until the status line shows one connected."
+            )
+            return
+        try:
+            headers = headers_of(self.query_one("#probe-headers", TypedTextArea).text)
+        except ValueError as exc:
+            self._say(f"Nothing was sent: {visible(str(exc))}.")
+            return
+        choice = self.query_one("#probe-token", Select).value
+        token = choice if isinstance(choice, TokenChoice) else TokenChoice.PROFILE
+        body = self.query_one("#probe-body", TypedTextArea).text.encode("utf-8")
+        self.sending = True
+        self._say("Sending…")
+        self._send(target, ProbeRequest(body, token, headers))
+
+    @work(exclusive=True, group="probe", exit_on_error=False)
+    async def _send(self, target: Target, request: ProbeRequest) -> None:
+        try:
+            answer = await send_probe(target, request)
+            self.answer = answer
+            self.query_one("#probe-answer-text", Static).update(answer_text(answer))
+            self.query_one("#probe-answer", VerticalScroll).scroll_home(animate=False)
+        finally:
+            self.sending = False
+        # Kept in the history as every probe is; the ledger is written off the event loop.
+        problems: list[str] = []
+        await asyncio.to_thread(record_probe, target, answer, warn=problems.append, source="tui")
+        for problem in problems:
+            self.notify(
+                f"This probe is not kept in the history: {visible(problem)}",
+                title="Not kept",
+                severity="warning",
+            )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A probe that stopped on a bug says so, in words."""
+        if event.worker.group == "probe" and event.state == WorkerState.ERROR:
+            name = type(event.worker.error).__name__
+            self._say(f"The probe stopped on an unexpected error: {name}.")
+
+    @on(Button.Pressed, "#probe-save")
+    def action_save_case(self) -> None:
+        """Append the request last sent, with the status it got, to a file of cases."""
+        if self.sending:
+            self.notify(
+                "A probe is in flight: save it as a case once its answer is shown.",
+                title="Not saved",
+                severity="warning",
+            )
+            return
+        if self.answer is None:
+            self.notify(
+                "Send the probe first: a case keeps the request with the status it got.",
+                title="Nothing to save",
+                severity="warning",
+            )
+            return
+        try:
+            case_of("", self.answer)
+        except CasesError as exc:
+            self.notify(visible(str(exc)), title="Nothing to save", severity="warning")
+            return
+        self.app.push_screen(SaveCaseScreen(self.answer), self._saved)
+
+    def _saved(self, words: str | None) -> None:
+        if words is not None:
+            self.notify(words, title="Case saved")
+
+    def action_close(self) -> None:
+        """Back to the form."""
+        self.dismiss()
+
+
+class SaveCaseScreen(ModalScreen[str | None], OrderedScreen[str | None]):
+    """Asks for the file of cases and the case's name, and appends the case; dismissed with the
+    words saying where it went (None: not saved). Its keys are applied in order."""
+
+    CSS_PATH = "../probe.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, answer: ProbeAnswer) -> None:
+        super().__init__()
+        self._answer = answer
+        self._name = f"answered {answer.status} at {answer.started.astimezone():%H:%M:%S}"
+
+    def compose(self) -> ComposeResult:
+        """The file, the name, Save; what went wrong under them."""
+        with Vertical(id="case-panel") as panel:
+            panel.border_title = "Save as case"
+            panel.border_subtitle = "Esc cancels"
+            yield Label("File of cases (made if missing)")
+            yield TypedInput(DEFAULT_CASES, id="case-path")
+            yield Label("Name of the case")
+            yield TypedInput(self._name, id="case-name")
+            yield Static(id="case-problem")
+            yield Button("Save", variant="primary", compact=True, id="case-save")
+
+    def on_mount(self) -> None:
+        """The name takes the keys: the file is most often the one offered."""
+        self.query_one("#case-name", TypedInput).focus()
+
+    @on(Input.Submitted, "#case-path")
+    def _path_given(self) -> None:
+        self.query_one("#case-name", TypedInput).focus()
+
+    @on(Input.Submitted, "#case-name")
+    @on(Button.Pressed, "#case-save")
+    def _save_pressed(self) -> None:
+        path = self.query_one("#case-path", TypedInput).value.strip()
+        name = self.query_one("#case-name", TypedInput).value.strip()
+        if not path or not name:
+            self._problem("Give both the file and the case's name.")
+            return
+        self._save(Path(path).expanduser(), name)
+
+    @work(thread=True, exclusive=True, group="save-case", exit_on_error=False)
+    def _save(self, path: Path, name: str) -> None:
+        try:
+            append_case(path, case_of(name, self._answer))
+        except CasesError as exc:
+            self.app.call_from_thread(self._problem, f"Not saved: {visible(str(exc))}")
+            return
+        words = f"The probe is case {visible(name)!r} in {visible(str(path))}."
+        self.app.call_from_thread(self.dismiss, words)
+
+    def _problem(self, words: str) -> None:
+        self.query_one("#case-problem", Static).update(Text(words))
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(None)
