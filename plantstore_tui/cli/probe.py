@@ -18,7 +18,13 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
-from plantstore_tui.core.http.cases import CasesError, append_case, case_of, load_cases
+from plantstore_tui.core.http.cases import (
+    CasesError,
+    append_case,
+    case_of,
+    load_cases,
+    suggested_name,
+)
 from plantstore_tui.core.http.check import with_limits
 from plantstore_tui.core.http.probe import (
     ProbeAnswer,
@@ -29,7 +35,7 @@ from plantstore_tui.core.http.probe import (
 )
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.outcome import Failed
-from plantstore_tui.core.plant.text import clipped, shorten, shown_body, visible
+from plantstore_tui.core.plant.text import shorten, shown_body, visible
 from plantstore_tui.core.store.probes import PREFIX, record_probe
 
 # The keys of `probe --json` when the run ended before any request went out.
@@ -46,7 +52,6 @@ NOT_SENT: dict[str, Any] = {
 # A header's value is shown to this many characters (the ledger keeps it whole).
 _HEADER_SHOWN = 120
 # A default case name quotes this much of the body.
-_NAMED_BODY = 40
 one_body = one_of("body", "body_file")
 
 
@@ -192,24 +197,15 @@ def _check_cases_file(path: Path, name: str | None) -> None:
         )
 
 
-def _default_name(path: Path, answer: ProbeAnswer) -> str:
-    """A name for the case the file does not hold yet: its body and token."""
-    text = answer.request.body.decode("utf-8", errors="backslashreplace")
-    name = f"{clipped(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
-    names = {case.name for case in load_cases(path)} if path.exists() else set()
-    count = 1
-    chosen = name
-    while chosen in names:
-        count += 1
-        chosen = f"{name} #{count}"
-    return chosen
-
-
 def _save_case(path: Path, name: str | None, answer: ProbeAnswer, *, quiet: bool) -> None:
     """Append the probe as a case; a failure is said on stderr, and the exit code stays the
     probe's (it was sent: 0 when an answer came, 3 when none did)."""
     try:
-        case = case_of(name or _default_name(path, answer), answer)
+        if name is None:
+            name = suggested_name(
+                answer, [case.name for case in load_cases(path)] if path.exists() else ()
+            )
+        case = case_of(name, answer)
         append_case(path, case)
     except CasesError as exc:
         _warn(str(exc))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from plantstore_tui.core.http.probe import (
     body_of_json,
     parse_header,
 )
-from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.plant.text import clipped, visible
 
 _INT64 = range(-(2**63), 2**63)
 _KEYS = frozenset({"name", "body", "raw", "token", "headers", "status", "error"})
@@ -92,6 +93,22 @@ def error_code(answer: ProbeAnswer) -> int | None:
         return None
     code: int = json.loads(answer.body)["error"]
     return code
+
+
+# The most characters of the body a suggested case name holds.
+_NAMED_BODY = 40
+
+
+def suggested_name(answer: ProbeAnswer, taken: Collection[str] = ()) -> str:
+    """A name for a probe saved as a case, none of `taken`: the body's start and the token
+    choice ("{"id": "7", "name": "Fern"} (profile token)"), numbered when taken already."""
+    text = answer.request.body.decode("utf-8", errors="backslashreplace")
+    name = f"{clipped(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
+    chosen, count = name, 1
+    while chosen in taken:
+        count += 1
+        chosen = f"{name} #{count}"
+    return chosen
 
 
 def case_of(name: str, answer: ProbeAnswer) -> Case:

@@ -27,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
-from plantstore_tui.core.http.cases import CasesError, append_case, case_of
+from plantstore_tui.core.http.cases import CasesError, append_case, case_of, suggested_name
 from plantstore_tui.core.http.probe import (
     ProbeAnswer,
     ProbeRequest,
@@ -300,7 +300,7 @@ class SaveCaseScreen(ModalScreen[str | None], OrderedScreen[str | None]):
     def __init__(self, answer: ProbeAnswer) -> None:
         super().__init__()
         self._answer = answer
-        self._name = f"answered {answer.status} at {answer.started.astimezone():%H:%M:%S}"
+        self._name = suggested_name(answer)
 
     def compose(self) -> ComposeResult:
         """The file, the name, Save; what went wrong under them."""
