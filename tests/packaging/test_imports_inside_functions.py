@@ -12,8 +12,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "plantstore_tui"
 # Each kept import is listed by imports_inside_functions(); raise this only with a reason
-# written beside the import.
-LIMIT = 16
+# written beside the import. 16 + 3: the help, differences and attention screens, opened on
+# demand, no longer load before the first frame (issue 34 part 5: 3.6 ms of CPU, 0.1 MiB).
+LIMIT = 19
 
 
 def _is_type_checking(test: ast.expr) -> bool:
