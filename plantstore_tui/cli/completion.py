@@ -1,10 +1,12 @@
 """Shell completion: `plantstore-tui completion SHELL` prints the script, and what Tab offers
 for the values click cannot know (saved profile names, history entries).
 
-Click's own machinery does the rest: the script runs `plantstore-tui` with `COMPLETE_VAR` set,
-and click answers from the command line's parameters without running any command. What is
-offered here is read from profiles.toml and the ledger alone: no prompt, no token, no network,
-and nothing on the terminal but the completions when a file cannot be read.
+Saved profile names are offered by `cli/targets.profile_names`, beside the options that take
+them, so that opening the TUI never loads this module. Click's own machinery does the rest: the
+script runs `plantstore-tui` with `COMPLETE_VAR` set, and click answers from the command line's
+parameters without running any command. What is offered here is read from profiles.toml and the
+ledger alone: no prompt, no token, no network, and nothing on the terminal but the completions
+when a file cannot be read.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class
 
 from plantstore_tui.cli.history_text import local_time
-from plantstore_tui.core.config.glance import saved_profile_names
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store import HistoryEntry, StoreError, open_unchanged
 from plantstore_tui.core.store.probes import PREFIX, ProbeEntry, numbered_probes
@@ -26,18 +27,6 @@ COMPLETE_VAR = "_PLANTSTORE_TUI_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
 # Enough to choose from on a screen; a longer prefix finds older entries.
 _ENTRIES_OFFERED = 20
-
-
-def profile_names(
-    ctx: click.Context, param: click.Parameter, incomplete: str
-) -> list[CompletionItem]:
-    """The saved profiles whose names start with what is typed."""
-    return [
-        CompletionItem(name)
-        for name in saved_profile_names()
-        # A name with a control character cannot be typed, nor shown safely.
-        if name.startswith(incomplete) and visible(name) == name
-    ]
 
 
 def history_entries(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from plantstore_tui.cli.completion import history_entries, profile_names
+from plantstore_tui.cli.completion import history_entries
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.history_options import (
     TODAY,
@@ -37,7 +37,7 @@ from plantstore_tui.cli.history_summary import (
 )
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
-from plantstore_tui.cli.targets import TargetOptions, one_target
+from plantstore_tui.cli.targets import TargetOptions, one_target, profile_names
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 from plantstore_tui.core.plant.text import plural, visible

@@ -17,10 +17,10 @@ import click
 from click.decorators import FC
 
 from plantstore_tui.cli.check import exit_code_of, render_report
-from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.findings import profile_store
 from plantstore_tui.cli.options import confirm_deletion, json_option, one_of, yes_option
+from plantstore_tui.cli.targets import profile_names
 from plantstore_tui.cli.token_input import ask_token, one_token, token_options
 from plantstore_tui.core.config import profiles
 from plantstore_tui.core.config.errors import ConfigError

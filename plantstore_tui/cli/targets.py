@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 
-from plantstore_tui.cli.completion import profile_names
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.findings import profile_store
 from plantstore_tui.cli.options import one_of, yes_answered
 from plantstore_tui.core.config import options as chosen
 from plantstore_tui.core.config import targets
 from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.glance import saved_profile_names
 from plantstore_tui.core.config.options import (
     BASE_URL_ENV,
     PROFILE_ENV,
@@ -48,6 +48,17 @@ R = TypeVar("R")
 _TARGET_OPTIONS = ("profile", "base_url", "allow_insecure_http", "ca_bundle", "proxy")
 # A saved profile or an ad hoc URL: never both, wherever they are given.
 one_target = one_of("profile", "base_url")
+
+
+def profile_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """What Tab offers for a profile's name: the saved profiles whose names start with what is
+    typed (click makes each a completion item)."""
+    return [
+        name
+        for name in saved_profile_names()
+        # A name with a control character cannot be typed, nor shown safely.
+        if name.startswith(incomplete) and visible(name) == name
+    ]
 
 
 class NoTarget(ConfigProblem):

@@ -37,9 +37,7 @@ from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedScreen
-from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
-from plantstore_tui.ui.screens.differences import DifferencesScreen
 from plantstore_tui.ui.screens.queue_questions import (
     stop_question,
     switch_question,
@@ -232,6 +230,10 @@ class SendScreen(OrderedScreen[None]):
                 self.form.key_again()
                 self.show_state()
             case Differs() as differs:
+                # A screen opened on demand (verified entry's keyings differ): not loaded before
+                # the first frame (issue 34 part 5, with the help and attention screens).
+                from plantstore_tui.ui.screens.differences import DifferencesScreen
+
                 self.app.push_screen(DifferencesScreen(differs), self._settled(differs))
                 self.show_state()
             case NeedsConfirmation(target=target, plant=plant, verified=verified):
@@ -442,6 +444,10 @@ class SendScreen(OrderedScreen[None]):
     def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it; send
         the held ones again."""
+        # A screen opened on demand (F4 and the palette): not loaded before the first frame
+        # (issue 34 part 5, with the help and differences screens).
+        from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
+
         try:
             attention = self.service.session.ledger().attention()
         except StoreError as exc:
