@@ -484,3 +484,26 @@ async def test_every_part_is_visible_and_reachable_with_tab(
         panel = app.screen.query_one("#case-panel")
         assert app.screen.region.contains_region(panel.region)
         assert "Save" in screen_text(app)
+
+
+async def test_esc_while_a_probe_is_in_flight_keeps_it_as_cancelled_of_unknown_fate() -> None:
+    # The request reached the deployment: it may have done something with it, so the probe is
+    # kept in the history however the screen was left.
+    release = asyncio.Event()
+    async with MisbehavingServer(
+        [Await(release), Send(json_response(400, {"error": 1, "message": "no"}))]
+    ) as server:
+        app = app_for(server.base_url, SecretStr("token-of-the-probe-test"))
+        async with app.run_test(size=SMALL) as pilot:
+            screen = await ready(app, pilot)
+            await open_probe(app, pilot)
+            await pilot.press("ctrl+s")
+            await server.wait_for_requests(1)
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is screen, "the form again")
+            await until(pilot, lambda: bool(probes_kept()), "the probe kept")
+            (kept,) = probes_kept()
+            assert kept.status is None
+            assert kept.to_json()["verdict"]["fate"] == "unknown"
+            assert "Cancelled" in json.dumps(kept.to_json())
+            release.set()

@@ -25,8 +25,16 @@ from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, token_
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.http.tls import CABundleError
+from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
-from plantstore_tui.core.plant.outcome import Created, Failed, Outcome, PlantFate, fate_sentence
+from plantstore_tui.core.plant.outcome import (
+    Created,
+    Failed,
+    Outcome,
+    PlantFate,
+    cancelled,
+    fate_sentence,
+)
 
 # The wrong token `--token wrong` sends: fixed, so that a case replays the same request.
 WRONG_TOKEN = "plantstore-tui-wrong-token"  # noqa: S105 (a token meant to be refused)
@@ -275,6 +283,24 @@ async def send_probe(
         elapsed_ms=elapsed,
         outcome=outcome,
         reading=read_answer(outcome, body, seen.content_type),
+    )
+
+
+def cancelled_probe(
+    target: Target, request: ProbeRequest, started: datetime, elapsed_ms: float
+) -> ProbeAnswer:
+    """A probe stopped before its answer came (its screen was left): the request may have
+    reached the deployment, so what came of it is unknown, and it is kept so."""
+    outcome = cancelled(plants_url(target.base_url), _PLACEHOLDER, elapsed_ms)
+    return ProbeAnswer(
+        request=request,
+        url=outcome.url,
+        started=started,
+        sent_headers=shown_headers(target, request),
+        status=None,
+        elapsed_ms=elapsed_ms,
+        outcome=outcome,
+        reading=read_answer(outcome, "", None),
     )
 
 

@@ -11,8 +11,12 @@ that `check --expect` runs (`core/http/cases.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +24,7 @@ from typing import Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -32,6 +36,7 @@ from plantstore_tui.core.http.probe import (
     ProbeAnswer,
     ProbeRequest,
     TokenChoice,
+    cancelled_probe,
     parse_header,
     send_probe,
 )
@@ -128,6 +133,18 @@ def answer_text(answer: ProbeAnswer) -> Text:
     text.append(f"\nPOST {visible(answer.url)}", _DIM)
     text.append(_pairs(answer.sent_headers))
     return text
+
+
+def _keep_left(app: App[Any], target: Target, left: ProbeAnswer) -> None:
+    """Keep a probe whose screen was left in flight (in a thread of its own: it blocks)."""
+
+    def warn(problem: str) -> None:
+        words = f"The probe left in flight is not kept in the history: {visible(problem)}"
+        # Once the app has ended, nobody is left to tell.
+        with contextlib.suppress(RuntimeError):
+            app.call_from_thread(app.notify, words, title="Not kept", severity="warning")
+
+    record_probe(target, left, warn=warn, source="tui")
 
 
 class ProbeScreen(OrderedScreen[None]):
@@ -234,8 +251,18 @@ class ProbeScreen(OrderedScreen[None]):
 
     @work(exclusive=True, group="probe", exit_on_error=False)
     async def _send(self, target: Target, request: ProbeRequest) -> None:
+        started, clock = datetime.now(UTC), time.perf_counter()
         try:
             answer = await send_probe(target, request)
+        except asyncio.CancelledError:
+            # The screen was left (Esc) with the probe in flight: it may have reached the
+            # deployment, so it is kept, of unknown fate, by a thread that outlives the screen.
+            elapsed = (time.perf_counter() - clock) * 1000
+            left = cancelled_probe(target, request, started, elapsed)
+            keep = threading.Thread(target=_keep_left, args=(self.app, target, left), name="probe")
+            keep.start()
+            raise
+        try:
             self.answer = answer
             self.query_one("#probe-answer-text", Static).update(answer_text(answer))
             self.query_one("#probe-answer", VerticalScroll).scroll_home(animate=False)
