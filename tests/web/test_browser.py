@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from burst_support import stored_plants
-from ledger_support import ledger_rows
+from ledger_support import LEDGER_FILE, ledger_rows
 from playwright.sync_api import Browser, BrowserContext, Page, Route, sync_playwright
 from pty_support import wait_until
 from web_support import (
@@ -303,3 +305,42 @@ def test_in_a_browser_the_form_and_help_name_keys_the_page_receives(
         assert "Alt+T" in shown
         assert "Ctrl+N" not in shown
         assert "Ctrl+T" not in shown
+
+
+def test_in_a_browser_f6_probes_as_typed_and_the_queue_never_sees_it(
+    reference_server: BackgroundServer, context: BrowserContext, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env={**env, "PLANTSTORE_DATA_DIR": str(data)}) as web:
+        page = open_tab(context, web)
+        mark = screen_mark(page)
+        page.keyboard.press("F6")
+        screen_has(page, "Body, sent as typed", since=mark)
+        # The body editor has the keys as the screen opens: replace what the form put there
+        # (F7 selects all, as the editor's subtitle says).
+        screen_has(page, "F7 selects all", since=mark)
+        page.keyboard.press("F7")
+        page.keyboard.type('{"id": "7", "name": "Fern"}')
+        mark = screen_mark(page)
+        page.keyboard.press("Control+s")
+        screen_has(page, "400 Bad Request", since=mark)
+        screen_has(page, "The body is an Error", since=mark)
+        # The id typed as a string, not a body made invalid by keys gone astray.
+        screen_has(page, "The body is an Error", since=mark)
+        screen_has(page, "should be a valid integer", since=mark)
+        assert stored_plants(reference_server.db_path) == []
+        # Kept in the history as a probe, never as a plant.
+        wait_until(lambda: _probes_kept(data) == 1, STARTUP_SECONDS, what="the probe kept")
+        assert ledger_rows(data) == []
+
+
+def _probes_kept(data: Path) -> int:
+    path = data / LEDGER_FILE
+    if not path.exists():
+        return 0
+    with closing(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)) as connection:
+        try:
+            return int(connection.execute("SELECT count(*) FROM probes").fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0  # the ledger's tables are not made yet

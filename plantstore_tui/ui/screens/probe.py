@@ -180,6 +180,8 @@ class ProbeScreen(OrderedScreen[None]):
                     self._first_body, language="json", tab_behavior="focus", id="probe-body"
                 )
                 body.border_title = "Body, sent as typed"
+                # Textual's editor keys: F7 selects all (Ctrl+A goes to the line's start).
+                body.border_subtitle = "F7 selects all"
                 yield body
                 with Horizontal(id="probe-token-row"):
                     yield Label("Token", id="probe-token-label")
