@@ -607,7 +607,10 @@ class EntrySession:
         """How many of this session's plants are queued, in flight, and need attention."""
         queue = self._queue
         queued = len(self._early) + (0 if queue is None else len(queue.waiting))
-        sending = int(queue is not None and queue.current is not None)
+        current = None if queue is None else queue.current
+        # In flight once its `sending` is on disk: till then it is queued (a kill -9 finds it so).
+        sending = int(current is not None and current.state is PlantState.SENDING)
+        queued += int(current is not None and not sending)
         attention = self._attention
         if attention is None and self._ledger is not None:
             with contextlib.suppress(StoreError):  # counted as none, and again next time

@@ -579,3 +579,29 @@ async def test_a_plant_confirmed_at_its_turn_is_not_asked_about_again_when_it_go
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
             await session.close()
+
+
+async def test_a_plant_is_counted_sending_only_once_its_sending_is_on_disk(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The status line says "sending…" from these counts: a kill -9 then must find the row
+    # `sending`, not `queued` (tests/e2e/test_pty_kill.py, the all-taken moment).
+    writing, release = threading.Event(), threading.Event()
+    marking = Ledger.sending
+
+    def held_sending(ledger: Ledger, entry: int) -> None:
+        writing.set()
+        release.wait(DEADLINE)
+        marking(ledger, entry)
+
+    monkeypatch.setattr(Ledger, "sending", held_sending)
+    reports, session, target = on_server(reference_server)
+    async with sending_to(session, target):
+        queued = submit(session, "Fern", "17")
+        await asyncio.wait_for(asyncio.to_thread(writing.wait, DEADLINE), DEADLINE)
+        assert ledger_rows(data_dir()) == [("Fern", "17", "", "queued", 0)]
+        assert session.counts() == Counts(queued=1, sending=0, attention=0)
+        release.set()
+        await reports.until(lambda: PlantState.SENDING in reports.states(queued.number))
+        await session.wait_until_quiet()
+        assert reports.states(queued.number)[-1] is PlantState.CREATED
