@@ -51,7 +51,6 @@ NOT_SENT: dict[str, Any] = {
 }
 # A header's value is shown to this many characters (the ledger keeps it whole).
 _HEADER_SHOWN = 120
-# A default case name quotes this much of the body.
 one_body = one_of("body", "body_file")
 
 
