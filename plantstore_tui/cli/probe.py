@@ -136,8 +136,9 @@ def probe(
     if case_name is not None and cases_path is None:
         raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
     request = ProbeRequest(_body(body, body_file), TokenChoice(token), headers)
-    if cases_path is not None:
-        _check_cases_file(cases_path, case_name)
+    # The names the file holds, read before anything is sent (a file that cannot take one more
+    # stops the probe there).
+    taken = None if cases_path is None else _case_names(cases_path, case_name)
     # A probe that sends no token of the profile needs none: it is not read.
     target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
     if target.protected and not yes and _may_create(request):
@@ -155,8 +156,8 @@ def probe(
         click.echo(render_probe(answer))
         if label is not None:
             click.echo(f"  history {label}")
-    if cases_path is not None:
-        _save_case(cases_path, case_name, answer, quiet=as_json)
+    if cases_path is not None and taken is not None:
+        _save_case(cases_path, case_name or suggested_name(answer, taken), answer, quiet=as_json)
     raise SystemExit(ExitCode.CREATED if answer.answered else ExitCode.TRANSPORT_FAILURE)
 
 
@@ -181,10 +182,11 @@ def _may_create(request: ProbeRequest) -> bool:
         return False
 
 
-def _check_cases_file(path: Path, name: str | None) -> None:
-    """The file of cases can take one more (it loads; the name is free), before anything goes."""
+def _case_names(path: Path, name: str | None) -> frozenset[str]:
+    """The names of the file's cases, once it is known to take one more (it loads; `name` is
+    free); `InvalidInput` otherwise."""
     if not path.exists():
-        return
+        return frozenset()
     try:
         names = {case.name for case in load_cases(path)}
     except CasesError as exc:
@@ -194,16 +196,13 @@ def _check_cases_file(path: Path, name: str | None) -> None:
             f"Nothing was sent: {visible(str(path))} has a case named {visible(name)!r} "
             "already; give --case-name another name."
         )
+    return frozenset(names)
 
 
-def _save_case(path: Path, name: str | None, answer: ProbeAnswer, *, quiet: bool) -> None:
+def _save_case(path: Path, name: str, answer: ProbeAnswer, *, quiet: bool) -> None:
     """Append the probe as a case; a failure is said on stderr, and the exit code stays the
     probe's (it was sent: 0 when an answer came, 3 when none did)."""
     try:
-        if name is None:
-            name = suggested_name(
-                answer, [case.name for case in load_cases(path)] if path.exists() else ()
-            )
         case = case_of(name, answer)
         append_case(path, case)
     except CasesError as exc:

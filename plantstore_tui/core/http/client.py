@@ -51,12 +51,13 @@ if TYPE_CHECKING:
 USER_AGENT = f"plantstore-tui/{__version__}"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Sent with every request, beside Host, Content-Length and Authorization.
-_HEADERS = (
-    (b"User-Agent", USER_AGENT.encode("ascii")),
-    (b"Accept", b"application/json"),
-    (b"Accept-Encoding", b"identity"),
-    (b"Content-Type", b"application/json"),
+HEADERS = (
+    ("User-Agent", USER_AGENT),
+    ("Accept", "application/json"),
+    ("Accept-Encoding", "identity"),
+    ("Content-Type", "application/json"),
 )
+_HEADERS = tuple((name.encode("ascii"), value.encode("ascii")) for name, value in HEADERS)
 
 
 def _decode_text(body: bytes) -> str:

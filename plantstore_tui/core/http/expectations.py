@@ -3,7 +3,9 @@
 A case passes when the status is the one expected and, when it names an `error`, the body is the
 spec's Error with that code. The check stays safe: a case that expects a 2xx may create a plant,
 so it is sent only with `--create`, on the next id of `--ids` (its body's own id replaced), and
-the plant it creates is kept in the history as the check's other plants are.
+the plant it creates is kept in the history as the check's other plants are; a case whose body
+is a plant the spec's server stores (a duplicate id) is sent only with `--create`, as written,
+and only when its id is one of `--ids`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from plantstore_tui.core.http.client import USER_AGENT, PlantStoreClient, one_connection
+from plantstore_tui.core.http.client import HEADERS, PlantStoreClient, one_connection
 from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, token_refused
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
 from plantstore_tui.core.http.target import Target
@@ -133,9 +132,7 @@ class ProbeAnswer:
     elapsed_ms: float | None = None
     # The client's reading of the answer, for its words when none came (`headline`, `advice`).
     outcome: Outcome
-    reading: Reading = field(
-        default_factory=lambda: Reading(None, listed=False, fate=PlantFate.UNKNOWN)
-    )
+    reading: Reading
 
     @property
     def answered(self) -> bool:
@@ -207,24 +204,15 @@ def authorization(target: Target, token: TokenChoice) -> object:
 def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str], ...]:
     """The request's headers as a probe shows them: never the token, at most its last 4."""
     given = {name.lower() for name, _ in request.headers}
-    shown: list[tuple[str, str]] = [
-        (name, value)
-        for name, value in (
-            ("User-Agent", USER_AGENT),
-            ("Accept", "application/json"),
-            ("Accept-Encoding", "identity"),
-            ("Content-Type", "application/json"),
-        )
-        if name.lower() not in given
-    ]
+    shown = [(name, value) for name, value in HEADERS if name.lower() not in given]
     # An Authorization given as a header replaces the token choice's; it is shown as a token is.
     shown.extend(masked_header(name, value) for name, value in request.headers)
     if "authorization" in given:
         return tuple(shown)
     if request.token is TokenChoice.WRONG:
         # Not a secret: the fixed value every wrong-token probe sends (unless it is the token).
-        wrong = authorization(target, request.token)
-        shown.append(("Authorization", f"Bearer {WRONG_TOKEN}" if wrong == _WRONG else "Bearer …"))
+        fixed = authorization(target, request.token) == _WRONG
+        shown.append(("Authorization", _WRONG if fixed else "Bearer …"))
     elif request.token is TokenChoice.PROFILE:
         shown.append(("Authorization", f"Bearer {target.token_hint() or '…'}"))
     return tuple(shown)
@@ -261,15 +249,11 @@ async def send_probe(
         probe.body = request.body
         probe.authorization = authorization(target, request.token)
         probe.headers = request.headers
-    clock = time.perf_counter()
     # A probe that sends no token of the target may have none (its token was not read): the
     # client is given a stand-in, which the probe transport never sends.
     sending = target if request.sends_token else replace(target, token=SecretStr(_STAND_IN))
     async with PlantStoreClient.for_target(sending, transport=probe) as client:
         outcome = await client.create_plant(_PLACEHOLDER)
-    elapsed = outcome.elapsed_ms
-    if elapsed is None:
-        elapsed = (time.perf_counter() - clock) * 1000
     body = "" if isinstance(outcome, Failed) and outcome.status is None else outcome.body
     seen = Seen() if probe is None else probe.seen
     return ProbeAnswer(
@@ -280,7 +264,7 @@ async def send_probe(
         status=outcome.status,
         headers=seen.headers if outcome.status is not None else (),
         body=body,
-        elapsed_ms=elapsed,
+        elapsed_ms=outcome.elapsed_ms,
         outcome=outcome,
         reading=read_answer(outcome, body, seen.content_type),
     )

@@ -201,7 +201,10 @@ def record_probe(
 
 
 def _where(
-    profile: str | None, base_url: str | None, since: datetime | None
+    profile: str | None,
+    base_url: str | None,
+    since: datetime | None,
+    before: datetime | None = None,
 ) -> tuple[str, list[Any]]:
     clauses, values = ["1"], list[Any]()
     if profile is not None:
@@ -213,6 +216,9 @@ def _where(
     if since is not None:
         clauses.append("sent_at >= ?")
         values.append(format_time(since))
+    if before is not None:
+        clauses.append("sent_at < ?")
+        values.append(format_time(before))
     return " AND ".join(clauses), values
 
 
@@ -271,15 +277,8 @@ def clear_probes(
     ledger: Ledger, *, profile: str | None = None, before: datetime | None = None
 ) -> int:
     """Delete probes (of one profile, older than a moment, or all); how many."""
-    clauses, values = ["1"], list[Any]()
-    if profile is not None:
-        clauses.append("profile = ?")
-        values.append(profile)
-    if before is not None:
-        clauses.append("sent_at < ?")
-        values.append(format_time(before))
+    condition, values = _where(profile, None, None, before)
     with ledger.db.write() as connection:
-        condition = " AND ".join(clauses)
         cursor = connection.execute(f"DELETE FROM probes WHERE {condition}", values)  # noqa: S608
         return cursor.rowcount
 
