@@ -221,14 +221,15 @@ class PlantStoreApp(KeysFirstApp[None]):
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
 
-        session = self._send_screen.service.session
-        unsettled = session.unsettled()
+        service = self._send_screen.service
+        status = service.status()
+        unsettled = sum(status.counts)
         if not unsettled:
             self.exit()
             return
         if isinstance(self.screen, ChoiceScreen) and self.screen.id == "quit-question":
             return
-        queued, sending, attention = session.counts()
+        queued, sending, attention = status.counts
         counts = [
             f"{count} {words}"
             for count, words in (
@@ -241,15 +242,15 @@ class PlantStoreApp(KeysFirstApp[None]):
 
         def answered(choice: str) -> None:
             if choice == "drop":
-                session.drop_unsettled()
+                service.drop_unsettled()
             if choice in ("keep", "drop"):
                 self.exit()
 
         stay = Choice("Keep working", "Esc", "stay", "quit-stay")
-        one = len(unsettled) == 1
+        one = unsettled == 1
         them, they = ("it", "It is") if one else ("them", "They are")
         plants = "a plant" if one else "plants"
-        if session.ledger_in_memory or self._throwaway:
+        if status.in_memory or self._throwaway:
             title = f"Quit and lose {plants} not settled?"
             lost = (
                 f"This is the demo: quitting deletes its ledger, and {them} with it."
@@ -270,7 +271,7 @@ class PlantStoreApp(KeysFirstApp[None]):
                 Choice(f"Quit, drop {them}", "d", "drop", "quit-drop", "error"),
                 stay,
             ]
-        subject = Text(f"{plural(len(unsettled), 'plant')}: " + ", ".join(counts))
+        subject = Text(f"{plural(unsettled, 'plant')}: " + ", ".join(counts))
         question = ChoiceScreen(
             title, subject, explanation, choices, cancel="stay", answered=answered
         )

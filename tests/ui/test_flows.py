@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ledger_support import all_rows
 from misbehaving import (
     ESCAPES,
     MARKUP,
@@ -191,7 +192,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         # The form was handed over for the next plant; the rejected one waits, fields intact.
         assert screen.form.texts().name == ""
         assert "1 needs attention (F4)" in screen.status.sides()[1]
-        [waiting] = screen.service.session.ledger().attention()
+        [waiting] = await screen.service.attention()
         assert (waiting.typed.name, waiting.typed.id, waiting.typed.tag) == ("Ivy", "5", "shade")
 
         await pilot.press("f4")
@@ -200,7 +201,7 @@ async def test_a_duplicate_id_shows_the_servers_error_and_waits_in_needs_attenti
         await pilot.pause()
         assert screen.form.texts() == waiting.typed
         assert app.focused is screen.form.field_input("name")
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
         assert "Loaded into the form at 09:30:15." in screen.log_panel.entries[1].text().plain
         assert "ready" in screen.status.sides()[1]
 
@@ -215,7 +216,7 @@ async def test_a_wrong_token_is_a_401_in_words_and_stops_the_queue(reference_ser
         await until(pilot, lambda: "refused the token (401)" in log_text(screen), "the note")
         assert "not-the-token-at-all" not in log_text(screen)
         # Not in needs attention: first in line, waiting for the operator.
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
         assert screen.service.status().counts.queued == 1
         assert screen.status.kind == "problem"
         assert "token refused · 401: fix it in F2" in screen.status.sides()[1]
@@ -236,10 +237,9 @@ async def test_a_stopped_server_keeps_the_plant_waiting_in_words(reference_serve
         assert screen.status.kind == "problem"
         assert "unreachable, next try in" in screen.status.sides()[1]
         assert "1 waiting" in screen.status.sides()[1]
-        assert screen.service.session.ledger().attention() == []
-        assert [plant.typed.name for plant in screen.service.session.ledger().open_rows()] == [
-            "Fern"
-        ]
+        assert (await screen.service.attention()) == []
+        on_its_way = (PlantState.QUEUED, PlantState.SENDING)
+        assert [row.typed.name for row in all_rows() if row.state in on_its_way] == ["Fern"]
 
 
 def _state_words(screen: SendScreen) -> str:
@@ -283,7 +283,7 @@ async def test_a_slow_send_never_holds_up_the_next_plant_and_escape_cancels_it(h
             assert "The plant may or may not have been created." in first
             assert "(it may exist already)" in first
             second = screen.log_panel.entries[1].text().plain
-            attention = screen.service.session.ledger().attention()
+            attention = await screen.service.attention()
             if hold:
                 assert len(server.requests) == 1
                 assert "Not sent: held when the queue was stopped (Esc)." in second
@@ -377,6 +377,29 @@ async def test_the_log_can_be_saved_without_the_token_and_cleared(
         assert screen.log_panel.entries == []
         assert screen.log_panel.lines == []
 
+
+
+async def test_clearing_the_log_keeps_the_entry_of_a_plant_still_on_its_way(
+    reference_server: Any,
+) -> None:
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Fern", id="1")
+        await send_and_wait(pilot, app, "ctrl+s")
+        reference_server.stop()
+        await fill(pilot, screen, name="Ivy", id="2")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "cannot be reached" in log_text(screen), "the note")
+
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        text = log_text(screen)
+        # Fern is created and its entry goes; Ivy waits in line, its entry stays, as it stands.
+        assert "Fern" not in text
+        assert "cannot be reached" not in text
+        assert "Ivy" in text
+        assert len(screen.log_panel.entries) == 1
 
 async def test_the_status_line_names_the_target_and_token_source_never_the_token(
     reference_server: Any,

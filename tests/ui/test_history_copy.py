@@ -4,6 +4,7 @@ and fits the screen, and no claim of a copy nobody can know happened (OSC 52 may
 from __future__ import annotations
 
 import pytest
+from ledger_support import all_rows
 from seen_support import notifications_of, screen_text
 from snapshot_apps.support import app_for, fill, ready, send_and_wait, until
 from textual.app import App
@@ -60,7 +61,7 @@ async def test_copy_as_curl_shows_the_command_whole_and_never_claims_a_copy(
 
         await pilot.press("c")
         await pilot.pause()
-        [row] = screen.service.session.ledger().query()
+        [row] = all_rows()
         command = export_command(row.url, row.body, ExportFormat.CURL, row.proxy)
         assert app.clipboard == command
         shown = screen_text(app)

@@ -192,6 +192,6 @@ async def test_an_operator_typing_fast_after_typing_over_an_old_id_meets_one_ref
         await drained(app, pilot, 8)
         stored = stored_plants(reference_server.db_path)
         assert [(plant_id, name) for plant_id, name, _ in stored[5:]] == [(6, "Fern"), (7, "Ivy")]
-        [refused] = screen.service.session.ledger().attention()
+        [refused] = await screen.service.attention()
         assert (refused.plant_id, refused.typed.name) == (1, "Again")
         assert id_shown(screen) == "8"

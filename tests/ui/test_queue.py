@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from burst_support import Record, describe_arrival, expected_rows, stored_plants
 from keys_support import burst, drained, keys_of
+from ledger_support import all_rows
 from misbehaving import (
     Hang,
     MisbehavingServer,
@@ -74,7 +75,7 @@ async def test_records_in_one_burst_arrive_whole_and_in_order(
         expected = expected_rows(RECORDS)
         stored = stored_plants(slow_server.db_path)
         assert stored == expected, describe_arrival(expected, stored)
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
         assert screen.form.texts() == FormTexts(name="", id="708", tag="")
         assert app.focused is screen.form.field_input("name")
 
@@ -112,7 +113,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         screen = await drained(app, pilot, len(records))
         good = [record for record in records if record[0] != "Again"]
         assert stored_plants(reference_server.db_path) == expected_rows(good)
-        [waiting] = screen.service.session.ledger().attention()
+        [waiting] = await screen.service.attention()
         assert waiting.state is PlantState.REJECTED
         assert waiting.typed == FormTexts(name="Again", id="801", tag="dup")
         assert "A plant with id 801 already exists" in waiting.message
@@ -124,7 +125,7 @@ async def test_a_rejected_plant_in_a_burst_waits_with_its_fields_and_the_rest_go
         await pilot.press("delete")
         await pilot.pause()
         assert app.screen is screen
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
         assert "Dismissed at 09:30:15." in screen.log_panel.entries[2].text().plain
 
 
@@ -151,7 +152,7 @@ async def test_a_dropped_connection_in_a_burst_is_fate_unknown_and_offered_with_
                 "Lost",
                 "Also kept",
             ]
-            [unknown] = screen.service.session.ledger().attention()
+            [unknown] = await screen.service.attention()
             assert unknown.state is PlantState.UNKNOWN
             assert "(it may exist already)" in screen.log_panel.entries[1].text().plain
 
@@ -190,8 +191,8 @@ async def test_an_invalid_submit_is_never_queued_and_keeps_the_form(
         burst(app, [*"Fern", "tab", *"12a", "tab", *"x", "enter"])
         await settled(app, pilot)
         assert screen.log_panel.entries == []
-        assert screen.service.session.unsettled() == []
-        assert screen.service.session.ledger().query() == []
+        assert sum(screen.service.status().counts) == 0
+        assert all_rows() == []
         assert screen.form.texts() == FormTexts(name="Fern", id="12a", tag="x")
         assert app.focused is screen.form.field_input("id")
 
@@ -236,7 +237,7 @@ async def _one_plant_needing_attention(app: PlantStoreApp, pilot: Any) -> SendSc
     await pilot.press("ctrl+n")
     burst(app, keys_of([("Fern", "5", "a"), ("Ivy", "5", "b")]))
     screen = await drained(app, pilot, 2)
-    assert len(screen.service.session.ledger().attention()) == 1
+    assert len(await screen.service.attention()) == 1
     return screen
 
 
@@ -257,7 +258,7 @@ async def test_quit_with_a_plant_needing_attention_asks_and_esc_keeps_working(
         await pilot.pause()
         assert app.screen is screen
         assert app.is_running
-        assert len(screen.service.session.ledger().attention()) == 1
+        assert len(await screen.service.attention()) == 1
 
 
 async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_back(
@@ -277,7 +278,7 @@ async def test_quit_keeps_the_plant_in_the_ledger_and_the_next_start_offers_it_b
         async with again.run_test(size=SIZE) as pilot:
             screen = await ready(again, pilot)
             # Offered once, as the same row, however many times the TUI starts.
-            [waiting] = screen.service.session.ledger().attention()
+            [waiting] = await screen.service.attention()
             assert waiting.typed == FormTexts(name="Ivy", id="5", tag="b"), start
             assert waiting.state is PlantState.REJECTED
             assert "1 needs attention (F4)" in screen.status.sides()[1]
@@ -338,7 +339,7 @@ async def test_a_ledger_that_cannot_be_written_keeps_plants_in_memory_and_says_s
         await pilot.press("escape")
         await pilot.pause()
         assert app.is_running
-        assert len(screen.service.session.ledger().attention()) == 1
+        assert len(await screen.service.attention()) == 1
 
 
 # --- switching the profile with plants queued ---------------------------------------------------
@@ -367,9 +368,7 @@ async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> N
             assert isinstance(app.screen, ChoiceScreen)
             await pilot.press("h")  # hold them: they wait in needs attention
             await pilot.pause()
-            waiting = [
-                row for row in screen.service.session.ledger().attention() if row.name == "Waiting"
-            ]
+            waiting = [row for row in (await screen.service.attention()) if row.name == "Waiting"]
             assert [(row.state, row.held) for row in waiting] == [(PlantState.QUEUED, True)]
             assert len(old.requests) == 1
             assert new.requests == []

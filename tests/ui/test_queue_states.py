@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 from burst_support import stored_plants
+from ledger_support import all_rows
 from misbehaving import (
     Await,
     MisbehavingServer,
@@ -125,7 +126,7 @@ async def test_hold_on_a_switch_holds_every_plant_in_line() -> None:
             await settled(app, pilot)
             assert ids_sent(old) == [1]
             assert new.requests == []
-            attention = screen.service.session.ledger().attention()
+            attention = await screen.service.attention()
             assert [(row.typed.id, row.held) for row in attention] == [
                 ("2", True),
                 ("3", True),
@@ -148,12 +149,11 @@ async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> N
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            session = screen.service.session
             # One refusal: the refused plant and those behind it wait in line, in order.
             assert ids_sent(server) == [1]
-            assert session.queue_state == TokenRefused(401)
-            assert session.counts().queued == 3
-            assert session.ledger().attention() == []
+            assert screen.service.status().state == TokenRefused(401)
+            assert screen.service.status().counts.queued == 3
+            assert (await screen.service.attention()) == []
             assert "token refused · 401: fix it in F2, then Ctrl+R" in screen.status.sides()[1]
             assert "Resume" in shown_keys(screen)
             token_fixed.set()
@@ -161,7 +161,7 @@ async def test_a_refused_token_stops_the_queue_until_the_operator_resumes() -> N
             await asyncio.wait_for(server.wait_for_requests(4), PATIENCE)
             await settled(app, pilot)
             assert ids_sent(server) == [1, 1, 2, 3]
-            assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
+            assert all(plant.state is PlantState.CREATED for plant in all_rows())
 
 
 async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_back() -> None:
@@ -172,12 +172,11 @@ async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_bac
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            session = screen.service.session
-            state = session.queue_state
+            state = screen.service.status().state
             assert isinstance(state, Unreachable)
             assert "Cannot connect" in state.reason
-            assert session.counts().queued == 3
-            assert session.ledger().attention() == []
+            assert screen.service.status().counts.queued == 3
+            assert (await screen.service.attention()) == []
             words = screen.status.sides()[1]
             assert "unreachable, next try in" in words
             assert "3 waiting" in words
@@ -189,8 +188,8 @@ async def test_plants_wait_for_a_deployment_that_went_away_and_go_when_it_is_bac
                 await asyncio.wait_for(server.wait_for_requests(3), PATIENCE)
                 await settled(app, pilot)
                 assert ids_sent(server) == [1, 2, 3]
-                assert session.queue_state == Running()
-                assert all(plant.state is PlantState.CREATED for plant in session.ledger().query())
+                assert screen.service.status().state == Running()
+                assert all(plant.state is PlantState.CREATED for plant in all_rows())
                 assert "goes again by itself" not in screen.status.sides()[1]
 
 
@@ -213,7 +212,7 @@ async def test_a_503_with_retry_after_is_sent_again_once_and_a_dropped_one_never
             await asyncio.wait_for(server.wait_for_requests(4), PATIENCE)
             await settled(app, pilot)
             assert ids_sent(server) == [1, 1, 2, 3]
-            states = {row.typed.id: row.state for row in screen.service.session.ledger().query()}
+            states = {row.typed.id: row.state for row in all_rows()}
             assert states == {
                 "1": PlantState.CREATED,
                 "2": PlantState.UNKNOWN,
@@ -268,7 +267,7 @@ async def test_ctrl_r_after_a_refused_token_reads_the_profiles_token_again(
             (1, "Plant 1", None),
             (2, "Plant 2", None),
         ]
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
 
 
 async def test_the_profile_in_use_chosen_again_keeps_its_plants_in_line_without_a_question(
@@ -310,7 +309,7 @@ async def test_plants_held_while_the_deployment_is_unreachable_leave_nothing_to_
             await settled(app, pilot)
             assert screen.service.status().state == Running()
             assert screen.service.status().counts.queued == 0
-            assert [row.typed.id for row in screen.service.session.ledger().attention()] == [
+            assert [row.typed.id for row in (await screen.service.attention())] == [
                 "1",
                 "2",
             ]

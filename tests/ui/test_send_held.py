@@ -91,7 +91,7 @@ async def test_held_plants_go_in_order_with_one_key_after_one_question(
             (11, "Aloe", "sun"),
         ]
         # Only the plant of unknown fate still waits, to be checked and loaded one by one.
-        [waiting] = screen.service.session.ledger().attention()
+        [waiting] = await screen.service.attention()
         assert (waiting.name, waiting.state) == ("Rose", PlantState.UNKNOWN)
         assert "1 needs attention (F4)" in screen.status.sides()[1]
         # The form was not touched: a plant sent from F4 is not a plant typed.
@@ -162,7 +162,7 @@ async def test_esc_at_the_question_sends_nothing_and_keeps_them_held(
         await until(pilot, lambda: app.screen is screen, "back to the form")
         await settled(app, pilot)
         assert [n.title for n in notifications_of(app)][-1] == "Not sent"
-        held = screen.service.session.ledger().attention()
+        held = await screen.service.attention()
         assert [(plant.name, plant.never_sent) for plant in held] == [("Fern", True), ("Ivy", True)]
     assert stored_plants(server.db_path) == []
 
@@ -191,7 +191,7 @@ async def test_a_protected_profile_is_asked_once_for_them_all(
         await settled(app, pilot)
         assert app.screen is screen, "no second question"
         assert [plant[0] for plant in stored_plants(server.db_path)] == [13, 12, 11]
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
 
 
 async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
@@ -205,9 +205,7 @@ async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
         await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
-        ivy = next(
-            plant for plant in screen.service.session.ledger().attention() if plant.name == "Ivy"
-        )
+        ivy = next(plant for plant in (await screen.service.attention()) if plant.name == "Ivy")
         with opened("tui") as other:
             assert other.release(ivy.entry, "Loaded into the form at 09:30:15.")
         await pilot.press("s")

@@ -41,8 +41,6 @@ async def test_a_plant_typed_while_connecting_is_sent(
         async with app.run_test(size=SIZE) as pilot:
             screen = app.get_default_screen()
             assert isinstance(screen, SendScreen)
-            # Made with the screen, on the thread that made the app.
-            assert screen.service.session is not None
             await pilot.press(*"Fern", "tab", *str(plant_id), "ctrl+s")
             let_it_finish.set()
             await settled(app, pilot)

@@ -80,7 +80,7 @@ async def test_loading_a_plant_meant_for_another_target_asks_first(
         await until(pilot, lambda: app.screen is screen)
         # Cancelled: the form is as it was, the plant still needs attention.
         assert screen.form.texts().name == ""
-        assert [p.typed.name for p in screen.service.session.ledger().attention()] == [
+        assert [p.typed.name for p in (await screen.service.attention())] == [
             "Yew",
             "Fern",
         ]
@@ -90,13 +90,13 @@ async def test_loading_a_plant_meant_for_another_target_asks_first(
         await until(pilot, lambda: asking(app))
         await pilot.press("enter")  # Load it
         await until(pilot, lambda: app.screen is screen and screen.form.texts().name == "Yew")
-        assert [p.typed.name for p in screen.service.session.ledger().attention()] == ["Fern"]
+        assert [p.typed.name for p in (await screen.service.attention())] == ["Fern"]
 
         # A plant for this very target loads at once, without a question.
         await open_attention(app, pilot)
         await pilot.press("delete")  # nothing typed is lost: Fern is dismissed, not loaded
         await until(pilot, lambda: app.screen is screen)
-        assert screen.service.session.ledger().attention() == []
+        assert (await screen.service.attention()) == []
 
 
 async def test_a_plant_for_this_target_loads_without_a_question(
@@ -110,7 +110,7 @@ async def test_a_plant_for_this_target_loads_without_a_question(
         await open_attention(app, pilot)
         await pilot.press("down", "enter")  # Fern, the second: meant for this target
         await until(pilot, lambda: app.screen is screen and screen.form.texts().name == "Fern")
-        assert [p.typed.name for p in screen.service.session.ledger().attention()] == ["Yew"]
+        assert [p.typed.name for p in (await screen.service.attention())] == ["Yew"]
 
 
 async def test_the_history_names_each_sends_target_and_asks_before_loading_another(
@@ -140,7 +140,5 @@ async def test_the_history_names_each_sends_target_and_asks_before_loading_anoth
         assert isinstance(app.screen, SendScreen)
         assert screen.form.texts().id == "7"
         # Loading from the history leaves needs attention as it was.
-        assert len(screen.service.session.ledger().attention()) == 2
-        assert all(
-            p.state is PlantState.FAILED for p in screen.service.session.ledger().attention()
-        )
+        assert len(await screen.service.attention()) == 2
+        assert all(p.state is PlantState.FAILED for p in (await screen.service.attention()))

@@ -11,6 +11,7 @@ import pytest
 from burst_support import stored_plants
 from click.testing import CliRunner
 from keys_support import burst, keys_of
+from ledger_support import all_rows
 from snapshot_apps.support import fixed_clock, ready, settled, target_of, until
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -52,7 +53,7 @@ def stored(server: BackgroundServer, plant_id: int) -> list[tuple[int, str, str 
 
 def ledger_row(screen: SendScreen, plant_id: int) -> HistoryEntry:
     """The one ledger row of this id."""
-    [row] = [row for row in screen.service.session.ledger().query() if row.plant_id == plant_id]
+    [row] = [row for row in all_rows() if row.plant_id == plant_id]
     return row
 
 

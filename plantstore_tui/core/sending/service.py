@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plantstore_tui.core.plant.text import visible
@@ -33,6 +33,7 @@ from plantstore_tui.core.sending.events import (
 from plantstore_tui.core.sending.next_id import UNREAD
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
+from plantstore_tui.core.sending.submitted import NotTaken, SentAgain, Taken
 from plantstore_tui.core.sending.verify import Verification
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.settings import history_settings
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.counted import Counts
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
     from plantstore_tui.core.sending.session import Clock
-    from plantstore_tui.core.sending.submitted import AimedElsewhere, Attended, Submitted
+    from plantstore_tui.core.sending.submitted import Attended, Submitted
     from plantstore_tui.core.store import HistoryEntry
 
 # Asked, through the front end's one path for questions, before a plant queued before the
@@ -69,6 +70,8 @@ class Status(NamedTuple):
     keying: int | None
     # The ledger's file could not be used: plants live as long as this run.
     in_memory: bool
+    # A send to the target must be confirmed first (a protected target, not trusted this run).
+    asks: bool
 
 
 class SendService:
@@ -97,8 +100,10 @@ class SendService:
         self._verify = verify
         self._verification = Verification()
         self._checking: asyncio.Task[None] | None = None
+        # Held rows of plants sent again, being dealt with in the ledger (off the event loop).
+        self._releasing: set[asyncio.Task[None]] = set()
         self._closed = False
-        self.session = EntrySession(
+        self._session = EntrySession(
             lambda plant, after: tell(PlantMoved(plant, after)),
             clock,
             base_url=base_url,
@@ -107,7 +112,6 @@ class SendService:
             on_state=lambda change: tell(QueueMoved(change)),
             on_problem=lambda words: tell(Problem("Ledger not synced", words)),
         )
-        """The plants, for the views of them (needs attention, quitting)."""
 
     # The journey ------------------------------------------------------------------------------
 
@@ -116,13 +120,19 @@ class SendService:
         if self._connect is not None:
             self._spawn(self._connect_with(self._connect))
 
-    def switch(self, connect: Connect, base_url: str, profile: str | None) -> None:
-        """Send to another target from now on: plants in line go to the old one first. The
-        profile in use chosen again is connected again (its token read anew), the plants in
-        line carried over in order."""
-        target = self.session.target
+    def switch(
+        self, connect: Connect, base_url: str, profile: str | None, *, asked: bool = False
+    ) -> bool:
+        """Send to another target from now on; False, and nothing changed, while plants are in
+        line for the old one, unless `asked`: the operator was asked where they go (to the old
+        target first, or held: `hold_queued`). The profile in use chosen again is connected
+        again at once (its token read anew), the plants in line carried over in order."""
+        target = self._session.target
         carry = target is not None and profile is not None and target.profile == profile
+        if not (carry or asked) and self._session.in_line():
+            return False
         self._choose(connect, base_url, profile, carry=carry)
+        return True
 
     def submit(
         self,
@@ -137,7 +147,7 @@ class SendService:
         both agree, else `Differs`; the plant the operator settled comes back with `verified`,
         the number of fields corrected."""
         keying = self._verify and typed and not confirmed and verified is None
-        return self.session.submit(
+        return self._session.submit(
             texts,
             confirmed=confirmed,
             typed=typed,
@@ -146,22 +156,18 @@ class SendService:
         )
 
     def set_verify(self, on: bool) -> None:
-        """Turn verified entry on or off for the target of the moment (a first keying waiting
-        is dropped: the plant starts afresh)."""
+        """Turn verified entry on or off for the target of the moment. A first keying waiting
+        is dropped, here and in the ledger: the plant starts afresh (also how nothing is taken
+        of a plant whose keyings differed, left with Esc: `set_verify(True)` again)."""
         self._verify = on
-        self.restart_keying()
-
-    def restart_keying(self) -> None:
-        """Nothing was taken of the plant being keyed (the differences left with Esc): its first
-        keying is dropped, here and in the ledger."""
         self._verification.forget()
-        self.session.drop_keying()
+        self._session.drop_keying()
 
     def resume(self) -> None:
         """After a refused token: the profile's token read again (it may have been fixed), the
         refused plant sent again, then the rest. While the deployment cannot be reached: try
         it now."""
-        session = self.session
+        session = self._session
         target = session.target
         if isinstance(session.queue_state, TokenRefused) and target is not None:
             name = target.profile
@@ -171,42 +177,37 @@ class SendService:
 
     def cancel_send(self) -> int | None:
         """Cancel the send in flight; how many plants wait behind it (None: none in line)."""
-        return self.session.cancel_send()
+        return self._session.cancel_send()
 
     def hold_queued(self, note: str) -> None:
         """Take the plants not yet sent off the queue: they wait in needs attention."""
-        self.session.hold_queued(note)
+        self._session.hold_queued(note)
 
     def asking(self, open_: bool) -> None:
         """A question about the queue opened (nothing more leaves until it is answered), or
         was answered."""
         if open_:
-            self.session.question_opened()
+            self._session.question_opened()
         else:
-            self.session.question_closed()
+            self._session.question_closed()
 
     def trust_target(self) -> None:
         """The operator said yes for the whole session to sends to the protected target."""
-        target = self.session.target
+        target = self._session.target
         if target is not None:
-            self.session.protection.trust(target)
-
-    def needs_asking(self) -> bool:
-        """Whether a send to the target must be confirmed first (a protected target)."""
-        target = self.session.target
-        return target is not None and self.session.protection.needs_asking(target)
+            self._session.protection.trust(target)
 
     def check_id(self, id_text: str) -> None:
         """Look the id up in the ledger (in a thread); told `SentBefore` if it was created on
         the target already, or is outside the target's range of ids or among its last."""
-        if self.session.knows_history:
+        if self._session.knows_history:
             if self._checking is not None:
                 self._checking.cancel()  # the id typed since is the one to look up
             self._checking = self._spawn(self._check_id(id_text))
 
     def status(self) -> Status:
         """Where the journey stands now."""
-        session = self.session
+        session = self._session
         return Status(
             state=session.queue_state,
             counts=session.counts(),
@@ -215,6 +216,7 @@ class SendService:
             aim=session.aim,
             in_line=session.in_line(),
             in_memory=session.ledger_in_memory,
+            asks=session.target is not None and session.protection.needs_asking(session.target),
             keying=(1 if self._verification.first is None else 2) if self._verify else None,
         )
 
@@ -222,15 +224,62 @@ class SendService:
         self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
     ) -> Attended:
         """The operator chose a plant in needs attention (`EntrySession.attend`)."""
-        return self.session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere)
+        return self._session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere)
 
-    def aimed_elsewhere(self, entry: HistoryEntry) -> AimedElsewhere | None:
-        """Whether a plant of the ledger was meant for another target than the current one."""
-        return self.session.aimed_elsewhere(entry)
+    async def attention(self) -> list[HistoryEntry]:
+        """The plants that need attention, oldest first (read in a thread; `StoreError` if the
+        ledger cannot be read)."""
+        ledger = await asyncio.to_thread(self._session.ledger)
+        return await asyncio.to_thread(ledger.attention)
+
+    def send_again(self, held: Sequence[HistoryEntry]) -> SentAgain:
+        """Send held plants again, in order, each as a new send of what was typed (a plant
+        loaded and sent), once the operator said yes to them all: the answer confirms them for
+        a protected target once it is known; before, each is asked about at its turn. A plant
+        another plantstore-tui dealt with since the list was read is skipped; the first one not
+        taken stops the rest, which stay held. The held rows of the plants taken are dealt with
+        in the background (a problem is told)."""
+        session = self._session
+        confirmed = session.target is not None
+        sent: list[int] = []
+        skipped = 0
+        stopped: tuple[Submitted, FormTexts] | None = None
+        for plant in held:
+            try:
+                # A read: the ledger's readers never wait for a writer.
+                found = session.ledger().get(plant.entry)
+            except StoreError as exc:
+                stopped = (NotTaken("Ledger not read", visible(str(exc))), plant.typed)
+                break
+            if found is None or not (found.never_sent and found.needs_attention):
+                skipped += 1
+                continue
+            outcome = self.submit(found.typed, confirmed=confirmed)
+            if not isinstance(outcome, Taken):
+                stopped = (outcome, found.typed)
+                break
+            sent.append(found.entry)
+        if sent:
+            note = f"Sent again from needs attention at {self._clock():%H:%M:%S}."
+            task = self._spawn(self._release(sent, note))
+            if task is not None:
+                self._releasing.add(task)
+                task.add_done_callback(self._releasing.discard)
+        if stopped is None:
+            return SentAgain(len(sent), skipped)
+        return SentAgain(len(sent), skipped, *stopped)
+
+    def drop_unsettled(self) -> None:
+        """The operator quits and gives up every plant not yet done with: none is offered again
+        (a plant in flight still goes, or is cancelled)."""
+        self._session.drop_unsettled()
 
     async def wait_until_quiet(self) -> None:
-        """Wait until connected (or failed), with nothing in flight or in line unless stopped."""
-        await self.session.wait_until_quiet()
+        """Wait until connected (or failed), with nothing in flight or in line unless stopped,
+        and the plants sent again dealt with in needs attention."""
+        while self._releasing:
+            await asyncio.gather(*self._releasing, return_exceptions=True)
+        await self._session.wait_until_quiet()
 
     async def close(self) -> None:
         """Let the send in flight say its fate, close the connections, end the session."""
@@ -239,7 +288,7 @@ class SendService:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.session.close()
+        await self._session.close()
 
     # Inside -----------------------------------------------------------------------------------
 
@@ -254,13 +303,13 @@ class SendService:
 
     def _choose(self, connect: Connect, base_url: str, profile: str | None, *, carry: bool) -> None:
         self._connect = connect
-        self.session.choose(base_url, profile, carry=carry)
+        self._session.choose(base_url, profile, carry=carry)
         self._spawn(self._connect_with(connect))
 
     async def _connect_with(self, connect: Connect) -> None:
         # The ledger first (opened once; its news told once), then the target. A target
         # switched away from meanwhile is dropped, its client closed.
-        session = self.session
+        session = self._session
         await asyncio.to_thread(session.ledger)
         news = session.ledger_news()
         if news is not None:
@@ -291,7 +340,7 @@ class SendService:
 
     async def _run(self, queue: SendQueue) -> None:
         try:
-            await self.session.run(queue, self._confirm_queued)
+            await self._session.run(queue, self._confirm_queued)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug: a server's faults are outcomes
@@ -300,13 +349,29 @@ class SendService:
 
     async def _confirm_queued(self, plant: QueuedPlant) -> bool:
         # Only for plants queued before the connection told whether the target is protected.
-        target = self.session.target
-        if target is None or not self.session.protection.needs_asking(target):
+        target = self._session.target
+        if target is None or not self._session.protection.needs_asking(target):
             return True
         return await self._confirm(target, plant)
 
+    async def _release(self, numbers: list[int], note: str) -> None:
+        ledger = self._session.ledger()
+        for number in numbers:
+            try:
+                released = await asyncio.to_thread(ledger.release, number, note)
+            except StoreError as exc:
+                self._tell(
+                    Problem(
+                        "Ledger not written",
+                        f"Plant #{number} was sent again but is still listed in needs attention: "
+                        f"the ledger could not be written: {visible(str(exc))}.",
+                    )
+                )
+                continue
+            self._session.released(number, note, released=released)
+
     async def _check_id(self, id_text: str) -> None:
         with contextlib.suppress(StoreError):  # a convenience: nothing to say if unread
-            words = await asyncio.to_thread(self.session.id_warning, id_text)
+            words = await asyncio.to_thread(self._session.id_warning, id_text)
             if words is not None:
                 self._tell(SentBefore(id_text, words))

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.form import FormErrors, parse_id
 from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
@@ -34,7 +33,6 @@ from plantstore_tui.core.sending.state import (
     TokenRefused,
 )
 from plantstore_tui.core.sending.submitted import (
-    AimedElsewhere,
     Attended,
     Dismissed,
     Invalid,
@@ -44,6 +42,7 @@ from plantstore_tui.core.sending.submitted import (
     Protection,
     Submitted,
     Taken,
+    aimed_elsewhere,
 )
 from plantstore_tui.core.sending.verify import Agreed, KeyAgain, Verification
 from plantstore_tui.core.store.database import StoreError
@@ -58,7 +57,6 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store import Ledger
-    from plantstore_tui.core.store.records import HistoryEntry
     from plantstore_tui.core.store.settings import HistorySettings
 
 Clock = Callable[[], datetime]
@@ -561,7 +559,7 @@ class EntrySession:
             return NotTaken("Not found", f"Plant #{number} is no longer in the ledger.")
         if load and form_busy:
             return NotTaken("Not loaded", FORM_BUSY)
-        elsewhere = None if anywhere or not load else self.aimed_elsewhere(found)
+        elsewhere = None if anywhere or not load else aimed_elsewhere(found, self.aim)
         if elsewhere is not None:
             return elsewhere
         at = self._clock().strftime("%H:%M:%S")
@@ -579,27 +577,20 @@ class EntrySession:
             return Dismissed(found)
         return Loaded(found, may_exist=found.state in (PlantState.UNKNOWN, PlantState.SENDING))
 
-    def aimed_elsewhere(self, entry: HistoryEntry) -> AimedElsewhere | None:
-        """Whether a plant of the ledger was meant for another target than the one plants taken
-        now go to (never, while no target is chosen)."""
-        aim = self.aim
-        if aim is None or same_target(entry.base_url, entry.profile, *aim):
-            return None
-        return AimedElsewhere(
-            entry, target_words(entry.base_url, entry.profile), target_words(*aim)
-        )
-
     def release(self, number: int, note: str) -> bool:
         """The operator dealt with a plant that needed attention (loaded it into the form or
         dismissed it); False if another instance already had. `StoreError` if not written."""
         released = self.ledger().release(number, note)
+        self.released(number, note, released=released)
+        return released
+
+    def released(self, number: int, note: str, *, released: bool) -> None:
+        """The ledger's row of a plant needing attention was dealt with (`released`), or found
+        dealt with already: its entry says `note`, and needs attention is counted afresh."""
         self._attention = None
-        if not released:
-            return False
-        plant = self._plants.pop(number, None)
+        plant = self._plants.pop(number, None) if released else None
         if plant is not None:
             self._on_change(plant, note)
-        return True
 
     # Counting, waiting, quitting --------------------------------------------------------------
 

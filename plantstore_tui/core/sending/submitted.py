@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
+from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.sending.verify import Differs, KeyAgain
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
-    from plantstore_tui.core.plant.form import FormErrors
+    from plantstore_tui.core.plant.form import FormErrors, FormTexts
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.sending.next_id import NextFree
     from plantstore_tui.core.sending.queue import QueuedPlant
@@ -82,6 +83,29 @@ class AimedElsewhere:
 
 
 Attended: TypeAlias = Loaded | Dismissed | AimedElsewhere | NotTaken
+
+
+def aimed_elsewhere(
+    entry: HistoryEntry, aim: tuple[str, str | None] | None
+) -> AimedElsewhere | None:
+    """Whether a plant of the ledger was meant for another target than `aim`, the base URL and
+    profile plants taken now go to (never, while no target is chosen: `aim` None)."""
+    if aim is None or same_target(entry.base_url, entry.profile, *aim):
+        return None
+    return AimedElsewhere(entry, target_words(entry.base_url, entry.profile), target_words(*aim))
+
+
+@dataclass(frozen=True, slots=True)
+class SentAgain:
+    """Held plants sent again from needs attention, in order: `sent` taken as new sends (their
+    held rows dealt with), `skipped` dealt with meanwhile by another plantstore-tui; `stopped`:
+    what became of the plant that was not taken (typed as `stopped_texts`), the ones after it
+    left held."""
+
+    sent: int
+    skipped: int
+    stopped: Submitted | None = None
+    stopped_texts: FormTexts | None = None
 
 
 @dataclass(slots=True)

@@ -21,12 +21,11 @@ from textual.widgets.option_list import Option
 
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
-from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
 if TYPE_CHECKING:
-    from plantstore_tui.ui.screens.send import SendScreen
+    pass
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
@@ -207,58 +206,3 @@ def held_question(
         danger=protected,
         answered=answered,
     )
-
-
-def send_held_after_asking(screen: SendScreen, plants: Sequence[HistoryEntry]) -> None:
-    """Ask once through the send screen's question path, then send the held plants in order,
-    each through `SendScreen.submit` as a plant loaded and sent is (`_send_again`)."""
-    status = screen.service.status()
-    aim, target = status.aim, status.target
-    if aim is None:
-        return
-    chosen = list(plants)
-
-    def answered(answer: Answer) -> None:
-        if not answer.confirmed:
-            screen.notify(
-                "Nothing was sent: the held plants still wait in needs attention (F4).",
-                title="Not sent",
-            )
-            return
-        at = screen.clock().strftime("%H:%M:%S")
-        # Confirmed by this answer once the target is known; before, each is asked about at
-        # its turn if the target turns out protected.
-        for plant in chosen:
-            if not _send_again(screen, plant, confirmed=target is not None, at=at):
-                return
-
-    protected = screen.service.needs_asking()
-    question = held_question(chosen, target_words(*aim), answered, protected=protected)
-    # Asked once needs attention, which closes on this choice, is gone.
-    screen.call_after_refresh(screen.ask, question)
-
-
-def _send_again(screen: SendScreen, plant: HistoryEntry, *, confirmed: bool, at: str) -> bool:
-    # One held plant taken as a new send, its held row then dealt with (released, as a load
-    # releases it); skipped if another plantstore-tui dealt with it since the list was read.
-    # False: not taken, and the ones after it are not sent (submit said why).
-    session = screen.service.session
-    try:
-        found = session.ledger().get(plant.entry)
-    except StoreError as exc:
-        screen.notify(visible(str(exc)), title="Ledger not read", severity="error")
-        return False
-    if found is None or not (found.never_sent and found.needs_attention):
-        return True
-    if screen.submit(found.typed, from_form=False, confirmed=confirmed):
-        return False
-    try:
-        session.release(plant.entry, f"Sent again from needs attention at {at}.")
-    except StoreError as exc:
-        screen.notify(
-            f"Plant #{plant.entry} was sent again but is still listed in needs attention: the "
-            f"ledger could not be written: {visible(str(exc))}.",
-            title="Ledger not written",
-            severity="warning",
-        )
-    return True

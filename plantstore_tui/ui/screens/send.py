@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
 
+from plantstore_tui.core.http.address import target_words
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending import events
 from plantstore_tui.core.sending.service import SendService
@@ -30,7 +31,9 @@ from plantstore_tui.core.sending.submitted import (
     Loaded,
     NeedsConfirmation,
     NotTaken,
+    Submitted,
     Taken,
+    aimed_elsewhere,
 )
 from plantstore_tui.core.sending.verify import Differs, KeyAgain
 from plantstore_tui.core.store import StoreError
@@ -217,6 +220,9 @@ class SendScreen(OrderedScreen[None]):
 
         typed = from_form and not self.form.loaded
         outcome = self.service.submit(texts, confirmed=confirmed, typed=typed, verified=verified)
+        return self._show_submitted(outcome, texts, from_form=from_form)
+
+    def _show_submitted(self, outcome: Submitted, texts: FormTexts, *, from_form: bool) -> str:
         if from_form:
             # The session's verdict on the fields: its messages, or none.
             self.form.show_errors(outcome.errors.errors if isinstance(outcome, Invalid) else {})
@@ -252,7 +258,7 @@ class SendScreen(OrderedScreen[None]):
     def _settled(self, differs: Differs) -> Callable[[dict[FormField, str] | None], None]:
         def settled(chosen: dict[FormField, str] | None) -> None:
             if chosen is None:
-                self.service.restart_keying()
+                self.service.set_verify(True)  # its first keying dropped: keyed afresh
                 self.notify(
                     "Nothing was taken: the second keying is in the form. Send it to key the "
                     "plant again from its first keying.",
@@ -324,19 +330,19 @@ class SendScreen(OrderedScreen[None]):
 
     def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
         """Send to another target from now on (True: at once); plants in line for the old one
-        are asked about first, unless the profile in use is chosen again (connected again, its
-        token read anew, with the plants in line kept, in order)."""
-        status = self.service.status()
-        target = status.target
-        same = target is not None and label.profile is not None and label.profile == target.profile
-        if same or not status.in_line:
-            self._switch(connect, label)
+        are asked about first (the service says when), the switch made after the answer."""
+        if self.service.switch(connect, label.base_url, label.profile):
+            self._switched(label)
             return True
-        self.ask(switch_question(self.service, status, lambda: self._switch(connect, label)))
+
+        def switch() -> None:
+            self.service.switch(connect, label.base_url, label.profile, asked=True)
+            self._switched(label)
+
+        self.ask(switch_question(self.service, self.service.status(), switch))
         return False
 
-    def _switch(self, connect: Connect, label: TargetLabel) -> None:
-        self.service.switch(connect, label.base_url, label.profile)
+    def _switched(self, label: TargetLabel) -> None:
         self.form.show_id_range(None)  # the new target's, once connected
         self.status.show_target(label.parts(), protected=label.protected)
         self.show_state("connecting…", "busy")
@@ -441,30 +447,47 @@ class SendScreen(OrderedScreen[None]):
             self.ask(stop_question(self.service, counts.queued))
         self.service.cancel_send()
 
-    def action_attention(self) -> None:
+    async def action_attention(self) -> None:
         """List the plants that need attention: load one into the form, or dismiss it; send
         the held ones again."""
         # A screen opened on demand (F4 and the palette): not loaded before the first frame
         # (issue 34 part 5, with the help and differences screens).
-        from plantstore_tui.ui.screens.attention import AttentionScreen, send_held_after_asking
+        from plantstore_tui.ui.screens.attention import AttentionScreen
 
         try:
-            attention = self.service.session.ledger().attention()
+            attention = await self.service.attention()
         except StoreError as exc:
             self.notify(visible(str(exc)), title="Ledger not read", severity="error")
             return
         if not attention:
             self.notify("Every plant sent so far went through.", title="Nothing needs attention")
             return
-        attend = self.attend
-        self.app.push_screen(
-            AttentionScreen(
-                attention,
-                attend,
-                self.service.status().aim,
-                lambda held: send_held_after_asking(self, held),
-            )
-        )
+        aim = self.service.status().aim
+        self.app.push_screen(AttentionScreen(attention, self.attend, aim, self._send_held))
+
+    def _send_held(self, held: list[HistoryEntry]) -> None:
+        # Needs attention's one key for the held plants of the form's target: one question,
+        # then the service sends them in order (the answer confirms them all).
+        from plantstore_tui.ui.screens.attention import held_question
+
+        status = self.service.status()
+        if status.aim is None:
+            return
+
+        def answered(answer: Answer) -> None:
+            if not answer.confirmed:
+                self.notify(
+                    "Nothing was sent: the held plants still wait in needs attention (F4).",
+                    title="Not sent",
+                )
+                return
+            sent = self.service.send_again(held)
+            if sent.stopped is not None and sent.stopped_texts is not None:
+                self._show_submitted(sent.stopped, sent.stopped_texts, from_form=False)
+
+        question = held_question(held, target_words(*status.aim), answered, protected=status.asks)
+        # Asked once needs attention, which closes on this choice, is gone.
+        self.call_after_refresh(self.ask, question)
 
     def attend(self, number: int, load: bool, anywhere: bool = False) -> None:
         """The operator chose a plant in needs attention: load it into the form (a plant meant
@@ -533,7 +556,7 @@ class SendScreen(OrderedScreen[None]):
     def _load_from_history(self, entry: HistoryEntry) -> str | None:
         if self.form.holds_typing():
             return FORM_BUSY
-        elsewhere = self.service.aimed_elsewhere(entry)
+        elsewhere = aimed_elsewhere(entry, self.service.status().aim)
         if elsewhere is None:
             self.form.load(entry.typed)
         else:
@@ -575,8 +598,6 @@ class SendScreen(OrderedScreen[None]):
     def action_clear_log(self) -> None:
         """Empty the log (plants still pending keep their entries)."""
         self.log_panel.clear_entries()
-        for plant in self.service.session.plants:
-            self.log_panel.show_plant(plant)
         self.notify("The log is empty.", title="Log cleared")
 
     def action_save_log(self) -> None:

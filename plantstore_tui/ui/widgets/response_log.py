@@ -23,6 +23,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.widgets.log_entry import STYLE_NAMES, Entry, render_note, render_plant
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class ResponseLog(ScrollView, can_focus=True):
         self._old_style_map: dict[str, Style] | None = None
         # A line below the last entry, in the log's style.
         self._blank: Strip | None = None
+        # The plants whose entry may still change (not created, not dealt with), as last shown.
+        self._open: dict[int, QueuedPlant] = {}
 
     @property
     def entries(self) -> list[Entry]:
@@ -104,6 +107,10 @@ class ResponseLog(ScrollView, can_focus=True):
 
     def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
+        if plant.state is PlantState.CREATED or after is not None:
+            self._open.pop(plant.number, None)
+        else:
+            self._open[plant.number] = plant
         self._put(
             lambda: render_plant(plant, plant.queued_at, self._styles(), after=after),
             ("plant", plant.number),
@@ -206,7 +213,8 @@ class ResponseLog(ScrollView, can_focus=True):
             self._lay_out_from(stale[0])
 
     def clear_entries(self) -> None:
-        """Forget every entry."""
+        """Forget every entry but those of plants that may still change (queued, in flight,
+        needing attention), which are shown anew."""
         self._entries.clear()
         self._pending.clear()
         self._index.clear()
@@ -217,6 +225,8 @@ class ResponseLog(ScrollView, can_focus=True):
         self.virtual_size = Size(self._width, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
+        for plant in list(self._open.values()):
+            self.show_plant(plant)
 
     def plain_text(self) -> str:
         """Every entry as plain text, as the screen shows it; the log never holds the token."""

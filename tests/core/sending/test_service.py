@@ -1,0 +1,146 @@
+"""The send service driven without a screen: held plants sent again from needs attention, the
+decision made in the core and told back as a typed result; the ledger's rows dealt with off the
+event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from burst_support import stored_plants
+from ledger_support import all_rows, new_row, opened
+
+from plantstore_tui.core.http.client import PlantStoreClient
+from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.sending.connection import Connection
+from plantstore_tui.core.sending.events import CannotConnect, Connected, Event
+from plantstore_tui.core.sending.service import SendService
+from plantstore_tui.core.sending.submitted import NotTaken, SentAgain
+from plantstore_tui.core.store import PlantState
+from plantstore_tui.server.runner import BackgroundServer
+
+DEADLINE = 10
+HELD = "Not sent: held when the queue was stopped (Esc)."
+
+
+def clock() -> datetime:
+    """Always the same moment."""
+    return datetime(2026, 5, 4, 9, 30, 15, tzinfo=UTC)
+
+
+async def never_asked(target: Target, plant: object) -> bool:
+    """The front end's question: never needed here (the target is not protected)."""
+    raise AssertionError("asked")
+
+
+def held_rows(server: BackgroundServer, *plants: tuple[str, str]) -> list[int]:
+    """Plants an earlier plantstore-tui held before they were sent, in the order taken."""
+    with opened("tui") as ledger:
+        numbers = [
+            ledger.take(
+                new_row(name, id, source="tui", state=PlantState.QUEUED, base_url=server.base_url)
+            )
+            for name, id in plants
+        ]
+        ledger.hold(numbers, HELD)
+    return numbers
+
+
+async def connected_service(server: BackgroundServer, told: list[Event]) -> SendService:
+    """A service connected to the server, as the screen has it once the status line names it."""
+    target = Target(base_url=server.base_url, token=server.token, token_source="the test")
+    event = asyncio.Event()
+
+    def tell(what: Event) -> None:
+        told.append(what)
+        if isinstance(what, Connected):
+            event.set()
+
+    service = SendService(
+        tell,
+        clock,
+        never_asked,
+        connect=lambda: Connection(target, PlantStoreClient(target.base_url, target.token)),
+        base_url=server.base_url,
+    )
+    service.start()
+    async with asyncio.timeout(DEADLINE):
+        await event.wait()
+    return service
+
+
+async def test_held_plants_go_in_order_and_leave_needs_attention(
+    reference_server: BackgroundServer,
+) -> None:
+    held_rows(reference_server, ("Fern", "13"), ("Ivy", "12"), ("Aloe", "11"))
+    told: list[Event] = []
+    service = await connected_service(reference_server, told)
+    try:
+        held = await service.attention()
+        assert [plant.name for plant in held] == ["Fern", "Ivy", "Aloe"]
+        assert service.send_again(held) == SentAgain(sent=3, skipped=0)
+        async with asyncio.timeout(DEADLINE):
+            await service.wait_until_quiet()
+        assert [row[:2] for row in stored_plants(reference_server.db_path)] == [
+            (13, "Fern"),
+            (12, "Ivy"),
+            (11, "Aloe"),
+        ]
+        assert await service.attention() == []
+        assert service.status().counts.attention == 0
+    finally:
+        await service.close()
+    notes = {row.note for row in all_rows() if row.state is not PlantState.CREATED}
+    assert notes == {"Sent again from needs attention at 09:30:15."}
+
+
+async def test_a_plant_dealt_with_elsewhere_meanwhile_is_skipped(
+    reference_server: BackgroundServer,
+) -> None:
+    fern, ivy = held_rows(reference_server, ("Fern", "13"), ("Ivy", "12"))
+    told: list[Event] = []
+    service = await connected_service(reference_server, told)
+    try:
+        held = await service.attention()
+        with opened("other") as other:
+            # Another plantstore-tui loaded Fern into its form after this list was read.
+            assert other.release(fern, "Loaded into the form at 09:31:00.")
+        assert service.send_again(held) == SentAgain(sent=1, skipped=1)
+        async with asyncio.timeout(DEADLINE):
+            await service.wait_until_quiet()
+        assert [row[:2] for row in stored_plants(reference_server.db_path)] == [(12, "Ivy")]
+        assert ivy not in [plant.entry for plant in await service.attention()]
+    finally:
+        await service.close()
+
+
+async def test_the_first_plant_not_taken_stops_the_rest_and_says_why(
+    reference_server: BackgroundServer,
+) -> None:
+    numbers = held_rows(reference_server, ("Fern", "13"), ("Ivy", "12"))
+    cannot = asyncio.Event()
+
+    def tell(what: Event) -> None:
+        if isinstance(what, CannotConnect):
+            cannot.set()
+
+    def broken() -> Connection:
+        raise ValueError("the token file tokens/missing cannot be read")
+
+    service = SendService(tell, clock, never_asked, connect=broken, base_url="http://127.0.0.1:9")
+    service.start()
+    try:
+        async with asyncio.timeout(DEADLINE):
+            await cannot.wait()
+        held = await service.attention()
+        result = service.send_again(held)
+        assert result.sent == 0
+        assert result.stopped == NotTaken(
+            "Cannot send", "the token file tokens/missing cannot be read"
+        )
+        assert result.stopped_texts == held[0].typed
+        # Both still wait, held, in needs attention.
+        assert [plant.entry for plant in await service.attention()] == numbers
+    finally:
+        await service.close()
+    assert stored_plants(reference_server.db_path) == []
