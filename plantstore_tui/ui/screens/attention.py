@@ -22,7 +22,6 @@ from textual.widgets.option_list import Option
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
-from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 
 if TYPE_CHECKING:
     pass
@@ -33,8 +32,6 @@ Attend = Callable[[int, bool], None]
 Aim = tuple[str, str | None]
 # Send these held plants, in this order (after asking).
 SendHeld = Callable[[list[HistoryEntry]], None]
-# How many held plants the question names one by one.
-NAMED = 5
 
 
 def _option(plant: HistoryEntry, aim: Aim | None) -> Option:
@@ -172,37 +169,3 @@ class AttentionScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the list."""
         self.dismiss()
-
-
-def held_question(
-    plants: Sequence[HistoryEntry],
-    where: str,
-    answered: Callable[[Answer], None],
-    *,
-    protected: bool,
-) -> ChoiceScreen[Answer]:
-    """The one question before the held plants go: how many, where, and which."""
-    subject = Text()
-    subject.append(f"{plural(len(plants), 'held plant')} to {visible(where)}", style="bold")
-    for plant in plants[:NAMED]:
-        subject.append(f"\n#{plant.entry}  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
-    if len(plants) > NAMED:
-        subject.append(f"\n… and {plural(len(plants) - NAMED, 'more plant')}")
-    detail = (
-        "They go in the order they were taken, each as a new send, as if loaded into the form "
-        "and sent. Plants whose fate is unknown stay in needs attention, to check one by one."
-    )
-    if protected:
-        detail += " This profile is marked protected: this answer confirms these sends."
-    return ChoiceScreen(
-        f"Send {plural(len(plants), 'held plant')}?",
-        subject,
-        detail,
-        [
-            Choice("Send them", "s", Answer.YES, "held-send", "error" if protected else "primary"),
-            Choice("Cancel", "Esc", Answer.NO, "held-cancel"),
-        ],
-        cancel=Answer.NO,
-        danger=protected,
-        answered=answered,
-    )

@@ -1,23 +1,27 @@
 """What the send screen tells and asks the operator about plants: the ledger's news once it is
 open, whether to hold the queue after a cancel, where plants in line go when the target
-switches. The questions are built here and asked through `SendScreen.ask`, which stops the
-queue while they are open."""
+switches, whether to send the held plants again. The questions are built here and asked
+through `SendScreen.ask`, which stops the queue while they are open."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from plantstore_tui.core.plant.text import plural, visible
+from plantstore_tui.core.plant.text import plural, shorten, visible
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable
 from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
+
+# How many held plants the question before sending them again names one by one.
+HELD_NAMED = 5
 
 if TYPE_CHECKING:
     from plantstore_tui.core.sending.service import SendService, Status
     from plantstore_tui.core.sending.session_ledger import LedgerNews
+    from plantstore_tui.core.store.records import HistoryEntry
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
     from plantstore_tui.ui.widgets.response_log import ResponseLog
 
@@ -108,5 +112,39 @@ def switch_question(
         detail,
         choices,
         cancel="cancel",
+        answered=answered,
+    )
+
+
+def held_question(
+    plants: Sequence[HistoryEntry],
+    where: str,
+    answered: Callable[[Answer], None],
+    *,
+    protected: bool,
+) -> ChoiceScreen[Answer]:
+    """The one question before the held plants go: how many, where, and which."""
+    subject = Text()
+    subject.append(f"{plural(len(plants), 'held plant')} to {visible(where)}", style="bold")
+    for plant in plants[:HELD_NAMED]:
+        subject.append(f"\n#{plant.entry}  id {plant.plant_id}  {visible(shorten(plant.name, 40))}")
+    if len(plants) > HELD_NAMED:
+        subject.append(f"\n… and {plural(len(plants) - HELD_NAMED, 'more plant')}")
+    detail = (
+        "They go in the order they were taken, each as a new send, as if loaded into the form "
+        "and sent. Plants whose fate is unknown stay in needs attention, to check one by one."
+    )
+    if protected:
+        detail += " This profile is marked protected: this answer confirms these sends."
+    return ChoiceScreen(
+        f"Send {plural(len(plants), 'held plant')}?",
+        subject,
+        detail,
+        [
+            Choice("Send them", "s", Answer.YES, "held-send", "error" if protected else "primary"),
+            Choice("Cancel", "Esc", Answer.NO, "held-cancel"),
+        ],
+        cancel=Answer.NO,
+        danger=protected,
         answered=answered,
     )

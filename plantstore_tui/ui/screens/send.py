@@ -42,6 +42,7 @@ from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.queue_questions import (
+    held_question,
     stop_question,
     switch_question,
     tell_ledger_news,
@@ -468,8 +469,6 @@ class SendScreen(OrderedScreen[None]):
     def _send_held(self, held: list[HistoryEntry]) -> None:
         # Needs attention's one key for the held plants of the form's target: one question,
         # then the service sends them in order (the answer confirms them all).
-        from plantstore_tui.ui.screens.attention import held_question
-
         status = self.service.status()
         if status.aim is None:
             return
