@@ -371,7 +371,9 @@ class SendService:
             self._session.released(number, note, released=released)
 
     async def _check_id(self, id_text: str) -> None:
+        # The target as it is now, read here: the thread touches nothing of the service.
+        target = self._session.target
         with contextlib.suppress(StoreError):  # a convenience: nothing to say if unread
-            words = await asyncio.to_thread(self._session.id_warning, id_text)
+            words = await asyncio.to_thread(self._session.id_warning, id_text, target)
             if words is not None:
                 self._tell(SentBefore(id_text, words))

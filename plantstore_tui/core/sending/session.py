@@ -156,21 +156,22 @@ class EntrySession:
         except StoreError:
             return UNREAD  # a convenience: the operator types the id
 
-    def duplicate_warning(self, id_text: str) -> str | None:
-        """Words saying the ledger shows this id created (or maybe created) on the target
-        already (reads the ledger: call it off the UI thread)."""
-        ledger, target = self._ledger, self._target
+    def duplicate_warning(self, id_text: str, target: Target | None = None) -> str | None:
+        """Words saying the ledger shows this id created (or maybe created) on the target (or
+        on `target`, as read on the event loop) already (reads the ledger: call it off the UI
+        thread)."""
+        ledger, target = self._ledger, target or self._target
         plant_id = parse_id(id_text)
         if ledger is None or target is None or not isinstance(plant_id, int):
             return None
         return duplicate_warning(ledger.sent_before(target.base_url, plant_id))
 
-    def id_warning(self, id_text: str) -> str | None:
-        """Words of warning about the id typed: created on the target already
-        (`duplicate_warning`), outside the profile's range of ids or among its last ids
+    def id_warning(self, id_text: str, target: Target | None = None) -> str | None:
+        """Words of warning about the id typed: created on the target (or on `target`)
+        already (`duplicate_warning`), outside the profile's range of ids or among its last ids
         (`range_warning`); None when there is nothing to say (reads the ledger)."""
-        target, plant_id = self._target, parse_id(id_text)
-        said = [self.duplicate_warning(id_text)]
+        target, plant_id = target or self._target, parse_id(id_text)
+        said = [self.duplicate_warning(id_text, target)]
         if target is not None and target.ids is not None and isinstance(plant_id, int):
             said.append(range_warning(target.ids, plant_id))
         return " ".join(words for words in said if words) or None
