@@ -1,6 +1,7 @@
-"""Instructions to the first painted frame, under cachegrind: the TUI against the bare app.
+"""Instructions to the first painted frame, under cachegrind: the TUI against the bare app and
+the floor (the bare app with httpx and Pydantic imported, issue 34's yardstick for the start).
 
-    .venv/bin/python benchmarks/instructions.py [--until frame|layout|run] [--side tui|bare]
+    .venv/bin/python benchmarks/instructions.py [--until frame|layout|run] [--side tui|floor|bare]
 
 A count that a loaded machine cannot move (startup.py's wall time can): each program runs under
 `valgrind --tool=cachegrind` in a pty of startup.py's size and ends itself (`os._exit`) as soon as
@@ -9,10 +10,11 @@ its stop is reached (`stop_at.py`):
           --marker TEXT waits for TEXT instead, e.g. a footer key's words);
   layout  the first layout of a screen begins (imports, app built, driver, compose and mount);
   run     `App.run` is called (imports and the app built).
-Prints million instructions for each side and their ratio. Needs valgrind. The package's bytecode
-is compiled first, as startup.py does. `PYTHONHASHSEED=0`, the config and data directories are
-throwaway ones, the target is `--base-url http://127.0.0.1:9` as in startup.py, and for the
-operator's everyday start (`--side profile`) the default profile of startup.py's profiles.toml.
+Prints million instructions for each side and the TUI's ratios to the bare app and to the
+floor. Needs valgrind. The package's bytecode is compiled first, as startup.py does.
+`PYTHONHASHSEED=0`, the config and data directories are throwaway ones, the target is
+`--base-url http://127.0.0.1:9` as in startup.py, and for the operator's everyday start
+(`--side profile`) the default profile of startup.py's profiles.toml.
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ SIDES = {
     "tui": ("plantstore-tui", ["--base-url", "http://127.0.0.1:9"]),
     "profile": ("plantstore-tui, default profile", []),
     "bare": ("bare Textual app", [str(REPO / "benchmarks" / "bare_app.py")]),
+    "floor": ("Textual + httpx + Pydantic", [str(REPO / "benchmarks" / "floor_app.py")]),
 }
+# The yardsticks a TUI side is divided by, in the words the ratio is printed with.
+BASES = {"bare": "the bare app", "floor": "the floor (Textual + httpx + Pydantic)"}
 
 
 def count(side: str, until: str, directory: Path, marker: str | None = None) -> int:
@@ -60,7 +65,7 @@ def count(side: str, until: str, directory: Path, marker: str | None = None) -> 
         f"--cachegrind-out-file={out}",
         sys.executable,
         str(Path(__file__).with_name("stop_at.py")),
-        "script" if side == "bare" else "tui",
+        "script" if side in BASES else "tui",
         until,
         marker or program["marker"],
         *arguments,
@@ -116,8 +121,9 @@ def main() -> None:
             counts[side] = count(side, args.until, directory, args.marker)
             print(f"{SIDES[side][0]:31} {counts[side] / 1e6:9.1f} M instructions to {args.until}")
     for side in ("tui", "profile"):
-        if side in counts and "bare" in counts:
-            print(f"ratio, {SIDES[side][0]}: {counts[side] / counts['bare']:.3f}x the bare app")
+        for base, words in BASES.items():
+            if side in counts and base in counts:
+                print(f"ratio, {SIDES[side][0]}: {counts[side] / counts[base]:.3f}x {words}")
 
 
 if __name__ == "__main__":
