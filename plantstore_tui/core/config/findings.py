@@ -9,8 +9,8 @@ import json
 import re
 import tomllib
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # One part of a dotted key: bare, "basic" (with escapes) or 'literal'.
 _PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
@@ -21,8 +21,7 @@ _KEY = re.compile(rf"\s*({_DOTTED})\s*=")
 _MULTILINE_QUOTES = re.compile(r'"""|\'\'\'')
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One mistake in a config file: where it is, which key, what is wrong with it."""
 
     path: Path

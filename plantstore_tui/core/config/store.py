@@ -6,9 +6,8 @@ import contextlib
 import os
 import tomllib
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from plantstore_tui.core.config.errors import ConfigError
 from plantstore_tui.core.config.files import (
@@ -50,8 +49,7 @@ if TYPE_CHECKING:
 CREDENTIALS_FILE = "credentials.toml"
 
 
-@dataclass(frozen=True, slots=True)
-class SaveReport:
+class SaveReport(NamedTuple):
     """What a save did: the profile as saved, where a new token went, what to tell the operator."""
 
     profile: Profile

@@ -6,10 +6,9 @@ import os
 import shlex
 import subprocess
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import SecretStr
 
@@ -43,8 +42,7 @@ class SourceKind(StrEnum):
     STDIN = "stdin"
 
 
-@dataclass(frozen=True, slots=True)
-class TokenSource:
+class TokenSource(NamedTuple):
     """Where a token comes from, in words for any screen that shows a profile."""
 
     kind: SourceKind

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from plantstore_tui.core.plant.form import is_forbidden_char
 
@@ -135,8 +134,7 @@ def bounded_json(value: Any, limit: int = SHOWN) -> tuple[Any, tuple[str, ...]]:
     return walk(value, "", 0), tuple(notes)
 
 
-@dataclass(frozen=True, slots=True)
-class ShownBody:
+class ShownBody(NamedTuple):
     """A body as every front end shows it: its text (safe for a terminal, bounded), the notes
     naming each cut, and whether it is JSON (pretty-printed, for a highlighter)."""
 

@@ -5,8 +5,7 @@ it decides nothing from them that the service has not decided already."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.state import QueueChange
 
 
-@dataclass(frozen=True, slots=True)
-class PlantMoved:
+class PlantMoved(NamedTuple):
     """A plant is taken (on disk for good), sent, answered, held or dealt with; `after` says
     what the operator did about it, if they did."""
 
@@ -26,44 +24,38 @@ class PlantMoved:
     after: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class QueueMoved:
+class QueueMoved(NamedTuple):
     """The queue stopped, or runs again: said once, with its time."""
 
     change: QueueChange
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerOpened:
+class LedgerOpened(NamedTuple):
     """The ledger is open: what it holds for the operator."""
 
     news: LedgerNews
 
 
-@dataclass(frozen=True, slots=True)
-class Connected:
+class Connected(NamedTuple):
     """The target is resolved and its client built; plants go there from now on."""
 
     target: Target
 
 
-@dataclass(frozen=True, slots=True)
-class CannotConnect:
+class CannotConnect(NamedTuple):
     """The chosen target cannot be used: the words say why (the plants waiting are held)."""
 
     problem: str
 
 
-@dataclass(frozen=True, slots=True)
-class NextId:
+class NextId(NamedTuple):
     """The id the form offers for the next plant typed, now that the ledger and target are
     known; None: every id of the target's range of ids (`Target.ids`) is taken."""
 
     value: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class SentBefore:
+class SentBefore(NamedTuple):
     """Words of warning about the id typed: the ledger shows it created (or maybe created) on
     the target, or it is outside the profile's range of ids, or among the range's last ids."""
 
@@ -71,16 +63,14 @@ class SentBefore:
     words: str
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(NamedTuple):
     """Words for the log, with their time (a problem no plant's entry explains)."""
 
     words: str
     at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Something went wrong that the operator must see at once."""
 
     title: str

@@ -8,13 +8,12 @@ closing.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from plantstore_tui.core.store import Ledger, open_ledger
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerNews:
+class LedgerNews(NamedTuple):
     """What the operator is told once the ledger is open."""
 
     problem: str | None

@@ -12,7 +12,7 @@ import math
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
@@ -37,8 +37,7 @@ class Asking:
     """A question about the queue is open: nothing leaves until it is answered."""
 
 
-@dataclass(frozen=True, slots=True)
-class TokenRefused:
+class TokenRefused(NamedTuple):
     """The deployment refused the token (401 or 403): the refused plant and those behind it wait,
     in order, until the operator resumes."""
 
@@ -71,16 +70,14 @@ QueueState: TypeAlias = Running | Asking | TokenRefused | Unreachable
 Stop: TypeAlias = Asking | TokenRefused | Unreachable
 
 
-@dataclass(frozen=True, slots=True)
-class Stopped:
+class Stopped(NamedTuple):
     """The queue stopped (`state` says why) at `at` (local time)."""
 
     state: Stop
     at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class RunsAgain:
+class RunsAgain(NamedTuple):
     """The queue runs again at `at` (local time), after `after`: the deployment answered, took
     the token, or the question was answered."""
 

@@ -5,7 +5,7 @@ the session's memory of sends confirmed to protected targets."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.sending.verify import Differs, KeyAgain
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.store.records import HistoryEntry
 
 
-@dataclass(frozen=True, slots=True)
-class Taken:
+class Taken(NamedTuple):
     """In the ledger and in line: the form may let go of it, and offer `next_id` for the next
     plant (None: the ledger cannot say)."""
 
@@ -28,15 +27,13 @@ class Taken:
     next_id: NextFree = None
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(NamedTuple):
     """The texts make no valid plant; nothing was taken."""
 
     errors: FormErrors
 
 
-@dataclass(frozen=True, slots=True)
-class NeedsConfirmation:
+class NeedsConfirmation(NamedTuple):
     """The target is protected: ask, then submit again confirmed (or not at all), with
     `verified` (the fields its verification corrected; None: not keyed twice)."""
 
@@ -45,8 +42,7 @@ class NeedsConfirmation:
     verified: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class NotTaken:
+class NotTaken(NamedTuple):
     """Nothing was taken, and why, in words (no target yet, a configuration problem, a ledger
     that cannot be written): the plant stays where it was typed."""
 
@@ -58,23 +54,20 @@ class NotTaken:
 Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken | KeyAgain | Differs
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(NamedTuple):
     """Out of needs attention, for the form to load; `may_exist`: its send got no clear answer."""
 
     entry: HistoryEntry
     may_exist: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Dismissed:
+class Dismissed(NamedTuple):
     """Out of needs attention, forgotten."""
 
     entry: HistoryEntry
 
 
-@dataclass(frozen=True, slots=True)
-class AimedElsewhere:
+class AimedElsewhere(NamedTuple):
     """The plant was meant for another target than the form's: ask, then load it anywhere."""
 
     entry: HistoryEntry
@@ -95,8 +88,7 @@ def aimed_elsewhere(
     return AimedElsewhere(entry, target_words(entry.base_url, entry.profile), target_words(*aim))
 
 
-@dataclass(frozen=True, slots=True)
-class SentAgain:
+class SentAgain(NamedTuple):
     """Held plants sent again from needs attention, in order: `sent` taken as new sends (their
     held rows dealt with), `skipped` dealt with meanwhile by another plantstore-tui; `stopped`:
     what became of the plant that was not taken (typed as `stopped_texts`), the ones after it

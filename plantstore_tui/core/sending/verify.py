@@ -9,8 +9,7 @@ the operator settles each differing field: keyed a third time, or one of the two
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from plantstore_tui.core.plant.form import FORM_FIELDS, FormField, FormTexts
 
@@ -18,15 +17,13 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.models import NewPlant
 
 
-@dataclass(frozen=True, slots=True)
-class KeyAgain:
+class KeyAgain(NamedTuple):
     """The first keying is kept, not taken: the form clears for the same plant, keyed blind."""
 
     first: FormTexts
 
 
-@dataclass(frozen=True, slots=True)
-class Differs:
+class Differs(NamedTuple):
     """The two keyings make different plants: nothing is taken until each of `fields` is
     settled (`settle`)."""
 
@@ -45,8 +42,7 @@ class Differs:
         return settled, len(self.fields)
 
 
-@dataclass(frozen=True, slots=True)
-class Agreed:
+class Agreed(NamedTuple):
     """Both keyings make the same plant: it may be taken, as the second keying typed it."""
 
     texts: FormTexts

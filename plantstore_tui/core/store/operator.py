@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import getpass
 import socket
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 UNKNOWN = "unknown"
 """Who took a plant the system could not name, or a plant kept before operators were."""
 
 
-@dataclass(frozen=True, slots=True)
-class Operator:
+class Operator(NamedTuple):
     """The user and host that take this process's plants."""
 
     user: str

@@ -4,8 +4,8 @@ and the words that warn of an id sent here before."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from plantstore_tui.core.config.files import PROFILES_FILE, config_dir
 from plantstore_tui.core.config.store import ProfileStore
@@ -15,8 +15,7 @@ from plantstore_tui.core.store.records import HistoryEntry, PlantState
 NO_HISTORY_ENV = "PLANTSTORE_NO_HISTORY"
 
 
-@dataclass(frozen=True, slots=True)
-class HistorySettings:
+class HistorySettings(NamedTuple):
     """Whether settled plants of a profile are kept, and how many rows the ledger keeps."""
 
     enabled: bool = True
