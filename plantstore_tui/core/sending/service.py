@@ -116,7 +116,8 @@ class SendService:
     # The journey ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Open the ledger and connect to the chosen target, in the background."""
+        """Open the ledger and connect to the chosen target, in the background (with no target
+        chosen yet, nothing: `switch` starts it)."""
         if self._connect is not None:
             self._spawn(self._connect_with(self._connect))
 

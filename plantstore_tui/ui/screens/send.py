@@ -113,8 +113,8 @@ class SendScreen(OrderedScreen[None]):
         self, connect: Connect | None, label: TargetLabel, clock: Clock, *, verify: bool = False
     ) -> None:
         super().__init__()
-        # None until a target is chosen (first run): the form works, sending waits for a target.
-        self._first = (connect, label)
+        # The target as chosen at the start, for the status line until it is connected.
+        self._label = label
         self.clock = clock
         """The time of log entries and notes."""
         self.service = SendService(
@@ -141,7 +141,7 @@ class SendScreen(OrderedScreen[None]):
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
-        label = self._first[1]
+        label = self._label
         yield StatusLine(
             label.parts(), self._initial_state(), protected=label.protected, id="status"
         )
@@ -156,7 +156,8 @@ class SendScreen(OrderedScreen[None]):
         yield OneLineFooter()
 
     def _initial_state(self) -> tuple[str, StatusKind]:
-        if self._first[0] is None:
+        if self.service.status().aim is None:
+            # First run: the form works, sending waits for a target.
             return ("no target: F2 for profiles", "problem")
         return ("starting…", "busy")
 
@@ -187,10 +188,9 @@ class SendScreen(OrderedScreen[None]):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
-        # With no target yet (first run), not before one is chosen: a demo chosen instead runs
-        # in a sandbox, and must find the operator's ledger as it was.
-        if self._first[0] is not None:
-            self.call_after_refresh(self.service.start)
+        # With no target yet (first run), nothing starts before one is chosen: a demo chosen
+        # instead runs in a sandbox, and must find the operator's ledger as it was.
+        self.call_after_refresh(self.service.start)
 
     def on_resize(self) -> None:
         """A terminal of 30 rows or more spaces the form out (app.tcss); at 24 it fits close,
