@@ -378,7 +378,6 @@ async def test_the_log_can_be_saved_without_the_token_and_cleared(
         assert screen.log_panel.lines == []
 
 
-
 async def test_clearing_the_log_keeps_the_entry_of_a_plant_still_on_its_way(
     reference_server: Any,
 ) -> None:
@@ -400,6 +399,7 @@ async def test_clearing_the_log_keeps_the_entry_of_a_plant_still_on_its_way(
         assert "cannot be reached" not in text
         assert "Ivy" in text
         assert len(screen.log_panel.entries) == 1
+
 
 async def test_the_status_line_names_the_target_and_token_source_never_the_token(
     reference_server: Any,
