@@ -283,8 +283,11 @@ class SendService:
         await self._session.wait_until_quiet()
 
     async def close(self) -> None:
-        """Let the send in flight say its fate, close the connections, end the session."""
+        """Deal with the rows of plants sent again, let the send in flight say its fate, close
+        the connections, end the session."""
         self._closed = True
+        # Not cancelled: a held row left would be offered next time beside its new send.
+        await asyncio.gather(*self._releasing, return_exceptions=True)
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

@@ -144,3 +144,18 @@ async def test_the_first_plant_not_taken_stops_the_rest_and_says_why(
     finally:
         await service.close()
     assert stored_plants(reference_server.db_path) == []
+
+
+async def test_closing_right_after_sending_held_plants_again_still_deals_with_their_rows(
+    reference_server: BackgroundServer,
+) -> None:
+    numbers = held_rows(reference_server, ("Fern", "13"), ("Ivy", "12"))
+    service = await connected_service(reference_server, [])
+    held = await service.attention()
+    assert service.send_again(held).sent == 2
+    # Quit at once: the rows of the plants sent again are dealt with before the ledger closes,
+    # or the next start would offer them held beside their new sends (sent twice if sent again).
+    await service.close()
+    with opened("tui") as ledger:
+        offered = [plant.entry for plant in ledger.attention()]
+    assert not set(numbers) & set(offered)
