@@ -367,7 +367,7 @@ async def _shoot(
         screen = app.get_default_screen()
         assert isinstance(screen, SendScreen)
         # With no target yet (the first run) nothing connects, so nothing settles.
-        chosen = screen.service.session.chosen
+        chosen = screen.service.status().aim is not None
         if chosen:
             await _settle(app)
         await scene(app, screen)

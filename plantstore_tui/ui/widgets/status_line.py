@@ -43,8 +43,9 @@ _ELLIPSIS = "…"
 # Between the target and the state: room for " · ", drawn when the two come that close (they
 # never read as one part); blank when they are further apart.
 _GAP = len(_JOIN)
-# Spaces enough to part the target from the state without a dot.
-_WIDE_GAP = 5
+# Spaces enough to part the target from the state without a dot: the dot's three cells and
+# one to spare (drawn with the dot, that cell stood before it as a space too many).
+_WIDE_GAP = 4
 
 # Who gives way first when the line is too narrow, lowest first. The target keeps its host and
 # port, the state its counts: those give way last, and never so far as to lose the number. A

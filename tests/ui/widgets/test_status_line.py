@@ -115,6 +115,22 @@ async def test_at_80x24_the_status_line_keeps_the_target_and_the_token_source() 
         assert "$PLANTSTORE_TOKEN" in shown
 
 
+async def test_the_target_and_the_state_close_together_are_parted_evenly() -> None:
+    # The token's hint gave way to "1 needs attention (F4)", leaving a cell to spare: the two
+    # were joined by a dot with a space too many before it ("TOKEN  · 1 needs…").
+    async with canned_status((80, 24)) as (status, pilot):
+        words = ["1 needs attention (F4)", "ready", "3 queued · 1 sending", "starting…"]
+        for hint in ("…a1b2", None):
+            label = TargetLabel(base_url="http://127.0.0.1:8000", token_source="$PLANTSTORE_TOKEN")
+            status.show_target(label.parts(hint))
+            for state in words:
+                status.show_state(state, "ready")
+                await pilot.pause()
+                line = status.render().plain
+                assert "  · " not in line, line
+                assert " ·  " not in line, line
+
+
 BUSY = "sending… · 1 queued · 1 needs attention (F4)"
 
 
