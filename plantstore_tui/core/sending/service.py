@@ -244,20 +244,22 @@ class SendService:
         confirmed = session.target is not None
         sent: list[int] = []
         skipped = 0
-        stopped: tuple[Submitted, FormTexts] | None = None
+        stopped: Submitted | None = None
+        stopped_texts: FormTexts | None = None
         for plant in held:
             try:
                 # A read: the ledger's readers never wait for a writer.
                 found = session.ledger().get(plant.entry)
             except StoreError as exc:
-                stopped = (NotTaken("Ledger not read", visible(str(exc))), plant.typed)
+                stopped = NotTaken("Ledger not read", visible(str(exc)))
+                stopped_texts = plant.typed
                 break
             if found is None or not (found.never_sent and found.needs_attention):
                 skipped += 1
                 continue
             outcome = self.submit(found.typed, confirmed=confirmed)
             if not isinstance(outcome, Taken):
-                stopped = (outcome, found.typed)
+                stopped, stopped_texts = outcome, found.typed
                 break
             sent.append(found.entry)
         if sent:
@@ -266,9 +268,7 @@ class SendService:
             if task is not None:
                 self._releasing.add(task)
                 task.add_done_callback(self._releasing.discard)
-        if stopped is None:
-            return SentAgain(len(sent), skipped)
-        return SentAgain(len(sent), skipped, *stopped)
+        return SentAgain(len(sent), skipped, stopped, stopped_texts)
 
     def drop_unsettled(self) -> None:
         """The operator quits and gives up every plant not yet done with: none is offered again

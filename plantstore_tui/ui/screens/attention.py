@@ -8,7 +8,7 @@ needs fixing: those are loaded into the form one by one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -22,9 +22,6 @@ from textual.widgets.option_list import Option
 from plantstore_tui.core.http.address import same_target, target_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
 from plantstore_tui.core.store.records import HistoryEntry, PlantState, pending_words
-
-if TYPE_CHECKING:
-    pass
 
 # (ledger entry, load it into the form?) -> None
 Attend = Callable[[int, bool], None]
