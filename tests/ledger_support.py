@@ -81,6 +81,8 @@ _UNDONE = {
     "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
     "keyings": ["DROP TABLE keyings"],
     "probes": ["DROP TABLE probes"],
+    "syncs": ["DROP TABLE syncs"],
+    "reservations": ["DROP TABLE reservations"],
 }
 
 

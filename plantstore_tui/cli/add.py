@@ -36,7 +36,7 @@ from plantstore_tui.core.plant.outcome import (
     outcome_to_json,
 )
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, bounded_json, shorten, visible
-from plantstore_tui.core.sending.next_id import next_free_id
+from plantstore_tui.core.sending.next_id import reserve_next_free_id
 from plantstore_tui.core.sending.waiting import DeploymentWait
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.recorder import Recorder
@@ -171,7 +171,7 @@ def _next_id(recorder: Recorder, base_url: str, ids: IdRange) -> int:
     if recorder.ledger is None:
         raise _no_id(unread)
     try:
-        found = next_free_id(recorder.ledger, base_url, ids=ids)
+        found = reserve_next_free_id(recorder.ledger, base_url, ids=ids)
     except StoreError as exc:
         raise _no_id(f"{unread}: {exc}") from None
     if found is None:

@@ -21,7 +21,7 @@ from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
-from plantstore_tui.core.sending.next_id import UNREAD, NextFree, next_free_id
+from plantstore_tui.core.sending.next_id import UNREAD, NextFree, reserve_next_free_id
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
@@ -142,8 +142,9 @@ class EntrySession:
 
     def next_id(self, target: Target | None = None) -> NextFree:
         """The id the form offers next on the target (or on `target`, the one being connected
-        to): the next free id (`next_free_id`), if the ledger knows a plant of it (reads the
-        ledger: call it off the UI thread)."""
+        to): the next free id, if the ledger knows a plant of it, reserved for this instance so
+        that no other hands it out (`reserve_next_free_id`: writes the ledger, call it off the UI
+        thread)."""
         ledger, target = self._ledger, target or self._target
         if ledger is None or target is None:
             return None
@@ -152,7 +153,7 @@ class EntrySession:
     @staticmethod
     def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> NextFree:
         try:
-            return next_free_id(ledger, base_url, ids=ids)
+            return reserve_next_free_id(ledger, base_url, ids=ids)
         except StoreError:
             return UNREAD  # a convenience: the operator types the id
 

@@ -10,6 +10,7 @@ SQLite or file failure becomes a `StoreError` whose words name the file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import threading
@@ -48,15 +49,35 @@ def ledger_path() -> Path:
     return data_dir() / LEDGER_FILE
 
 
-class Database:
-    """One connection to the ledger, shared by the threads of one process under a lock."""
+class _Connection:
+    """The one SQLite connection this process holds on a ledger file, and who uses it."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, *, readonly: bool) -> None:
+    def __init__(self, key: Path, connection: sqlite3.Connection, *, readonly: bool) -> None:
+        self.key = key
+        self.connection = connection
+        self.readonly = readonly
+        self.lock = threading.RLock()
+        self.durable = True
+        self.users = 0
+
+
+# Every ledger connection of this process, by the file's resolved path. SQLite's locks on a file
+# are the process's (POSIX advisory locks): a second connection, or any descriptor of our own,
+# whose close drops them lets another process take itself for the file's last user and delete
+# the write-ahead log still in use (docs/ledger.md). So the threads and the Ledger objects of a
+# process share one connection, and the file is only ever touched through it.
+_OPEN: dict[Path, _Connection] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+class Database:
+    """One user's handle on the process's connection to the ledger, shared under a lock."""
+
+    def __init__(self, path: Path, shared: _Connection, *, readonly: bool) -> None:
         self.path = path
         self.readonly = readonly
-        self._connection = connection
-        self._lock = threading.RLock()
-        self._durable = True
+        self._shared = shared
+        self._closed = False
 
     @property
     def in_memory(self) -> bool:
@@ -72,13 +93,14 @@ class Database:
         the row in a safe state (a send's outcome: lost, the plant reads as fate unknown), or
         one that `sync` makes durable before anybody relies on it (a take: `group_sync.py`).
         """
-        with self._lock:
-            connection = self._connection
+        shared = self._shared
+        with shared.lock:
+            connection = shared.connection
             try:
-                if durable != self._durable:
+                if durable != shared.durable:
                     level = "FULL" if durable else "NORMAL"
                     connection.execute(f"PRAGMA synchronous = {level}")
-                    self._durable = durable
+                    shared.durable = durable
                 connection.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(self.path, reason(exc)) from None
@@ -93,79 +115,101 @@ class Database:
                 raise
 
     def sync(self) -> None:
-        """Make every commit so far survive a power cut, as a durable commit would: one fsync of
-        the write-ahead log, where a commit with `durable=False` left its pages. Not under the
-        connection's lock: commits go on while the disk works (a checkpoint syncs what it
-        moves into the file itself)."""
+        """Make every commit so far survive a power cut, as a durable commit would.
+
+        A durable commit syncs the whole write-ahead log, the pages that commits with
+        `durable=False` left there included: one small durable write does it, through SQLite,
+        never through a descriptor of our own on its files (docs/ledger.md).
+        """
         if self.in_memory:
             return
-        wal = self.path.with_name(self.path.name + "-wal")
-        try:
-            fd = os.open(wal, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return  # checkpointed into the file and removed: synced with it
-        except OSError as exc:
-            raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            raise StoreError(self.path, f"cannot be synced ({exc.strerror})") from None
-        finally:
-            os.close(fd)
+        with self.write() as connection:
+            connection.execute(
+                "INSERT INTO syncs (id, count) VALUES (1, 1) "
+                "ON CONFLICT (id) DO UPDATE SET count = count + 1"
+            )
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """The connection, for queries (each statement sees one snapshot)."""
-        with self._lock:
+        with self._shared.lock:
             try:
-                yield self._connection
+                yield self._shared.connection
             except sqlite3.Error as exc:
                 raise StoreError(self.path, reason(exc)) from None
 
     def close(self) -> None:
-        """Close the file."""
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._connection.close()
+        """Let go of the file: the connection closes with its last user in this process."""
+        if self._closed:
+            return
+        self._closed = True
+        _release(self._shared)
 
 
 def connect(
     path: Path | None = None, *, readonly: bool = False, timeout: float = BUSY_TIMEOUT_SECONDS
 ) -> Database:
-    """Open (and create, and migrate) the ledger at `path` (default `ledger_path()`)."""
+    """Open (and create, and migrate) the ledger at `path` (default `ledger_path()`): the
+    process's connection to it, opened by its first user."""
     target = ledger_path() if path is None else path
-    if readonly:
-        return _open_readonly(target, timeout)
-    _create_private(target)
-    try:
-        connection = sqlite3.connect(
-            target, timeout=timeout, check_same_thread=False, isolation_level=None
-        )
-    except sqlite3.Error as exc:
-        raise StoreError(target, reason(exc)) from None
-    try:
-        _prepare(connection, timeout)
-        migrate(connection)
-    except sqlite3.Error as exc:
-        connection.close()
-        raise StoreError(target, reason(exc)) from None
-    except _NewerSchema as exc:
-        connection.close()
-        raise StoreError(target, str(exc)) from None
-    return Database(target, connection, readonly=False)
+    key = Path(os.path.realpath(target))
+    with _OPEN_LOCK:
+        shared = _OPEN.get(key)
+        if shared is None or (shared.readonly and not readonly):
+            opened = _open_readonly(target, timeout) if readonly else _open(target, timeout)
+            shared = _Connection(key, opened, readonly=readonly)
+            # A read-only connection already open goes on for its users; this one is shared from
+            # now on (both are SQLite's, whose locks survive the other's close).
+            _OPEN[key] = shared
+        shared.users += 1
+    return Database(target, shared, readonly=readonly or shared.readonly)
 
 
 def connect_in_memory() -> Database:
     """A ledger that lives as long as this process: for a run whose file cannot be used."""
     connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     migrate(connection)
-    return Database(_MEMORY, connection, readonly=False)
+    shared = _Connection(_MEMORY, connection, readonly=False)
+    shared.users = 1
+    return Database(_MEMORY, shared, readonly=False)
+
+
+def _release(shared: _Connection) -> None:
+    with _OPEN_LOCK:
+        shared.users -= 1
+        if shared.users > 0:
+            return
+        if _OPEN.get(shared.key) is shared:
+            del _OPEN[shared.key]
+    with shared.lock, contextlib.suppress(sqlite3.Error):
+        shared.connection.close()
 
 
 class _NewerSchema(PlantStoreError):
     """The file was written by a newer release."""
 
 
-def _open_readonly(path: Path, timeout: float) -> Database:
+def _open(path: Path, timeout: float) -> sqlite3.Connection:
+    _create_private(path)
+    try:
+        connection = sqlite3.connect(
+            path, timeout=timeout, check_same_thread=False, isolation_level=None
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(path, reason(exc)) from None
+    try:
+        _prepare(connection, timeout)
+        migrate(connection)
+    except sqlite3.Error as exc:
+        connection.close()
+        raise StoreError(path, reason(exc)) from None
+    except _NewerSchema as exc:
+        connection.close()
+        raise StoreError(path, str(exc)) from None
+    return connection
+
+
+def _open_readonly(path: Path, timeout: float) -> sqlite3.Connection:
     if not path.exists():
         raise StoreError(path, "there is no ledger yet")
     uri = path.resolve().as_uri() + "?mode=ro"
@@ -181,24 +225,34 @@ def _open_readonly(path: Path, timeout: float) -> Database:
         newer = version > SCHEMA_VERSION
         words = "a newer" if newer else "an older"
         raise StoreError(path, f"has {words} schema ({version}); open it once writable")
-    return Database(path, connection, readonly=True)
+    return connection
 
 
 def _create_private(path: Path) -> None:
+    """The file made 0600 before SQLite opens it (SQLite gives its -wal and -shm the same mode),
+    or found unusable in words (SQLite opens a file it cannot write read-only, saying nothing).
+
+    Called only while this process holds no connection to it, so the descriptor closed here
+    holds no lock of ours; a file that exists is never opened here at all.
+    """
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # Created 0600 before SQLite opens it (SQLite gives its -wal and -shm files the same
-        # mode). No O_EXCL: any number of processes may be creating it at the same moment.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _PRIVATE_MODE)
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if not path.exists():
+            # No O_EXCL: any number of processes may be creating it at the same moment.
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _PRIVATE_MODE))
     except OSError as exc:
         raise StoreError(path, f"cannot be opened ({exc.strerror})") from None
+    if not os.access(path, os.R_OK):
+        raise StoreError(path, f"cannot be opened ({os.strerror(errno.EACCES)})")
+    if not os.access(path, os.W_OK):
+        raise StoreError(path, "cannot be written (read-only)")
     try:
-        if os.fstat(fd).st_mode & 0o077:
-            os.fchmod(fd, _PRIVATE_MODE)
+        if path.stat().st_mode & 0o077:
+            path.chmod(_PRIVATE_MODE)
     except OSError:
         pass  # not ours to change (another user's file we may write): leave its mode be
-    finally:
-        os.close(fd)
 
 
 def _prepare(connection: sqlite3.Connection, timeout: float) -> None:

@@ -206,6 +206,24 @@ def _probes(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX probes_by_profile ON probes (profile, number)")
 
 
+def _syncs(db: sqlite3.Connection) -> None:
+    # One row that the group commit (group_sync.py) changes in a durable transaction: its commit
+    # syncs the write-ahead log, and with it the takes committed before it without waiting for
+    # the disk. The file's own descriptors stay SQLite's (docs/ledger.md).
+    db.execute("CREATE TABLE syncs (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL)")
+
+
+def _reservations(db: sqlite3.Connection) -> None:
+    # The id each running instance offers or is about to send without being given one (the
+    # TUI's next id, `add` without --id), so that no other instance hands it out: at most one a
+    # session, gone with its session (reservations.py).
+    db.execute(
+        "CREATE TABLE reservations (base_url TEXT NOT NULL, plant_id INTEGER NOT NULL, "
+        "session INTEGER NOT NULL, reserved_at TEXT NOT NULL, PRIMARY KEY (base_url, plant_id))"
+    )
+    db.execute("CREATE INDEX reservations_by_session ON reservations (session)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -216,6 +234,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.verified", _verified),
     Migration("keyings", _keyings),
     Migration("probes", _probes),
+    Migration("syncs", _syncs),
+    Migration("reservations", _reservations),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +83,19 @@ def end_session(db: Database, session: Session) -> None:
     session.release()
 
 
+def live_sessions(connection: sqlite3.Connection, data: Path, ids: set[int]) -> set[int]:
+    """Those of the sessions `ids` whose instance still runs (on the data directory `data`)."""
+    if not ids:
+        return set()
+    marks = ", ".join("?" for _ in ids)
+    rows = connection.execute(
+        f"SELECT id, lock_name FROM sessions WHERE id IN ({marks})",  # noqa: S608
+        sorted(ids),
+    ).fetchall()
+    directory = data / SESSIONS_DIR
+    return {session for session, name in rows if _alive(directory / f"{name}{_LOCK_SUFFIX}")}
+
+
 def _alive(path: Path) -> bool:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
@@ -132,6 +146,7 @@ def _orphan(db: Database, sessions: list[int]) -> int:
             sessions,
         )
         connection.execute(f"DELETE FROM keyings WHERE session IN ({marks})", sessions)  # noqa: S608
+        connection.execute(f"DELETE FROM reservations WHERE session IN ({marks})", sessions)  # noqa: S608
         # Only constant fragments and placeholders in these statements.
         handed = connection.execute(
             f"UPDATE plants SET state = 'unknown', note = ?, fate = 'unknown' "  # noqa: S608

@@ -12,7 +12,7 @@ from plantstore_tui.core.plant.form import INT64_MAX, INT64_MIN
 from plantstore_tui.core.plant.id_range import IdRange
 from plantstore_tui.core.plant.models import ApiError, says_id_taken
 from plantstore_tui.core.plant.outcome import FailureKind, PlantFate, Rejected
-from plantstore_tui.core.sending.next_id import next_free_id
+from plantstore_tui.core.sending.next_id import next_free_id, reserve_next_free_id
 from plantstore_tui.core.store import Ledger, PlantState
 from plantstore_tui.core.store.rows import NewRow
 
@@ -163,3 +163,34 @@ def test_a_range_at_the_ends_of_int64_is_walked_without_overflow() -> None:
         assert next_free_id(ledger, BASE_URL, ids=IdRange(INT64_MIN, INT64_MIN + 1)) == INT64_MIN
         take_settled(ledger, typed_row(INT64_MAX))
         assert next_free_id(ledger, BASE_URL, ids=IdRange(INT64_MAX - 1, INT64_MAX)) is None
+
+
+# Reserved across instances -------------------------------------------------------------------
+
+
+def test_an_id_reserved_by_one_instance_is_not_offered_to_another_until_it_ends() -> None:
+    block = IdRange(70000, 70009)
+    with opened("tui") as first, opened("add") as second:
+        assert reserve_next_free_id(first, BASE_URL, ids=block) == 70000
+        assert reserve_next_free_id(second, BASE_URL, ids=block) == 70001
+        # An instance's new offer replaces its own reservation: never two at once.
+        assert reserve_next_free_id(first, BASE_URL, ids=block) == 70000
+        assert reserve_next_free_id(first, BASE_URL, after=70001, ids=block) == 70002
+        with opened("tui") as third:
+            assert reserve_next_free_id(third, BASE_URL, ids=block) == 70000
+        second.close()
+        with opened("tui") as fourth:
+            assert reserve_next_free_id(fourth, BASE_URL, ids=block) == 70000
+            # The second's 70001 went with it; the first still holds 70002.
+            assert reserve_next_free_id(fourth, BASE_URL, after=70000, ids=block) == 70001
+            assert reserve_next_free_id(fourth, BASE_URL, after=70001, ids=block) == 70003
+
+
+def test_the_reservation_of_an_instance_that_died_is_dropped_by_the_next_to_reserve() -> None:
+    block = IdRange(70000, 70001)
+    with opened("tui") as living, opened("add") as dying:
+        assert reserve_next_free_id(dying, BASE_URL, ids=block) == 70000
+        assert reserve_next_free_id(living, BASE_URL, ids=block) == 70001
+        assert dying.session is not None
+        dying.session.release()  # its lock let go, as kill -9 does; its row still there
+        assert reserve_next_free_id(living, BASE_URL, ids=block) == 70000

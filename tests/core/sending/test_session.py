@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -43,6 +42,7 @@ from plantstore_tui.core.sending.submitted import (
     Taken,
 )
 from plantstore_tui.core.store import PlantState
+from plantstore_tui.core.store.database import Database
 from plantstore_tui.core.store.ledger import Ledger
 from plantstore_tui.core.store.settings import HistorySettings
 from plantstore_tui.server.runner import BackgroundServer
@@ -236,16 +236,16 @@ async def test_a_profile_without_history_keeps_no_plant_once_it_is_created(
 async def test_a_plant_is_reported_only_once_a_power_cut_cannot_lose_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reports = Reports()
-    session = new_session(reports, "http://127.0.0.1:9")
-    fsync, on_disk, disk = os.fsync, threading.Event(), threading.Event()
+    sync, on_disk, disk = Database.sync, threading.Event(), threading.Event()
 
-    def slow_fsync(fd: int) -> None:
+    def slow_sync(db: Database) -> None:
         on_disk.set()
         disk.wait(DEADLINE)
-        fsync(fd)
+        sync(db)
 
-    monkeypatch.setattr(os, "fsync", slow_fsync)
+    monkeypatch.setattr(Database, "sync", slow_sync)
+    reports = Reports()
+    session = new_session(reports, "http://127.0.0.1:9")
     first = submit(session, "Fern", "1")
     second = submit(session, "Ivy", "2")
     # Committed (a killed process keeps them), waiting for the disk: not reported yet.

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+
+import pytest
 
 from plantstore_tui.core.store.database import CACHE_KIB, connect
 
@@ -17,3 +21,41 @@ def test_the_page_cache_stays_small(tmp_path: Path) -> None:
     finally:
         db.close()
     assert kib == CACHE_KIB <= 256
+
+
+def descriptors_on(path: Path) -> int:
+    """How many descriptors this process holds on `path` (Linux's /proc)."""
+    return sum(1 for fd in Path("/proc/self/fd").iterdir() if _target(fd) == str(path))
+
+
+def _target(fd: Path) -> str | None:
+    try:
+        return os.readlink(fd)
+    except FileNotFoundError:
+        return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
+def test_a_process_holds_one_connection_to_the_ledger_whoever_opens_it(tmp_path: Path) -> None:
+    # A second connection's close, or a descriptor of our own, is how the locks of the first
+    # were dropped (SQLite's "How To Corrupt", 2.2): every user shares the one connection.
+    path = tmp_path / "ledger.sqlite3"
+    first = connect(path)
+    second = connect(path)
+    with first.write() as connection:
+        connection.execute("INSERT INTO syncs VALUES (1, 0)")
+    assert descriptors_on(path) == 1
+    first.close()
+    first.close()  # twice: still one user let go
+    with second.read() as connection:
+        assert connection.execute("SELECT count FROM syncs").fetchone() == (0,)
+    second.sync()
+    with second.read() as connection:
+        # The sync is a durable write, through SQLite's own descriptors.
+        assert connection.execute("SELECT count FROM syncs").fetchone() == (1,)
+    second.close()
+    assert descriptors_on(path) == 0
+    third = connect(path)
+    with third.read() as connection:
+        assert connection.execute("SELECT count FROM syncs").fetchone() == (1,)
+    third.close()
