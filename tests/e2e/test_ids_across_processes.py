@@ -105,3 +105,30 @@ def test_two_tuis_on_one_block_offer_different_ids_and_both_are_created(
         first.write(CTRL_Q)
         assert first.wait_exit() == 0
     assert stored_ids(reference_server) == [70000, 70001]
+
+
+def test_an_id_on_screen_taken_by_another_command_moves_the_form_on_and_says_so(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    env = environment(tmp_path, reference_server)
+    command = [sys.executable, "-m", "plantstore_tui", "--profile", "shop"]
+    with PtyProcess(command, env=env, cwd=tmp_path, columns=80, rows=24) as terminal:
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        assert offered_id(terminal) == "70000"
+        mark = terminal.mark()
+        added = subprocess.run(
+            [*command, "add", "--name", "Taken", "--id", "70000"],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert added.returncode == 0, added.stdout + added.stderr
+        terminal.wait_for("next 70001", STARTUP_SECONDS, since=mark)
+        terminal.wait_for("taken elsewhere", STARTUP_SECONDS, since=mark)
+        mark = terminal.mark()
+        terminal.write(b"Rose\t\t\r")
+        terminal.wait_for("Created plant 70001", ANSWER_SECONDS, since=mark)
+        terminal.write(CTRL_Q)
+        assert terminal.wait_exit() == 0
+    assert stored_ids(reference_server) == [70000, 70001]

@@ -161,7 +161,7 @@ async def test_a_ledger_that_cannot_be_read_never_says_the_range_is_used_up(
         def unreadable(*_: object, **__: object) -> int | None:
             raise StoreError(tmp_path / "plantstore.sqlite3", "disk I/O error")
 
-        monkeypatch.setattr(session_module, "next_free_id", unreadable)
+        monkeypatch.setattr(session_module, "reserve_next_free_id", unreadable)
         await send(app, pilot, "Aloe")
         # The next id is not known: not "No id is left", and the hint says no "all taken".
         assert "No id is left" not in screen_text(app)

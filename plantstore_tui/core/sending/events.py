@@ -55,6 +55,14 @@ class NextId(NamedTuple):
     value: int | None
 
 
+class OfferTaken(NamedTuple):
+    """Another instance took the id the form offers (`taken`): the next free one is `value`
+    (None: every id of the range is taken)."""
+
+    taken: int
+    value: int | None
+
+
 class SentBefore(NamedTuple):
     """Words of warning about the id typed: the ledger shows it created (or maybe created) on
     the target, or it is outside the profile's range of ids, or among the range's last ids."""
@@ -84,6 +92,7 @@ Event = (
     | Connected
     | CannotConnect
     | NextId
+    | OfferTaken
     | SentBefore
     | Note
     | Problem

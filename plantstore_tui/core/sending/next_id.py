@@ -16,9 +16,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from enum import Enum
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 from plantstore_tui.core.plant.form import INT64_MAX
+from plantstore_tui.core.sending.events import OfferTaken
 from plantstore_tui.core.store import reservations
 from plantstore_tui.core.store.taken_ids import taken_ids
 
@@ -39,6 +40,15 @@ UNREAD = Unread.UNREAD
 NextFree: TypeAlias = int | Literal[Unread.UNREAD] | None
 
 
+class OfferCheck(NamedTuple):
+    """A look at whether another process took the id offered."""
+
+    # The ledger's version read (`Database.version`): nothing to look at while it stays.
+    version: int | None
+    # The offer moved on, or None.
+    taken: OfferTaken | None
+
+
 def reserve_next_free_id(
     ledger: Ledger, base_url: str, after: int | None = None, *, ids: IdRange | None = None
 ) -> int | None:
@@ -53,6 +63,11 @@ def reserve_next_free_id(
         found = next_free_id(ledger, base_url, after, ids=ids, held=held)
         reservations.hold(connection, ledger.session_id, base_url, found)
     return found
+
+
+def taken_since(ledger: Ledger, base_url: str, offered: int) -> bool:
+    """True when the ledger now knows `offered` as taken on this target (reads the ledger)."""
+    return next(iter(taken_ids(ledger, base_url, above=offered - 1)), None) == offered
 
 
 def next_free_id(

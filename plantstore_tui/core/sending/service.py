@@ -30,7 +30,7 @@ from plantstore_tui.core.sending.events import (
     SentBefore,
     Tell,
 )
-from plantstore_tui.core.sending.next_id import UNREAD
+from plantstore_tui.core.sending.next_id import UNREAD, NextFree
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
 from plantstore_tui.core.sending.submitted import NotTaken, SentAgain, Taken
@@ -47,6 +47,10 @@ if TYPE_CHECKING:
     from plantstore_tui.core.sending.session import Clock
     from plantstore_tui.core.sending.submitted import Attended, Submitted
     from plantstore_tui.core.store import HistoryEntry
+
+# How often the id offered is looked at in the ledger, in case another process took it (a look
+# reads one number unless another process wrote the ledger since the last).
+OFFER_LOOK_SECONDS = 1.0
 
 # Asked, through the front end's one path for questions, before a plant queued before the
 # target was known to be protected is sent; False holds it.
@@ -100,6 +104,9 @@ class SendService:
         self._verify = verify
         self._verification = Verification()
         self._checking: asyncio.Task[None] | None = None
+        # The id the form was last offered on the target, and who watches that nobody takes it.
+        self._offered: int | None = None
+        self._watching: asyncio.Task[None] | None = None
         # Held rows of plants sent again, being dealt with in the ledger (off the event loop).
         self._releasing: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -148,13 +155,16 @@ class SendService:
         both agree, else `Differs`; the plant the operator settled comes back with `verified`,
         the number of fields corrected."""
         keying = self._verify and typed and not confirmed and verified is None
-        return self._session.submit(
+        submitted = self._session.submit(
             texts,
             confirmed=confirmed,
             typed=typed,
             verification=self._verification if keying else None,
             verified=verified,
         )
+        if isinstance(submitted, Taken):
+            self._offer(submitted.next_id)
+        return submitted
 
     def set_verify(self, on: bool) -> None:
         """Turn verified entry on or off for the target of the moment. A first keying waiting
@@ -307,6 +317,7 @@ class SendService:
 
     def _choose(self, connect: Connect, base_url: str, profile: str | None, *, carry: bool) -> None:
         self._connect = connect
+        self._offered = None
         self._session.choose(base_url, profile, carry=carry)
         self._spawn(self._connect_with(connect))
 
@@ -341,6 +352,27 @@ class SendService:
         # Unread: nobody knows (the form keeps its ID); None without a range: nothing to offer.
         if next_id is not UNREAD and (next_id is not None or target.ids is not None):
             self._tell(NextId(next_id))
+        self._offer(next_id)
+        if self._watching is not None:
+            self._watching.cancel()
+        self._watching = self._spawn(self._watch_offer(target))
+
+    def _offer(self, next_id: NextFree) -> None:
+        self._offered = next_id if isinstance(next_id, int) else None
+
+    async def _watch_offer(self, target: Target) -> None:
+        """Tell `OfferTaken` when another process takes the id offered (`add --id`, an import,
+        another operator typing it): the form moves on, and says so."""
+        seen: int | None = None
+        while True:
+            await asyncio.sleep(OFFER_LOOK_SECONDS)
+            offered = self._offered
+            if offered is None:
+                continue
+            seen, taken = await asyncio.to_thread(self._session.offer_check, target, offered, seen)
+            if taken is not None and self._offered == offered:
+                self._offer(taken.value)
+                self._tell(taken)
 
     async def _run(self, queue: SendQueue) -> None:
         try:

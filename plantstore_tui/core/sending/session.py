@@ -21,7 +21,14 @@ from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
-from plantstore_tui.core.sending.next_id import UNREAD, NextFree, reserve_next_free_id
+from plantstore_tui.core.sending.events import OfferTaken
+from plantstore_tui.core.sending.next_id import (
+    UNREAD,
+    NextFree,
+    OfferCheck,
+    reserve_next_free_id,
+    taken_since,
+)
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
@@ -149,6 +156,22 @@ class EntrySession:
         if ledger is None or target is None:
             return None
         return self._next_free_id(ledger, target.base_url, target.ids)
+
+    def offer_check(self, target: Target, offered: int, seen: int | None) -> OfferCheck:
+        """Whether another process took the id offered on `target` since the ledger's version
+        `seen`, and if so the next free id, reserved in its place (reads the ledger, and writes
+        it when the offer moves: call it off the UI thread; touches nothing of the session)."""
+        ledger = self._ledger
+        if ledger is None:
+            return OfferCheck(seen, None)
+        try:
+            version = ledger.db.version()
+            if version == seen or not taken_since(ledger, target.base_url, offered):
+                return OfferCheck(version, None)
+        except StoreError:
+            return OfferCheck(seen, None)  # a convenience: the send itself will say what is wrong
+        moved = self._next_free_id(ledger, target.base_url, target.ids)
+        return OfferCheck(version, None if moved is UNREAD else OfferTaken(offered, moved))
 
     @staticmethod
     def _next_free_id(ledger: Ledger, base_url: str, ids: IdRange | None) -> NextFree:

@@ -129,6 +129,11 @@ class Database:
                 "ON CONFLICT (id) DO UPDATE SET count = count + 1"
             )
 
+    def version(self) -> int:
+        """A number that changes each time another process commits to the file."""
+        with self.read() as connection:
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """The connection, for queries (each statement sees one snapshot)."""

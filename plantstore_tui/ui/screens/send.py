@@ -313,6 +313,8 @@ class SendScreen(OrderedScreen[None]):
                 pass  # its note is in the log; the status line says it below
             case events.NextId(value=value):
                 self.form.offer_next_id(value)
+            case events.OfferTaken(taken=taken, value=value):
+                self.form.offer_moved(taken, value)
             case events.SentBefore(id_text=id_text, words=words):
                 self.form.show_warning("id", id_text, words)
             case events.Note(words=words, at=at):

@@ -356,6 +356,20 @@ class PlantForm(Vertical):
             self._reset("id", str(value))
             self._fresh = self.texts()
 
+    def offer_moved(self, taken: int, value: int | None) -> None:
+        """Another plantstore-tui took the id offered: where ID still shows it, it moves on to
+        `value` (None: the range is used up), and the line under ID says so."""
+        id_input = self.field_input("id")
+        if id_input.value != str(taken):
+            return  # the operator's own id: its look-up warns if it is taken
+        self._hint_next(value)
+        # Not a change the operator made: nothing to check as typed, so the words below stay.
+        with id_input.prevent(Input.Changed):
+            self._reset("id", "" if value is None else str(value))
+        self._fresh = self.texts()
+        moved = "" if value is None else f"; moved on to {value}"
+        self.show_warning("id", id_input.value, f"{taken} was just taken elsewhere{moved}.")
+
     def fill(self, texts: FormTexts) -> None:
         """Put texts the operator keyed in the fields (a verified plant as settled): still a
         plant typed, unlike `load`."""
