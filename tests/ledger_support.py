@@ -54,6 +54,7 @@ ENTRY_KEYS = frozenset(
         "line",
         "tries",
         "verified",
+        "sent_again_as",
     }
 )
 
@@ -81,6 +82,7 @@ _UNDONE = {
     "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
     "keyings": ["DROP TABLE keyings"],
     "probes": ["DROP TABLE probes"],
+    "plants.sent_again_as": ["ALTER TABLE plants DROP COLUMN sent_again_as"],
 }
 
 

@@ -206,6 +206,13 @@ def _probes(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX probes_by_profile ON probes (profile, number)")
 
 
+def _sent_again_as(db: sqlite3.Connection) -> None:
+    # A held plant sent again from needs attention is one plant in two rows: the held row
+    # names the row of the send that took its place (whose fate is the plant's), so the
+    # history shows it and the counts count the plant once. NULL: not sent again that way.
+    db.execute("ALTER TABLE plants ADD COLUMN sent_again_as INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -216,6 +223,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.verified", _verified),
     Migration("keyings", _keyings),
     Migration("probes", _probes),
+    Migration("plants.sent_again_as", _sent_again_as),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
