@@ -54,6 +54,7 @@ ENTRY_KEYS = frozenset(
         "line",
         "tries",
         "verified",
+        "sent_again_as",
     }
 )
 
@@ -83,6 +84,7 @@ _UNDONE = {
     "probes": ["DROP TABLE probes"],
     "syncs": ["DROP TABLE syncs"],
     "reservations": ["DROP TABLE reservations"],
+    "plants.sent_again_as": ["ALTER TABLE plants DROP COLUMN sent_again_as"],
 }
 
 

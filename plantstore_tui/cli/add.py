@@ -19,6 +19,7 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.config.options import chosen_ad_hoc_url
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.proxy import through_words
@@ -114,6 +115,7 @@ def add(
         limits = target.limits
         limits = replace(limits, deadline=timeout, read=min(limits.read, timeout))
         target = replace(target, limits=limits)
+    checked_data_dir()  # a file there is a mistake to fix, not a history to turn off
     recorder = Recorder.open("add", target.profile, warn=_warn)
     next_id = None
     try:

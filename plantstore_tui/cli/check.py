@@ -21,6 +21,7 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
 from plantstore_tui.core.http.check_report import CheckReport, Verdict
 from plantstore_tui.core.http.expectations import CaseFile
@@ -160,6 +161,7 @@ def _report_file(path: Path | None) -> Iterator[BinaryIO | None]:
 
 def _kept_in_history(target: Target) -> Callable[[Outcome], None]:
     """Record each plant --create sends in the history, with source check."""
+    checked_data_dir()  # before anything is created: a file there is a mistake to fix
     history = Recorder.open("check", target.profile, warn=lambda text: click.echo(text, err=True))
 
     def sent(outcome: Outcome) -> None:

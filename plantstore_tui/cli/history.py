@@ -38,6 +38,7 @@ from plantstore_tui.cli.history_summary import (
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions, one_target, profile_names
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 from plantstore_tui.core.plant.text import plural, visible
@@ -60,6 +61,8 @@ __all__ = ["history", "parse_moment"]
 
 @contextmanager
 def _reading() -> Iterator[Ledger | None]:
+    # A file where the directory should be is a mistake to say, not a history not yet begun.
+    checked_data_dir()
     try:
         history = open_for_reading()
     except StoreError as exc:

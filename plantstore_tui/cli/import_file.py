@@ -24,6 +24,7 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.importing.files import (
     ImportFormat,
     Validation,
@@ -242,6 +243,7 @@ def _unusable(error: StoreError) -> ConfigProblem:
 
 
 def _open_ledger(target: Target) -> ImportLedger:
+    checked_data_dir()  # a file there is a mistake to fix (exit 4), not a ledger gone bad
     try:
         store = open_for_import(target.profile)
     except StoreError as exc:

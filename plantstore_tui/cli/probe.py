@@ -18,6 +18,7 @@ from plantstore_tui.cli.targets import (
     merged_target_options,
     resolve_target,
 )
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.http.cases import (
     CasesError,
     append_case,
@@ -147,6 +148,7 @@ def probe(
         )
     if timeout is not None:
         target = with_limits(target, timeout)
+    checked_data_dir()  # before it goes: a probe is kept, and a file there is a mistake to fix
     answer = asyncio.run(send_probe(target, request))
     number = record_probe(target, answer, warn=_warn)
     label = None if number is None else f"{PREFIX}{number}"

@@ -12,6 +12,7 @@ import click
 from plantstore_tui.cli.exits import ConfigProblem
 from plantstore_tui.cli.targets import NoTarget, TargetOptions, resolve_target
 from plantstore_tui.core.config import targets
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.config.glance import named_profile
 from plantstore_tui.core.config.options import (
     TOKEN_ENV,
@@ -28,6 +29,8 @@ from plantstore_tui.ui.connection import TargetLabel
 
 def open_tui(options: TargetOptions, *, verify: bool = False) -> None:
     """Open the TUI on the target the options name (`verify`: verified entry for this run)."""
+    # Said before the TUI owns the terminal (exit 4): in it, the plants would live in memory only.
+    checked_data_dir()
     run_tui(*_plan(options), verify=verify)
 
 

@@ -12,6 +12,7 @@ import click
 
 from plantstore_tui.cli.exits import ConfigProblem, InvalidInput
 from plantstore_tui.cli.targets import TargetOptions, merged_target_options, resolve_target
+from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.config.options import TOKEN_ENV
 from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.core.plant.text import visible
@@ -105,6 +106,8 @@ def web(
     except UnusableKey as exc:
         # A setting of the environment that cannot be used: configuration, as a missing token.
         raise ConfigProblem(str(exc)) from None
+    # Each tab's TUI would refuse to start on it: said once, here, before anything is served.
+    checked_data_dir()
     # The tabs' apps have no use for it.
     os.environ.pop(KEY_ENV, None)
     tls: ssl.SSLContext | None = None

@@ -127,34 +127,36 @@ def test_the_json_summary_adds_up_to_the_rows_of_the_file(
 @pytest.fixture(params=["parent-is-a-file", "ledger-is-a-directory"])
 def unusable_data_dir(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Path, str]:
+) -> str:
     """A data directory no process can keep the ledger in, root or not (chmod does not stop
-    root): its parent is a regular file, or the ledger's path is a directory. The ledger's
-    path and the words the operating system gives."""
+    root): its parent is a regular file, or the ledger's path is a directory. What the import
+    says of it, naming the path."""
     if request.param == "parent-is-a-file":
         (tmp_path / "a-file").write_text("not a directory")
         data = tmp_path / "a-file" / "data"
-        words = "Not a directory"
+        said = (
+            f"{data}: the data directory is not a directory (a path through a file), so the "
+            "ledger cannot be kept there; set PLANTSTORE_DATA_DIR to a directory"
+        )
     else:
         data = tmp_path / "data"
         (data / "plantstore.sqlite3").mkdir(parents=True)
-        words = "Is a directory"
+        said = (
+            f"The ledger cannot be used: {data / 'plantstore.sqlite3'}: cannot be opened (Is a "
+            "directory); nothing was sent"
+        )
     monkeypatch.setenv("PLANTSTORE_DATA_DIR", str(data))
-    return data / "plantstore.sqlite3", words
+    return said
 
 
 def test_a_ledger_that_cannot_be_opened_is_named_and_nothing_is_sent(
-    reference_server: BackgroundServer, tmp_path: Path, unusable_data_dir: tuple[Path, str]
+    reference_server: BackgroundServer, tmp_path: Path, unusable_data_dir: str
 ) -> None:
-    ledger, words = unusable_data_dir
     path = write_csv(tmp_path / "plants.csv", plants(3))
     for extra in ((), ("--resume",)):
         result = run_import(str(path), *extra, server=reference_server)
         assert result.exit_code == 4, result.output
-        assert result.stderr == (
-            f"Error: The ledger cannot be used: {ledger}: cannot be opened ({words}); "
-            "nothing was sent\n"
-        )
+        assert result.stderr == f"Error: {unusable_data_dir}\n"
         assert not isinstance(result.exception, StoreError)
     assert stored_plants(reference_server.db_path) == []
 

@@ -26,20 +26,38 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
-from seen_support import notifications_of
-from snapshot_apps.support import SIZE, app_for, fill, log_text, ready, send_and_wait, settled
+from seen_support import notifications_of, screen_text
+from snapshot_apps.support import (
+    SIZE,
+    app_for,
+    fill,
+    log_text,
+    ready,
+    send_and_wait,
+    settled,
+    until,
+)
 from textual import events
 from textual.widgets import OptionList
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.sending.connection import connect_to
-from plantstore_tui.core.store import PlantState, open_for_reading
+from plantstore_tui.core.store import PlantState, ledger_path, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
+
+# What the status line says for as long as the ledger's file cannot be used.
+MEMORY = "ledger in memory only"
+
+
+def status_text(app: PlantStoreApp) -> str:
+    """The status line as the terminal shows it (the screen's first line)."""
+    return screen_text(app).splitlines()[0].strip()
+
 
 SLOW = 0.05
 
@@ -340,6 +358,33 @@ async def test_a_ledger_that_cannot_be_written_keeps_plants_in_memory_and_says_s
         await pilot.pause()
         assert app.is_running
         assert len(await screen.service.attention()) == 1
+
+
+async def test_a_ledger_that_cannot_be_used_stays_in_the_status_line_while_it_lasts(
+    reference_server: BackgroundServer,
+) -> None:
+    # A ledger file another program overwrote: the TUI keeps its plants in memory for the run.
+    ledger_path().parent.mkdir(parents=True, exist_ok=True)
+    ledger_path().write_bytes(b"not a database, whatever its name says" * 200)
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        await until(pilot, lambda: MEMORY in status_text(app), "the ledger's state said")
+        assert status_text(app).endswith(MEMORY), status_text(app)
+        assert "ready" not in status_text(app)
+
+        # Plants come and go, one needs attention: the words stay, with the count beside them.
+        screen = await _one_plant_needing_attention(app, pilot)
+        await settled(app, pilot)
+        line = status_text(app)
+        assert MEMORY in line, line
+        assert "1 needs attention" in line, line
+        assert str(reference_server.port) in line, "the target keeps its port"
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the form")
+        assert MEMORY in status_text(app)
 
 
 # --- switching the profile with plants queued ---------------------------------------------------

@@ -6,6 +6,9 @@ next start has the token right, F4, one key, one answer, and the plants are crea
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -27,6 +30,7 @@ from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
+from plantstore_tui.ui.screens.summary import SummaryScreen
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (110, 32)], ids=["80x24", "110x32"])
 # Ids falling as they are typed: the server's order of arrival cannot be mistaken for id order.
@@ -212,3 +216,59 @@ async def test_a_plant_another_tui_dealt_with_meanwhile_is_not_sent(
         await until(pilot, lambda: len(stored_plants(server.db_path)) >= 2, "the other two")
         await settled(app, pilot)
     assert stored_plants(server.db_path) == [(13, "Fern", "shade"), (11, "Aloe", "sun")]
+
+
+def plantstore(*arguments: str) -> str:
+    """`plantstore-tui ARGUMENTS` run as an operator runs it in a second terminal: its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-m", "plantstore_tui", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_a_plant_sent_again_is_one_plant_in_the_history_and_the_counts(
+    server: BackgroundServer,
+) -> None:
+    hold(server.base_url, HELD)
+    app = app_for(server.base_url, server.token)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, AttentionScreen), "needs attention")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "one question")
+        await pilot.press("s")
+        await until(pilot, lambda: len(stored_plants(server.db_path)) == len(HELD), "all three")
+        await settled(app, pilot)
+
+        await pilot.press("f7")
+        await until(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary")
+        summary = app.screen
+        assert isinstance(summary, SummaryScreen)
+        await until(pilot, lambda: summary.summary is not None, "the summary read")
+        await pilot.pause()
+        shown = flat(screen_text(app))
+        assert "3 plants taken" in shown, shown
+        assert "Created 3" in shown, shown
+
+    listed = json.loads(plantstore("history", "--json"))
+    new = {row["entry"]: row for row in listed if not row["held"]}
+    old = [row for row in listed if row["held"]]
+    assert len(new) == len(old) == len(HELD)
+    for row in old:
+        # The held row names the send that took its place, whose fate is the plant's.
+        assert row["sent_again_as"] in new, row
+        assert new[row["sent_again_as"]]["sent"] == row["sent"]
+        assert new[row["sent_again_as"]]["state"] == "created"
+    table = plantstore("history")
+    assert "held (not sent)" not in table, table
+    for row in old:
+        assert f"sent again as #{row['sent_again_as']}" in table, table
+
+    counted = json.loads(plantstore("history", "summary", "--json"))
+    assert (counted["taken"], counted["created"]) == (len(HELD), len(HELD)), counted

@@ -51,12 +51,39 @@ def data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
 
 
+def checked_data_dir() -> Path:
+    """`data_dir()`, or `DataDirNotADirectory` when it names a file or a path through one (a
+    missing directory is fine: it is made when the ledger is first written)."""
+    directory = data_dir()
+    try:
+        mode = directory.stat().st_mode
+    except NotADirectoryError:
+        raise DataDirNotADirectory(directory, below_a_file=True) from None
+    except OSError:
+        return directory  # missing, or unreadable: opening the ledger says so in its words
+    if not stat.S_ISDIR(mode):
+        raise DataDirNotADirectory(directory, below_a_file=False)
+    return directory
+
+
 class ConfigFileError(ConfigError):
     """A configuration file that cannot be read or written; the old file is left whole."""
 
     def __init__(self, path: Path, message: str, *, position: str = "") -> None:
         super().__init__(f"{path}{position}: {message}")
         self.path = path
+
+
+class DataDirNotADirectory(ConfigFileError):
+    """The data directory is a file, or lies below one: no ledger can be kept there."""
+
+    def __init__(self, path: Path, *, below_a_file: bool) -> None:
+        what = "a path through a file" if below_a_file else "a file"
+        super().__init__(
+            path,
+            f"the data directory is not a directory ({what}), so the ledger cannot be kept "
+            f"there; set {DATA_DIR_ENV} to a directory",
+        )
 
 
 class CorruptConfigFile(ConfigFileError):

@@ -252,7 +252,8 @@ class SendService:
         in the background (a problem is told)."""
         session = self._session
         confirmed = session.target is not None
-        sent: list[int] = []
+        # (held row, the row of its new send)
+        sent: list[tuple[int, int]] = []
         skipped = 0
         stopped: Submitted | None = None
         stopped_texts: FormTexts | None = None
@@ -271,7 +272,7 @@ class SendService:
             if not isinstance(outcome, Taken):
                 stopped, stopped_texts = outcome, found.typed
                 break
-            sent.append(found.entry)
+            sent.append((found.entry, outcome.plant.number))
         if sent:
             note = f"Sent again from needs attention at {self._clock():%H:%M:%S}."
             task = self._spawn(self._release(sent, note))
@@ -390,11 +391,11 @@ class SendService:
             return True
         return await self._confirm(target, plant)
 
-    async def _release(self, numbers: list[int], note: str) -> None:
+    async def _release(self, sent: list[tuple[int, int]], note: str) -> None:
         ledger = self._session.ledger()
-        for number in numbers:
+        for number, again in sent:
             try:
-                released = await asyncio.to_thread(ledger.release, number, note)
+                released = await asyncio.to_thread(ledger.release, number, note, again=again)
             except StoreError as exc:
                 self._tell(
                     Problem(

@@ -208,13 +208,14 @@ class Ledger:
         """This ledger as one target's sends write it."""
         return TargetLedger(self, token)
 
-    def release(self, entry: int, note: str) -> bool:
-        """The operator dealt with it (dismissed, or loaded into the form); False if another
-        instance already had."""
+    def release(self, entry: int, note: str, *, again: int | None = None) -> bool:
+        """The operator dealt with it (dismissed, loaded into the form, or sent again as the
+        row `again`); False if another instance already had."""
         with self.db.write() as connection:
             taken = connection.execute(
-                "UPDATE plants SET dismissed = 1, note = ? WHERE entry = ? AND dismissed = 0",
-                (note, entry),
+                "UPDATE plants SET dismissed = 1, note = ?, sent_again_as = ? "
+                "WHERE entry = ? AND dismissed = 0",
+                (note, again, entry),
             ).rowcount
             connection.execute("DELETE FROM plants WHERE entry = ? AND keep = 0", (entry,))
         return taken == 1

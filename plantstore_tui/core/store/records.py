@@ -93,7 +93,7 @@ COLUMNS = (
     "entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref, state, "
     "outcome, status, response, elapsed_ms, kind, fate, message, plant, error, held, dismissed, "
     "note, name_text, id_text, tag_text, batch, line, session, proxy, off_spec, length(response), "
-    "tries, verified"
+    "tries, verified, sent_again_as"
 )
 # The same for a list (history, needs attention): what a server sent is read only as far as a
 # list shows it, so a page of megabyte answers opens at once. The response's start (its length
@@ -149,6 +149,9 @@ class HistoryEntry:
     # Keyed twice and compared (verified entry): how many fields the operator corrected; None
     # when it was keyed once.
     verified: int | None = None
+    # Sent again from needs attention: the entry of the row that took its place (the plant's
+    # fate is that row's); None when it was not.
+    sent_again_as: int | None = None
 
     @property
     def received(self) -> str:
@@ -207,6 +210,7 @@ class HistoryEntry:
             "off_spec": None if self.off_spec is None else list(self.off_spec),
             "tries": self.tries,
             "verified": self.verified,
+            "sent_again_as": self.sent_again_as,
         }
 
 
@@ -215,7 +219,7 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
     (entry, queued_at, source, profile, base_url, plant_id, name, tag, body, log_ref) = row[:10]
     (state, outcome, status, response, elapsed_ms, kind, fate, message, plant, error) = row[10:20]
     (held, dismissed, note, name_text, id_text, tag_text, batch, line, session, proxy) = row[20:30]
-    (off_spec, response_chars, tries, verified) = row[30:]
+    (off_spec, response_chars, tries, verified, sent_again_as) = row[30:]
     return HistoryEntry(
         entry=entry,
         time=parse_time(queued_at),
@@ -249,11 +253,14 @@ def entry_from_row(row: Sequence[Any]) -> HistoryEntry:
         response_chars=response_chars or 0,
         tries=tries,
         verified=verified,
+        sent_again_as=sent_again_as,
     )
 
 
 def outcome_words(entry: HistoryEntry) -> str:
     """Where a row stands, in the words every history view shows (CLI and TUI alike)."""
+    if entry.sent_again_as is not None:
+        return f"sent again as #{entry.sent_again_as}"
     if entry.never_sent:
         return "held (not sent)"
     if entry.outcome is None:

@@ -224,6 +224,13 @@ def _reservations(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX reservations_by_session ON reservations (session)")
 
 
+def _sent_again_as(db: sqlite3.Connection) -> None:
+    # A held plant sent again from needs attention is one plant in two rows: the held row
+    # names the row of the send that took its place (whose fate is the plant's), so the
+    # history shows it and the counts count the plant once. NULL: not sent again that way.
+    db.execute("ALTER TABLE plants ADD COLUMN sent_again_as INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -236,6 +243,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("probes", _probes),
     Migration("syncs", _syncs),
     Migration("reservations", _reservations),
+    Migration("plants.sent_again_as", _sent_again_as),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -18,10 +18,11 @@ from plantstore_tui.core.store.operator import UNKNOWN
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
 
 _HOUR = timedelta(hours=1)
-# One row per plant taken since the moment (and to the target): only what the counts need.
+# One row per plant taken since the moment (and to the target): only what the counts need. A
+# plant sent again from needs attention is counted by the row that took its place.
 _ROWS = (
     "SELECT state, queued_at, settled_at, status, error, operator, host, verified, "  # noqa: S608
-    f"({ATTENTION}) FROM plants WHERE queued_at >= ?"
+    f"({ATTENTION}) FROM plants WHERE queued_at >= ? AND sent_again_as IS NULL"
 )
 
 

@@ -415,6 +415,7 @@ class SendScreen(OrderedScreen[None]):
             problem=status.problem,
             connected=status.target is not None,
             keying=status.keying,
+            in_memory=status.in_memory,
         )
         title = KEYING_TITLES[status.keying]
         if self.form.border_title != title:

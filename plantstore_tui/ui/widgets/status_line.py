@@ -72,6 +72,10 @@ PROXY_GONE = 16
 KEY_FEWEST = 17  # the key's instruction in its fewest words: "F2, then Ctrl+R"
 PROFILE_GONE = 18  # the profile left out: the host and port name the target
 
+# Said for as long as the ledger's file cannot be used (the plants live in memory only, and a
+# crash would lose them): it never gives way, and the state it stands beside gives way first.
+IN_MEMORY = "ledger in memory only"
+
 # A part of the state that counts plants: "4 queued", "2 need attention (F4)".
 _COUNT = re.compile(r"\d[\d,]*\s+\S")
 # A key named at the end of a part: " (F4)".
@@ -298,6 +302,7 @@ class StatusLine(Widget, can_focus=False):
         words, self._kind = state
         self._state = tuple(state_parts(words))
         self._queue: tuple[QueueState, Counts, bool, bool, int | None] | None = None
+        self._in_memory = False
         self._countdown: Timer | None = None
         # Where the target ends on the line as last drawn: what a click on it hits.
         self._target_end = 0
@@ -340,11 +345,14 @@ class StatusLine(Widget, can_focus=False):
         problem: bool = False,
         connected: bool = True,
         keying: int | None = None,
+        in_memory: bool = False,
     ) -> None:
         """Show the queue's state and its counts in words (core/sending/state.py), and with
         verified entry on, which keying the form holds; while the deployment cannot be reached,
-        count down to the next try once a second."""
+        count down to the next try once a second. `in_memory`: the ledger's file cannot be used,
+        said (`IN_MEMORY`) until a call says otherwise, whatever words are shown meanwhile."""
         self._queue = (state, counts, problem, connected, keying)
+        self._in_memory = in_memory
         self._show_queue()
         counting_down = isinstance(state, Unreachable)
         if counting_down and self._countdown is None:
@@ -375,6 +383,11 @@ class StatusLine(Widget, can_focus=False):
         """Replace the state, coloured by kind through app.tcss (one line repainted, no layout:
         the line's size does not depend on its words)."""
         shown = tuple(state_parts(words, stopped=stopped))
+        if self._in_memory:
+            # Not "ready" beside it: nothing is, while a crash would lose the plants. Last: the
+            # counts stay beside the state they count.
+            kept = () if kind == "ready" else shown
+            shown, kind = (*kept, StatusPart(IN_MEMORY, glue=_JOIN)), "problem"
         if (shown, kind) == (self._state, self._kind):
             return
         self._state, self._kind = shown, kind
