@@ -81,6 +81,7 @@ _UNDONE = {
     "plants.verified": ["ALTER TABLE plants DROP COLUMN verified"],
     "keyings": ["DROP TABLE keyings"],
     "probes": ["DROP TABLE probes"],
+    "batches.owner": ["ALTER TABLE batches DROP COLUMN owner"],
 }
 
 

@@ -206,6 +206,13 @@ def _probes(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX probes_by_profile ON probes (profile, number)")
 
 
+def _batch_owner(db: sqlite3.Connection) -> None:
+    # The session of the import sending the batch (sessions.id): one process at a time sends a
+    # batch, and another takes it over only once that session is gone (its lock free). Taken
+    # under the write lock (batches.py); NULL for a batch begun before it was kept.
+    db.execute("ALTER TABLE batches ADD COLUMN owner INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -216,6 +223,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.verified", _verified),
     Migration("keyings", _keyings),
     Migration("probes", _probes),
+    Migration("batches.owner", _batch_owner),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
