@@ -85,6 +85,7 @@ _UNDONE = {
     "syncs": ["DROP TABLE syncs"],
     "reservations": ["DROP TABLE reservations"],
     "plants.sent_again_as": ["ALTER TABLE plants DROP COLUMN sent_again_as"],
+    "batches.owner": ["ALTER TABLE batches DROP COLUMN owner"],
 }
 
 

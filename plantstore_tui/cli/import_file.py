@@ -43,7 +43,7 @@ from plantstore_tui.core.importing.plan import (
 from plantstore_tui.core.importing.results import ImportSettings
 from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.text import bounded_json, plural, quoted, shorten, visible
-from plantstore_tui.core.store.batches import Batches
+from plantstore_tui.core.store.batches import Batches, BatchesChanged, BatchInUse
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
@@ -224,6 +224,8 @@ def import_file(
                 )
             except StoreError as exc:
                 raise _unusable(exc) from None
+            except BatchInUse as exc:
+                raise _in_use(exc) from None
             if target.protected and not yes:
                 question = f"Send {plural(plan.to_send, 'plant')} to"
                 confirm_protected(target, question, interactive=not as_json)
@@ -240,6 +242,15 @@ def import_file(
 def _unusable(error: StoreError) -> ConfigProblem:
     # Without the ledger a stopped import could not resume without sending rows twice.
     return ConfigProblem(f"The ledger cannot be used: {visible(str(error))}; nothing was sent")
+
+
+def _in_use(error: BatchInUse) -> ConfigProblem:
+    # Exit 4, as a port in use: this machine's state stops the run, not what was typed, and the
+    # same command goes through once the other import has ended.
+    return ConfigProblem(
+        f"{error.reason}. Nothing was sent: wait for it to end, or stop it; if it ends before "
+        "its last row, --resume sends the rows it did not send"
+    )
 
 
 def _open_ledger(target: Target) -> ImportLedger:
@@ -263,9 +274,12 @@ def _plan(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
+    again: bool = True,
 ) -> ImportPlan:
     found = earlier_import(batches, validation, target.base_url)
     earlier = None if found is None else found.batch
+    if found is not None and found.running is not None:
+        raise BatchInUse(found.running)
     if found is not None and not (resume or restart):
         counts, when = found.counts, found.batch.started_at.astimezone()
         where = f"{visible(source.name)} was imported to {visible(target.base_url)} before"
@@ -281,12 +295,32 @@ def _plan(
             f"{where} ({when:%Y-%m-%d %H:%M}): {stands}. --resume sends the rows not yet sent; "
             "--restart sends every row again. Nothing was sent"
         )
-    if resume and earlier is not None:
-        plan = resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
-        _print_unknown(source.name, plan)
-        return plan
-    return new_batch(
-        batches, validation, base_url=target.base_url, profile=target.profile, file_name=source.name
+    try:
+        if resume and earlier is not None:
+            plan = resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
+            _print_unknown(source.name, plan)
+            return plan
+        return new_batch(
+            batches,
+            validation,
+            base_url=target.base_url,
+            profile=target.profile,
+            file_name=source.name,
+            replacing=earlier,
+        )
+    except BatchesChanged as exc:
+        if not again:
+            raise InvalidInput(str(exc)) from None
+    # Another import of the file began since it was read: decided again on what is there now.
+    return _plan(
+        batches,
+        source,
+        validation,
+        target,
+        resume=resume,
+        restart=restart,
+        resend_unknown=resend_unknown,
+        again=False,
     )
 
 

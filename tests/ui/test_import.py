@@ -7,6 +7,10 @@ directory (conftest), so its own ledger, read from another connection (import_su
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,11 +27,12 @@ from import_screen_support import (
 )
 from import_support import created, expected, ledger_rows, plants, write_csv
 from misbehaving import Action, MisbehavingServer, ReceivedRequest, Send, json_response
+from pty_support import wait_until
 from pydantic import SecretStr
 from seen_support import drawn_text
 from snapshot_apps.support import SIZE, app_for, fill, ready, settled, until
 from textual.command import CommandPalette
-from textual.widgets import DirectoryTree, Input, OptionList, Static
+from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.importing import ImportFormat, validate
@@ -439,3 +444,54 @@ async def test_an_unreachable_deployment_is_waited_for_in_words_and_esc_stops_at
     # The rows that went out never left (failed: a resume sends them); the others were taken
     # back out of the ledger.
     assert {row.state for row in ledger_rows()} == {"failed"}
+
+
+async def test_a_file_another_process_imports_is_refused_in_words_and_nothing_is_sent(
+    start_slow_server: Callable[[float], BackgroundServer], tmp_path: Path
+) -> None:
+    server = start_slow_server(0.02)
+    rows = plants(2000)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(server.base_url, server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        assert "2,000 plants, every row valid" in text_of(screen, "#import-verdict")
+        # Checked before; then `import` of the same file starts in another process.
+        # At 100 rows a second: 20 s, still sending when it is refused.
+        other = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "plantstore_tui", "import", "plants.csv"],
+            *["--base-url", server.base_url, "--rate", "100"],
+            env={**os.environ, "PLANTSTORE_TOKEN": server.token.get_secret_value()},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=tmp_path,
+        )
+        try:
+            await asyncio.to_thread(
+                wait_until, lambda: len(stored(server)) >= 50, 60, what="50 plants stored"
+            )
+            await confirm(pilot)
+            summary = text_of(screen, "#import-summary")
+            assert "Nothing was sent: plants.csv is being imported to" in summary
+            assert f"pid {other.pid}" in summary
+            assert "unknown" not in summary
+            assert screen.progress is None
+            # Checked again while it runs: named, and Send stays off.
+            await pilot.press("escape")
+            await pilot.pause()
+            screen = await open_import(app, pilot)
+            await check(pilot, screen, "plants.csv")
+            verdict = text_of(screen, "#import-verdict")
+            assert "Cannot send: plants.csv is being imported" in verdict
+            assert f"pid {other.pid}" in verdict
+            assert screen.query_one("#import-send", Button).disabled
+            assert other.returncode is None
+        finally:
+            other.kill()
+            await other.wait()
+    # Only the other import sent: each plant once, every one in its batch.
+    in_ledger = ledger_rows()
+    assert len({row.batch for row in in_ledger}) == 1
+    ids = [plant_id for plant_id, _, _ in stored(server)]
+    assert len(ids) == len(set(ids))

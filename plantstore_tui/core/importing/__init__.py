@@ -32,13 +32,17 @@ from plantstore_tui.core.importing.results import (
 )
 from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.importing.runner import ImportRunner
+from plantstore_tui.core.store.batches import BatchesChanged, BatchInUse, ImportOwner
 
 __all__ = [
+    "BatchInUse",
+    "BatchesChanged",
     "CheckedFile",
     "EarlierImport",
     "FileProblem",
     "ImportFormat",
     "ImportLedger",
+    "ImportOwner",
     "ImportPlan",
     "ImportProgress",
     "ImportRow",

@@ -24,7 +24,15 @@ from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.plant.text import visible
-from plantstore_tui.core.store.batches import Batch, BatchCounts, Batches, UnknownRow
+from plantstore_tui.core.store.batches import (
+    Batch,
+    BatchCounts,
+    Batches,
+    BatchesChanged,
+    BatchInUse,
+    ImportOwner,
+    UnknownRow,
+)
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.opening import open_for_reading, open_ledger
 from plantstore_tui.core.store.settings import history_settings
@@ -36,10 +44,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class EarlierImport:
-    """The newest batch of the same file to the same target, and where its lines stand."""
+    """The newest batch of the same file to the same target, where its lines stand, and the
+    import that sends it now if one lives (then nothing else may send it)."""
 
     batch: Batch
     counts: BatchCounts
+    running: ImportOwner | None = None
 
     @property
     def never_sent(self) -> int:
@@ -67,8 +77,13 @@ class CheckedFile:
 
     @property
     def sendable(self) -> bool:
-        """Every row valid and the ledger usable."""
-        return self.validation is not None and self.validation.ok and self.ledger_problem is None
+        """Every row valid, the ledger usable, and no other import of it running."""
+        return (
+            self.validation is not None
+            and self.validation.ok
+            and self.ledger_problem is None
+            and (self.earlier is None or self.earlier.running is None)
+        )
 
     def open(self) -> IO[bytes]:
         """The file, opened afresh for each pass over it."""
@@ -185,7 +200,11 @@ class ImportPlan:
 def earlier_import(batches: Batches, validation: Validation, base_url: str) -> EarlierImport | None:
     """The earlier import of this file (by its hash) to this base URL, if there was one."""
     batch = batches.latest(validation.sha256, base_url)
-    return None if batch is None else EarlierImport(batch, batches.counts(batch))
+    if batch is None:
+        return None
+    running = batches.owner(batch)
+    counts = batches.counts(batch) if running is None else running.counts
+    return EarlierImport(batch, counts, running)
 
 
 def new_batch(
@@ -195,14 +214,18 @@ def new_batch(
     base_url: str,
     profile: str | None,
     file_name: str,
+    replacing: Batch | None = None,
 ) -> ImportPlan:
-    """Every valid row, as a new batch (a restart is one too)."""
+    """Every valid row, as a new batch (a restart of `replacing` is one too); `BatchInUse` while
+    another import of the file to the target runs, `BatchesChanged` if one began since
+    `replacing` was read."""
     batch = batches.start(
         sha256=validation.sha256,
         base_url=base_url,
         profile=profile,
         file_name=file_name,
         rows=validation.valid,
+        replacing=None if replacing is None else replacing.id,
     )
     return ImportPlan(batch, frozenset(), validation.valid, resumed=False)
 
@@ -210,7 +233,9 @@ def new_batch(
 def resume_batch(
     batches: Batches, batch: Batch, validation: Validation, *, resend_unknown: bool = False
 ) -> ImportPlan:
-    """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`."""
+    """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`, once this
+    instance's import owns it (`BatchInUse` while its import lives)."""
+    batch = batches.take_over(batch)
     if batch.finished:
         return ImportPlan(batch, frozenset(), 0, resumed=True)
     unknown = tuple(batches.unknown_rows(batch))
@@ -226,22 +251,29 @@ def resume_batch(
 
 
 def plan_import(
-    target: Target, file_name: str, validation: Validation, resume: Batch | None
+    target: Target,
+    file_name: str,
+    validation: Validation,
+    earlier: Batch | None,
+    *,
+    resume: bool,
 ) -> tuple[ImportLedger, ImportPlan]:
-    """Open the ledger and plan the rest of `resume`, else a new batch (blocks; `StoreError`)."""
+    """Open the ledger and plan the rest of `earlier` (`resume`), else a new batch in its place
+    (blocks; `StoreError`, `BatchInUse`, `BatchesChanged`)."""
     store = open_for_import(target.profile)
     batches = Batches(store.ledger)
     try:
-        if resume is not None:
-            return store, resume_batch(batches, resume, validation)
+        if resume and earlier is not None:
+            return store, resume_batch(batches, earlier, validation)
         plan = new_batch(
             batches,
             validation,
             base_url=target.base_url,
             profile=target.profile,
             file_name=file_name,
+            replacing=earlier,
         )
-    except StoreError:
+    except (StoreError, BatchInUse, BatchesChanged):
         store.close()
         raise
     return store, plan

@@ -1,5 +1,10 @@
 """Import batches in the ledger: one file (by its SHA-256) sent to one base URL, and its rows.
 
+One import at a time sends a batch: its owner, the session of the import that began or took it
+over. The owner is set under the ledger's write lock, and only while no other session that owns
+a batch of the same file and target is alive (its lock held), so two imports that start at the
+same instant cannot both send; a dead owner's batch is what a resume takes over.
+
 A row of a file may be sent more than once (a resume sends again the rows that failed): each
 send is a row of the ledger, and the line's latest row says where the line stands. Rows are
 written a group at a time: one transaction settles the rows that came back and marks the next
@@ -15,11 +20,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plantstore_tui.core.errors import PlantStoreError
 from plantstore_tui.core.plant.form import FormTexts
+from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.records import PlantState, format_time, parse_time, utc_now
+from plantstore_tui.core.store.sessions import LiveSession, live_session
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.ledger import Ledger
 
@@ -37,6 +47,7 @@ _OF_LATEST = (
     "FROM plants WHERE entry IN (SELECT max(entry) FROM plants WHERE batch = ? GROUP BY line)"
 )
 _LATEST = f"SELECT line, plant_id, state, message, note {_OF_LATEST}"
+_BATCH_COLUMNS = "id, sha256, base_url, profile, file_name, rows, started_at, finished"
 _UNKNOWN = (
     f"SELECT line, plant_id, name, name_text, id_text, tag_text, state, message, note {_OF_LATEST} "
     f"AND state IN ({', '.join(repr(state.value) for state in _UNKNOWN_WORDS)}) ORDER BY line"
@@ -69,19 +80,69 @@ class Batch:
     """Every line done (its rows may have gone since: history off, cleared, pruned)."""
 
 
+def _batch(row: tuple[Any, ...]) -> Batch:
+    batch_id, sha, url, profile, file_name, count, started, finished = row
+    return Batch(batch_id, sha, url, profile, file_name, count, parse_time(started), bool(finished))
+
+
 @dataclass(frozen=True, slots=True)
 class BatchCounts:
-    """How many lines of a batch stand where (a line still `sending` counts as unknown)."""
+    """How many lines of a batch stand where: a line still `sending` is in flight while its
+    import lives, and unknown once it is gone."""
 
     created: int = 0
     rejected: int = 0
     failed: int = 0
     unknown: int = 0
+    in_flight: int = 0
 
     @property
     def journaled(self) -> int:
         """Lines the ledger has (every other line was never sent)."""
-        return self.created + self.rejected + self.failed + self.unknown
+        return self.created + self.rejected + self.failed + self.unknown + self.in_flight
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOwner:
+    """The live import that sends a batch: its process, and how far it is."""
+
+    session: LiveSession
+    batch: Batch
+    counts: BatchCounts
+
+    def words(self) -> str:
+        """Which import it is, since when and how far, in one sentence for every front end."""
+        batch, counts, session = self.batch, self.counts, self.session
+        settled = counts.created + counts.rejected + counts.failed
+        started = session.started_at.astimezone()
+        return (
+            f"{visible(batch.file_name)} is being imported to {visible(batch.base_url)} by "
+            f"another process ({visible(session.program)}, pid {session.pid}, started "
+            f"{started:%Y-%m-%d %H:%M:%S}): {settled:,} of {batch.rows:,} rows settled, "
+            f"{counts.in_flight:,} in flight"
+        )
+
+
+class BatchInUse(PlantStoreError):
+    """Another import that still runs on this data directory sends this file to this target;
+    nothing was sent. Its words name it (`ImportOwner.words`)."""
+
+    def __init__(self, owner: ImportOwner) -> None:
+        self.reason = owner.words()
+        super().__init__(f"{self.reason}. Nothing was sent")
+        self.owner = owner
+
+
+class BatchesChanged(PlantStoreError):
+    """Another import of this file to this target began since the ledger was read: what to do
+    must be decided again; nothing was sent."""
+
+    def __init__(self, file_name: str) -> None:
+        self.reason = (
+            f"another import of {visible(file_name)} to this target began since it was checked: "
+            "check it again"
+        )
+        super().__init__(f"{self.reason[0].upper()}{self.reason[1:]}. Nothing was sent")
 
 
 class Batches:
@@ -92,44 +153,107 @@ class Batches:
         self._db = ledger.db
 
     def start(
-        self, *, sha256: str, base_url: str, profile: str | None, file_name: str, rows: int
+        self,
+        *,
+        sha256: str,
+        base_url: str,
+        profile: str | None,
+        file_name: str,
+        rows: int,
+        replacing: int | None = None,
     ) -> Batch:
-        """Record a new batch. An earlier unfinished batch of the same file to the same target
-        is never resumed after this one (a restart): its rows are history from now on, no longer
-        kept from `history clear` and the row limit."""
+        """Record a new batch, owned by this instance's import. An earlier unfinished batch of
+        the same file to the same target is never resumed after this one (a restart): its rows
+        are history from now on, no longer kept from `history clear` and the row limit.
+
+        `replacing` is the newest batch of the file to the target when the caller decided (None:
+        there was none): `BatchesChanged` if another began since, `BatchInUse` while an import
+        of an unfinished one lives.
+        """
         started = utc_now()
         with self._db.write() as connection:
-            superseded = [
-                batch_id
-                for (batch_id,) in connection.execute(
-                    "SELECT id FROM batches WHERE sha256 = ? AND base_url = ? AND finished = 0",
-                    (sha256, base_url),
-                )
-            ]
-            for batch_id in superseded:
-                connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (batch_id,))
-                connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (batch_id,))
+            latest = connection.execute(
+                "SELECT max(id) FROM batches WHERE sha256 = ? AND base_url = ?", (sha256, base_url)
+            ).fetchone()[0]
+            unfinished = connection.execute(
+                f"SELECT {_BATCH_COLUMNS}, owner FROM batches "  # noqa: S608 (constant)
+                "WHERE sha256 = ? AND base_url = ? AND finished = 0",
+                (sha256, base_url),
+            ).fetchall()
+            for row in unfinished:
+                self._refuse_if_owned(connection, _batch(row[:-1]), row[-1])
+            if latest != replacing:
+                raise BatchesChanged(file_name)
+            for row in unfinished:
+                connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (row[0],))
+                connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (row[0],))
             cursor = connection.execute(
-                "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (sha256, base_url, profile, file_name, rows, format_time(started)),
+                "INSERT INTO batches (sha256, base_url, profile, file_name, rows, started_at, "
+                "owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (sha256, base_url, profile, file_name, rows, format_time(started), self._session),
             )
         assert cursor.lastrowid is not None
         return Batch(cursor.lastrowid, sha256, base_url, profile, file_name, rows, started)
+
+    def take_over(self, batch: Batch) -> Batch:
+        """Make this instance's import the owner of `batch` (to resume it), as it stands now:
+        `BatchInUse` while its import lives, `BatchesChanged` if a newer batch of the file to
+        the target began since it was read."""
+        with self._db.write() as connection:
+            row = connection.execute(
+                f"SELECT {_BATCH_COLUMNS}, owner FROM batches WHERE id = ?",  # noqa: S608
+                (batch.id,),
+            ).fetchone()
+            latest = connection.execute(
+                "SELECT max(id) FROM batches WHERE sha256 = ? AND base_url = ?",
+                (batch.sha256, batch.base_url),
+            ).fetchone()[0]
+            if row is None or latest != batch.id:
+                raise BatchesChanged(batch.file_name)
+            now = _batch(row[:-1])
+            self._refuse_if_owned(connection, now, row[-1])
+            connection.execute(
+                "UPDATE batches SET owner = ? WHERE id = ?", (self._session, batch.id)
+            )
+        return now
+
+    def _refuse_if_owned(
+        self, connection: sqlite3.Connection, batch: Batch, owner: int | None
+    ) -> None:
+        if owner is None or owner == self._session:
+            return
+        session = live_session(self._db, connection, owner)
+        if session is not None:
+            found = connection.execute(_LATEST, (batch.id,)).fetchall()
+            counts = _tally([PlantState(state) for *_, state, _, _ in found], live=True)
+            raise BatchInUse(ImportOwner(session, batch, counts))
+
+    @property
+    def _session(self) -> int | None:
+        return self._ledger.session_id
+
+    def owner(self, batch: Batch) -> ImportOwner | None:
+        """The import that sends `batch` now, if one lives."""
+        with self._db.read() as connection:
+            row = connection.execute("SELECT owner FROM batches WHERE id = ?", (batch.id,))
+            found = row.fetchone()
+            owner = None if found is None else found[0]
+            if owner is None or owner == self._session:
+                return None
+            session = live_session(self._db, connection, owner)
+        if session is None:
+            return None
+        return ImportOwner(session, batch, self.counts(batch, live=True))
 
     def latest(self, sha256: str, base_url: str) -> Batch | None:
         """The newest batch of this file to this target, if any."""
         with self._db.read() as connection:
             row = connection.execute(
-                "SELECT id, sha256, base_url, profile, file_name, rows, started_at, finished "
-                "FROM batches WHERE sha256 = ? AND base_url = ? ORDER BY id DESC LIMIT 1",
+                f"SELECT {_BATCH_COLUMNS} FROM batches "  # noqa: S608 (constant)
+                "WHERE sha256 = ? AND base_url = ? ORDER BY id DESC LIMIT 1",
                 (sha256, base_url),
             ).fetchone()
-        if row is None:
-            return None
-        batch_id, sha, url, profile, file_name, count, started, finished = row
-        started_at = parse_time(started)
-        return Batch(batch_id, sha, url, profile, file_name, count, started_at, bool(finished))
+        return None if row is None else _batch(row)
 
     def _latest_rows(self, batch: Batch) -> list[tuple[int, int, PlantState, str]]:
         with self._db.read() as connection:
@@ -139,17 +263,10 @@ class Batches:
             for line, plant_id, state, message, note in found
         ]
 
-    def counts(self, batch: Batch) -> BatchCounts:
-        """Where the lines of the batch stand."""
-        tally = dict.fromkeys(PlantState, 0)
-        for _, _, state, _ in self._latest_rows(batch):
-            tally[state] += 1
-        return BatchCounts(
-            created=tally[PlantState.CREATED],
-            rejected=tally[PlantState.REJECTED],
-            failed=tally[PlantState.FAILED],
-            unknown=sum(tally[state] for state in _UNKNOWN_WORDS),
-        )
+    def counts(self, batch: Batch, *, live: bool = False) -> BatchCounts:
+        """Where the lines of the batch stand; `live`: its import runs (a line being sent is in
+        flight, not unknown)."""
+        return _tally([state for _, _, state, _ in self._latest_rows(batch)], live=live)
 
     def settled_lines(self, batch: Batch, *, resend_unknown: bool) -> set[int]:
         """Lines not to send again: done, and (unless `resend_unknown`) unknown or in flight."""
@@ -236,6 +353,20 @@ class Batches:
                 connection.execute("UPDATE batches SET finished = 1 WHERE id = ?", (batch.id,))
                 connection.execute("DELETE FROM plants WHERE batch = ? AND keep = 0", (batch.id,))
         return done
+
+
+def _tally(states: list[PlantState], *, live: bool) -> BatchCounts:
+    tally = dict.fromkeys(PlantState, 0)
+    for state in states:
+        tally[state] += 1
+    in_flight = tally[PlantState.SENDING] if live else 0
+    return BatchCounts(
+        created=tally[PlantState.CREATED],
+        rejected=tally[PlantState.REJECTED],
+        failed=tally[PlantState.FAILED],
+        unknown=sum(tally[state] for state in _UNKNOWN_WORDS) - in_flight,
+        in_flight=in_flight,
+    )
 
 
 # Rows in one statement at most: SQLite takes 32,766 values in one (a new row has 21).

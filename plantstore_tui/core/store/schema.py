@@ -231,6 +231,13 @@ def _sent_again_as(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE plants ADD COLUMN sent_again_as INTEGER")
 
 
+def _batch_owner(db: sqlite3.Connection) -> None:
+    # The session of the import sending the batch (sessions.id): one process at a time sends a
+    # batch, and another takes it over only once that session is gone (its lock free). Taken
+    # under the write lock (batches.py); NULL for a batch begun before it was kept.
+    db.execute("ALTER TABLE batches ADD COLUMN owner INTEGER")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -244,6 +251,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("syncs", _syncs),
     Migration("reservations", _reservations),
     Migration("plants.sent_again_as", _sent_again_as),
+    Migration("batches.owner", _batch_owner),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

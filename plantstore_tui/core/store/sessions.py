@@ -13,10 +13,11 @@ import fcntl
 import os
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from plantstore_tui.core.store.database import Database, StoreError
-from plantstore_tui.core.store.records import format_time, utc_now
+from plantstore_tui.core.store.records import format_time, parse_time, utc_now
 from plantstore_tui.core.store.rows import INSERT_COLUMNS
 
 SESSIONS_DIR = "sessions"
@@ -94,6 +95,32 @@ def live_sessions(connection: sqlite3.Connection, data: Path, ids: set[int]) -> 
     ).fetchall()
     directory = data / SESSIONS_DIR
     return {session for session, name in rows if _alive(directory / f"{name}{_LOCK_SUFFIX}")}
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSession:
+    """A running instance, as its session row names it."""
+
+    id: int
+    pid: int
+    program: str
+    started_at: datetime
+
+
+def live_session(db: Database, connection: sqlite3.Connection, session: int) -> LiveSession | None:
+    """The session `session` if its instance still runs (its lock held), else None; read on
+    `connection`, so that a write transaction can decide on it."""
+    found = connection.execute(
+        "SELECT lock_name, pid, program, started_at FROM sessions WHERE id = ?", (session,)
+    ).fetchone()
+    if found is None:
+        return None
+    lock_name, pid, program, started_at = found
+    if not db.in_memory and not _alive(
+        db.path.parent / SESSIONS_DIR / f"{lock_name}{_LOCK_SUFFIX}"
+    ):
+        return None
+    return LiveSession(session, pid, program, parse_time(started_at))
 
 
 def _alive(path: Path) -> bool:

@@ -35,6 +35,8 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.importing import (
+    BatchesChanged,
+    BatchInUse,
     CheckedFile,
     ImportFormat,
     ImportLedger,
@@ -277,13 +279,19 @@ class ImportScreen(OrderedScreen[None]):
         assert checked.validation is not None
         assert checked.fmt is not None
         try:
-            earlier = checked.earlier.batch if resume and checked.earlier is not None else None
+            earlier = None if checked.earlier is None else checked.earlier.batch
             store, plan = await asyncio.to_thread(
-                plan_import, self._target, checked.name, checked.validation, earlier
+                partial(plan_import, resume=resume),
+                self._target,
+                checked.name,
+                checked.validation,
+                earlier,
             )
         except StoreError as exc:
             # Without the ledger a stopped import could not resume without sending rows twice.
             return f"the ledger cannot be used: {exc}"
+        except (BatchInUse, BatchesChanged) as exc:
+            return exc.reason
         try:
             return await self._send_plan(store, plan, checked)
         finally:

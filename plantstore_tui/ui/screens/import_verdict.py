@@ -57,6 +57,11 @@ def verdict_of(checked: CheckedFile) -> Verdict:
     )
     if checked.ledger_problem is not None:
         words += f"\nCannot send: {visible(checked.ledger_problem)}"
+    elif checked.earlier is not None and checked.earlier.running is not None:
+        words += (
+            f"\nCannot send: {checked.earlier.running.words()}. Check it again once that "
+            "import has ended."
+        )
     elif checked.earlier is not None:
         words += "\nImported to this target before: Send offers to resume or restart."
     return Verdict(Text(words), "-ok" if checked.sendable else "-bad")

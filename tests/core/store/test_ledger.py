@@ -488,7 +488,12 @@ def test_a_restarted_import_leaves_the_earlier_unfinished_batch_to_the_history()
         )
         assert ledger.clear() == 0  # both unfinished: kept
         restarted = batches.start(
-            sha256="ef" * 32, base_url="http://h", profile=None, file_name="a.csv", rows=2
+            sha256="ef" * 32,
+            base_url="http://h",
+            profile=None,
+            file_name="a.csv",
+            rows=2,
+            replacing=earlier.id,
         )
         assert batches.latest("ef" * 32, "http://h") == restarted
         # The restarted file's earlier batch is history now; another file's is still kept.
