@@ -57,9 +57,7 @@ def reserve_next_free_id(
     `StoreError`)."""
     # Not durable: a power cut that loses the reservation ends its instance too.
     with ledger.db.write(durable=False) as connection:
-        held = reservations.held_by_others(
-            connection, ledger.db.path.parent, base_url, ledger.session_id
-        )
+        held = reservations.held_by_others(ledger.db, connection, base_url, ledger.session_id)
         found = next_free_id(ledger, base_url, after, ids=ids, held=held)
         reservations.hold(connection, ledger.session_id, base_url, found)
     return found

@@ -9,24 +9,26 @@ never hand out the same id, and it goes with its session (ended, or found dead b
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plantstore_tui.core.store.records import format_time, utc_now
-from plantstore_tui.core.store.sessions import live_sessions
+from plantstore_tui.core.store.sessions import live_session
+
+if TYPE_CHECKING:
+    from plantstore_tui.core.store.database import Database
 
 
 def held_by_others(
-    connection: sqlite3.Connection, data: Path, base_url: str, session: int | None
+    db: Database, connection: sqlite3.Connection, base_url: str, session: int | None
 ) -> set[int]:
-    """The ids on this target that other live instances on the data directory `data` hold; the
-    reservations of instances that are gone are dropped (inside the caller's write
-    transaction)."""
+    """The ids on this target that other live instances hold; the reservations of instances
+    that are gone are dropped (on `connection`, inside the caller's write transaction)."""
     rows = connection.execute(
         "SELECT plant_id, session FROM reservations WHERE base_url = ? AND session IS NOT ?",
         (base_url, session),
     ).fetchall()
     holders = {holder for _, holder in rows}
-    alive = live_sessions(connection, data, holders)
+    alive = {holder for holder in holders if live_session(db, connection, holder) is not None}
     gone = holders - alive
     if gone:
         marks = ", ".join("?" for _ in gone)

@@ -84,19 +84,6 @@ def end_session(db: Database, session: Session) -> None:
     session.release()
 
 
-def live_sessions(connection: sqlite3.Connection, data: Path, ids: set[int]) -> set[int]:
-    """Those of the sessions `ids` whose instance still runs (on the data directory `data`)."""
-    if not ids:
-        return set()
-    marks = ", ".join("?" for _ in ids)
-    rows = connection.execute(
-        f"SELECT id, lock_name FROM sessions WHERE id IN ({marks})",  # noqa: S608
-        sorted(ids),
-    ).fetchall()
-    directory = data / SESSIONS_DIR
-    return {session for session, name in rows if _alive(directory / f"{name}{_LOCK_SUFFIX}")}
-
-
 @dataclass(frozen=True, slots=True)
 class LiveSession:
     """A running instance, as its session row names it."""
