@@ -21,6 +21,7 @@ from rich.progress import Progress as RichProgress
 from plantstore_tui.cli.exits import ExitCode
 from plantstore_tui.core.importing.results import StopReason
 from plantstore_tui.core.plant.text import plural, visible
+from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
@@ -148,6 +149,9 @@ def print_summary(
                     "failed": progress.failed,
                     "unknown": progress.unknown,
                     "not_sent": progress.not_sent,
+                    "not_recorded": {
+                        state.value: count for state, count in progress.not_recorded.items()
+                    },
                     "retries": progress.retries,
                     "stopped": None if reason is StopReason.DONE else reason.value,
                     "problem": problem,
@@ -183,10 +187,26 @@ def print_summary(
         )
     elif interrupted or progress.not_sent:
         click.echo(f"Stopped before the end. To send the rows not yet sent: {resume}")
-    unknown = progress.unknown + progress.unknown_skipped
+    unrecorded = progress.not_recorded.total()
+    if unrecorded:
+        click.echo(
+            f"The ledger could not record what came of {plural(unrecorded, 'row')} "
+            f"({_not_recorded_words(progress)}): it holds them as of unknown fate, so "
+            "--resume leaves them out (--resend-unknown would send the created ones twice)."
+        )
+    unknown = progress.unknown + progress.unknown_skipped - unrecorded
     if unknown:
         them = "it" if unknown == 1 else "them"
         click.echo(
             f"{plural(unknown, 'row')} may or may not have been created: --resume leaves "
             f"{them} out (check the store; --resume --resend-unknown sends {them} again)."
         )
+
+
+def _not_recorded_words(progress: ImportProgress) -> str:
+    """`16 created, 2 never sent`: what came of the rows the ledger could not be told."""
+    words = {PlantState.QUEUED: "never sent", PlantState.FAILED: "not sent after a failure"}
+    return ", ".join(
+        f"{count:,} {words.get(state, state.value)}"
+        for state, count in sorted(progress.not_recorded.items())
+    )

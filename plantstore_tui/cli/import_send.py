@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger, ImportPlan, ImportRow
     from plantstore_tui.core.importing.results import ImportSettings
+    from plantstore_tui.core.store.records import PlantState
 
 # Rows that did not go through, listed in the summary; --report lists every one.
 _SHOWN_RESULTS = 20
@@ -63,9 +64,11 @@ def send_file(
 
     try:
         with display:
-            reason, interrupted, problem = asyncio.run(
+            reason, interrupted, problem, unrecorded = asyncio.run(
                 _send_all(rows, target, store, plan, settings, on_result, display)
             )
+        # Counted as the ledger holds them: an import's counts never disagree with its ledger.
+        progress.unrecorded(unrecorded)
     finally:
         progress.ended = time.monotonic()
         if report_file is not None:
@@ -93,7 +96,7 @@ async def _send_all(
     settings: ImportSettings,
     on_result: Callable[[RowResult], None],
     display: Progress,
-) -> tuple[StopReason, bool, str | None]:
+) -> tuple[StopReason, bool, str | None, list[PlantState]]:
     async with PlantStoreClient.for_target(target) as client:
         ledger = store.ledger.for_target(target.token)
         runner = ImportRunner(
@@ -110,7 +113,7 @@ async def _send_all(
             countdown.cancel()
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
-        return reason, interrupts[0] > 0, runner.problem
+        return reason, interrupts[0] > 0, runner.problem, runner.unrecorded
 
 
 async def _count_down(runner: ImportRunner, display: Progress) -> None:

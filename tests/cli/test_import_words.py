@@ -93,8 +93,9 @@ def test_a_resume_counts_and_names_the_unknown_rows_it_leaves_out_and_does_not_e
     assert result.stderr.splitlines()[:3] == [
         "2 rows whose fate is unknown are left out, not sent again (--resend-unknown sends "
         "them; they may exist already):",
-        f"  {path}:3: id 2 ('Plant 2'): It was being sent when plantstore-tui ended: it may "
-        "exist already.",
+        f"  {path}:3: id 2 ('Plant 2'): No answer was recorded for its send: plantstore-tui "
+        "ended during it, or could not write the ledger (a full disk, say): it may exist "
+        "already.",
         f"  {path}:4: id 3 ('Plant 3'): no answer is recorded: it may exist already",
     ]
     summary = result.stdout.splitlines()[0]

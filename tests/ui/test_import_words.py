@@ -40,8 +40,8 @@ async def test_a_resume_counts_the_rows_it_leaves_out(
         # Listed with their names, each to load into the form (as may exist already).
         listing = screen.query_one("#import-results", OptionList)
         prompts = [str(listing.get_option_at_index(i).prompt) for i in range(2)]
-        assert prompts[0].startswith("line 3  fate unknown, left out  id 2  Plant 2\n    It was")
-        assert prompts[1].startswith("line 4  fate unknown, left out  id 3  Plant 3\n    It was")
+        assert prompts[0].startswith("line 3  fate unknown, left out  id 2  Plant 2\n    No answer")
+        assert prompts[1].startswith("line 4  fate unknown, left out  id 3  Plant 3\n    No answer")
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, SendScreen)

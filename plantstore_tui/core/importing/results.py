@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -162,6 +164,9 @@ class ImportProgress:
     """Rows a resume left out because an earlier run settled them (created or rejected)."""
     unknown_skipped: int = 0
     """Rows a resume left out because their fate is unknown (they may exist already)."""
+    not_recorded: Counter[PlantState] = field(default_factory=Counter)
+    """Rows whose fate this run knows and the ledger could not be told (its disk full, say),
+    by what came of them (QUEUED: never sent): counted as unknown, as the ledger holds them."""
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
 
@@ -210,6 +215,22 @@ class ImportProgress:
     def rate(self) -> float:
         """Rows settled per second."""
         return self.settled / self.seconds if self.seconds > 0 else 0.0
+
+    def unrecorded(self, states: Iterable[PlantState]) -> None:
+        """The ledger could not be told what came of these rows: counted as it holds them, of
+        unknown fate (`not_recorded` keeps what they were)."""
+        for state in states:
+            match state:
+                case PlantState.CREATED:
+                    self.created -= 1
+                case PlantState.REJECTED:
+                    self.rejected -= 1
+                case PlantState.FAILED:
+                    self.failed -= 1
+                case PlantState.UNKNOWN:
+                    continue  # unknown here as in the ledger
+            self.unknown += 1
+            self.not_recorded[state] += 1
 
     def count(self, result: RowResult) -> None:
         """Count one settled row."""

@@ -50,7 +50,7 @@ from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.sending.waiting import DeploymentWait
 from plantstore_tui.core.store.batches import Batches
 from plantstore_tui.core.store.database import StoreError
-from plantstore_tui.core.store.records import PlantState, Source
+from plantstore_tui.core.store.records import PlantState, Source, state_of
 from plantstore_tui.core.store.rows import NewRow
 
 if TYPE_CHECKING:
@@ -143,6 +143,9 @@ class ImportRunner:
         self.reason = StopReason.DONE
         self.problem: str | None = None
         self.finished = False
+        self.unrecorded: list[PlantState] = []
+        """What came of the rows whose fate the ledger could not be told at the end (its disk
+        full, say): it holds them as sending, of unknown fate; QUEUED for a row never sent."""
         self._stopping = False
         self._source_done = False
         self._ready: deque[_Taken] = deque()
@@ -318,9 +321,15 @@ class ImportRunner:
         answered, self._answered = self._answered, []
         try:
             self._batches.advance(answered, [], self._redact, withdrawn=withdrawn)
-            self.finished = self._batches.finish(self._batch)
         except StoreError as exc:
+            self.unrecorded = [state_of(outcome) for _, outcome in answered]
+            self.unrecorded += [PlantState.QUEUED] * len(withdrawn)
             self._fail(exc)
+        else:
+            try:
+                self.finished = self._batches.finish(self._batch)
+            except StoreError as exc:
+                self._fail(exc)
         finally:
             self._executor.shutdown(wait=False)
         # Held after the deployment did not take them: settled as failed, never sent again here.
@@ -338,7 +347,7 @@ class ImportRunner:
             if isinstance(exc, FileProblem):
                 self.problem = exc.where(name)
             elif isinstance(exc, StoreError):
-                self.problem = f"the ledger: {exc}"
+                self.problem = f"the ledger, which could not be written: {exc}"
             else:
                 self.problem = f"{name}: {exc.strerror or exc}"
         self.reason = StopReason.PROBLEM

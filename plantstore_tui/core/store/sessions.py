@@ -23,7 +23,12 @@ from plantstore_tui.core.store.rows import INSERT_COLUMNS
 SESSIONS_DIR = "sessions"
 _LOCK_SUFFIX = ".lock"
 QUEUED_WHEN_ENDED = "Not sent: it was queued when plantstore-tui ended."
-SENDING_WHEN_ENDED = "It was being sent when plantstore-tui ended: it may exist already."
+# The ledger cannot tell the two apart: a process that ended, or one that could not write the
+# answer it had (a full disk), leave the same row.
+SENDING_WHEN_ENDED = (
+    "No answer was recorded for its send: plantstore-tui ended during it, or could not write "
+    "the ledger (a full disk, say): it may exist already."
+)
 
 
 @dataclass(slots=True)

@@ -323,6 +323,8 @@ class ImportScreen(OrderedScreen[None]):
                 reason = runner.reason
             finally:
                 self.progress.ended = time.monotonic()
+                # Counted as the ledger holds them (`history`, a resume), as the CLI counts them.
+                self.progress.unrecorded(runner.unrecorded)
                 redraw.stop()
         return reason if runner.problem is None else runner.problem
 

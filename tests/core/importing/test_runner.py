@@ -427,7 +427,9 @@ async def test_a_group_the_ledger_cannot_take_is_never_sent_and_the_import_stops
         settings = ImportSettings(concurrency=2, group=8)
         runner = await send(job, server.base_url, SecretStr("token-z"), settings)
     assert runner.reason is StopReason.PROBLEM
-    assert runner.problem == f"the ledger: {job.ledger.path}: the disk is full"
+    assert runner.problem == (
+        f"the ledger, which could not be written: {job.ledger.path}: the disk is full"
+    )
     # Nothing of the group the ledger could not take went out; of the first (a row per request
     # and a group), what went out before the stop is settled, and the rest was taken back.
     received = {request.json()["id"] for request in server.requests}
