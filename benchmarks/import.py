@@ -1,7 +1,8 @@
-"""`import` beside a plain httpx loop, whole processes, against a server that is not ours.
+"""`import` beside a plain httpx loop, whole processes, against a server that is not ours, or
+against `plantstore-tui serve --delay` (a deployment across a network).
 
-    .venv/bin/python benchmarks/import.py [--rows 5000] [--runs 5] [--add-rows 0] [--big-rows 0]
-                                          [--json]
+    .venv/bin/python benchmarks/import.py [--rows 5000] [--runs 5] [--delay 0] [--add-rows 0]
+                                          [--big-rows 0] [--json]
 
 (a) `plantstore-tui import FILE` (validation, the ledger, concurrency 8) and a plain
 httpx.AsyncClient loop sending the same bodies from the same file with 8 requests in flight,
@@ -10,7 +11,11 @@ and (c) a task per row behind a semaphore (the way the previous version of this 
 it). Each is a whole process timed from launch to exit, against a minimal HTTP/1.1 server written
 here on raw asyncio (another process; not the reference server, whose own cost would hide the
 client's). The sides take turns, `--runs` times each, every run on a fresh server and a fresh data
-directory; the medians and the ratios of throughput are printed. Optionally (d) a shell loop of
+directory; the medians and the ratios of throughput are printed. With --delay SECONDS the server
+is instead the reference server, `plantstore-tui serve --delay SECONDS` (each POST answered that
+long after it came, as across a network), where the import's budget is tighter: there the
+client's CPU is not the limit, and what the ledger costs must hide behind the requests in flight.
+Optionally (d) a shell loop of
 `plantstore-tui add`, one process per row, over --add-rows rows, and (e) the peak RSS of
 `import --dry-run` on 10,000 rows and on --big-rows rows: memory must not grow with the file.
 Every run must deliver exactly the rows sent, or this exits 1. With --json, one RESULT line (the
@@ -20,10 +25,13 @@ throughput against the lean loop) for run_all.py ends the output.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
 import secrets
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -33,14 +41,18 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from result import Budget, emit
 from startup import compile_package
 
 TOKEN_ENV = "BENCH_TOKEN"
 CONCURRENCY = 8
-# Issue 34: import's throughput at least 0.95x the lean AsyncClient loop's, in the same run.
-BUDGET = Budget("at least", 0.95)
+# Issue 42: import's throughput at least 0.80x the lean AsyncClient loop's on loopback, where the
+# client's CPU is the limit (each group's durable commit costs it: benchmarks/README.md), and at
+# least 0.95x against a deployment that answers 20 ms after each request.
+BUDGET = Budget("at least", 0.80)
+BUDGET_ACROSS_A_NETWORK = Budget("at least", 0.95)
 # One import under cProfile, against the minimal server above or any other (--dry-run: no server).
 PROFILE = (
     "PLANTSTORE_TOKEN=x .venv/bin/python -m cProfile -o import.prof -m plantstore_tui import "
@@ -169,8 +181,48 @@ def server() -> Iterator[str]:
             process.wait(10)
 
 
-def received(url: str) -> tuple[int, int]:
-    """POSTs the server answered, and the distinct ids among them."""
+@contextmanager
+def reference_server(delay: float, db: Path, env: dict[str, str]) -> Iterator[str]:
+    """`plantstore-tui serve --delay` on a fresh database, in its own process: its base URL."""
+    command = [sys.executable, "-m", "plantstore_tui", "serve", "--port", "0", "--db", str(db)]
+    command += ["--token-env", TOKEN_ENV, "--delay", str(delay)]
+    # Its output to a file, never a pipe left unread: a full pipe would stop the server.
+    with (
+        tempfile.TemporaryFile("w+") as output,
+        subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT) as process,
+    ):
+        try:
+            deadline = time.monotonic() + 10
+            while not (url := _listening(output)):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("the reference server did not start")
+                time.sleep(0.02)
+            yield url
+        finally:
+            # Ctrl+C, as `serve` is stopped; its database is thrown away with it.
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _listening(output: IO[str]) -> str | None:
+    output.seek(0)
+    for line in output:
+        if line.startswith("Plant Store listening on "):
+            return line.split()[-1]
+    return None
+
+
+def received(url: str, db: Path | None = None) -> tuple[int, int]:
+    """POSTs the server answered, and the distinct ids among them (the reference server: the
+    plants it stored, each id once, a second POST of one refused)."""
+    if db is not None:
+        with contextlib.closing(sqlite3.connect(db)) as connection:
+            stored = connection.execute("SELECT count(*) FROM plants").fetchone()[0]
+        return int(stored), int(stored)
     with urllib.request.urlopen(f"{url}/count", timeout=10) as answer:
         counts = json.load(answer)
     return int(counts["posts"]), int(counts["ids"])
@@ -191,8 +243,8 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float]
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def check_received(url: str, expected: int, side: str) -> None:
-    posts, ids = received(url)
+def check_received(url: str, expected: int, side: str, db: Path | None = None) -> None:
+    posts, ids = received(url, db)
     if (posts, ids) != (expected, expected):
         raise SystemExit(f"{side}: {posts} requests for {ids} ids received, {expected} sent")
 
@@ -202,6 +254,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="against `plantstore-tui serve --delay SECONDS` instead of the minimal server",
+    )
     parser.add_argument("--add-rows", type=int, default=0)
     parser.add_argument("--big-rows", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="end with one RESULT line")
@@ -224,20 +282,30 @@ def main() -> None:
                 "PLANTSTORE_CONFIG_DIR": str(directory / run / "config"),
             }
 
+        @contextmanager
+        def serving(run: str) -> Iterator[tuple[str, Path | None]]:
+            if not args.delay:
+                with server() as url:
+                    yield url, None
+                return
+            db = directory / f"{run}-server.sqlite3"
+            with reference_server(args.delay, db, env_for(run)) as url:
+                yield url, db
+
         def run_import(number: int) -> tuple[float, float]:
-            with server() as url:
+            with serving(f"import-{number}") as (url, db):
                 command = [*cli, "import", str(rows), "--base-url", url]
                 command += ["--concurrency", str(CONCURRENCY)]
                 seconds, cpu, _ = timed(command, env_for(f"import-{number}"))
-                check_received(url, args.rows, "import")
+                check_received(url, args.rows, "import", db)
             return seconds, cpu
 
         def loop_of(script: str, side: str) -> Callable[[int], tuple[float, float]]:
             def run_loop(number: int) -> tuple[float, float]:
-                with server() as url:
+                with serving(f"{side}-{number}") as (url, db):
                     loop = [sys.executable, "-c", script, str(rows), url, str(CONCURRENCY)]
                     seconds, cpu, _ = timed(loop, env_for(f"{side}-{number}"))
-                    check_received(url, args.rows, side)
+                    check_received(url, args.rows, side, db)
                 return seconds, cpu
 
             return run_loop
@@ -290,9 +358,15 @@ def main() -> None:
             statistics.median(cpu for _, cpu in side),
         )
 
+    where = (
+        f"`plantstore-tui serve --delay {args.delay:g}`"
+        if args.delay
+        else "minimal asyncio server on loopback"
+    )
+    budget = BUDGET_ACROSS_A_NETWORK if args.delay else BUDGET
     print(
         f"rows: {args.rows}, concurrency {CONCURRENCY}, {args.runs} runs each (taking turns), "
-        "minimal asyncio server on loopback; medians (wall, and the client process's CPU):"
+        f"{where}; medians (wall, and the client process's CPU):"
     )
     for label, runs in (
         ("plantstore-tui import          ", ours),
@@ -315,20 +389,21 @@ def main() -> None:
         )
     ratio = ours_rate / (args.rows / medians(workers)[0])
     print(
-        f"goal: import {BUDGET} the lean httpx loop (8 workers): "
-        f"{'met' if BUDGET.met(ratio) else 'NOT met'} ({ratio:.3f}x)"
+        f"goal: import {budget} the lean httpx loop (8 workers): "
+        f"{'met' if budget.met(ratio) else 'NOT met'} ({ratio:.3f}x)"
     )
     if args.json:
         plain_rate = args.rows / medians(workers)[0]
+        against = f", serve --delay {args.delay:g}" if args.delay else ", loopback"
         emit(
-            f"import, {args.rows:,} rows at concurrency {CONCURRENCY}, throughput",
+            f"import, {args.rows:,} rows at concurrency {CONCURRENCY}{against}, throughput",
             ours=ours_rate,
             plain=plain_rate,
             unit="rows/s",
             digits=0,
             plain_label="httpx.AsyncClient loop, 8 workers",
             judged=ratio,
-            budget=BUDGET,
+            budget=budget,
             profile=PROFILE,
             runs=args.runs,
         )

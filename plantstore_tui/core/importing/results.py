@@ -19,13 +19,9 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
     from plantstore_tui.core.store.batches import UnknownRow
 
-# A group holds about this long of sending (at the rate given, or at the rate the deployment
-# answers): rows are not marked sending long before they go.
+# With a rate, a group holds about this long of sending: rows are not marked sending long before
+# they go.
 GROUP_SECONDS = 0.5
-# Rows a request in flight a group holds at most: the crash bound. Each group is one durable
-# commit; at a row per request, on loopback, the commits cost the import about a fifth of its
-# throughput (benchmarks/README.md, issue 34 part 5).
-GROUP_MOST = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,32 +38,26 @@ class ImportSettings:
     """Failures of unknown fate in a row (timeouts, dropped connections), beyond one per request
     in flight, that stop the import: a deployment that takes requests and never answers."""
     group: int | None = None
-    """Rows marked sending in one group; None for about `GROUP_SECONDS` of sending (see
+    """Rows marked sending one group ahead of the requests; None for a row per request (see
     `group_size`)."""
     flush_seconds: float = 1.0
     """Answers are written at the latest this long after they came back, groups or not."""
 
-    def group_size(self, answered_a_second: float | None = None) -> int:
-        """Rows marked sending one group ahead of the requests: about `GROUP_SECONDS` of the
-        rows the deployment answered a second so far, a row per request in flight at least and
-        `GROUP_MOST` at most; with a rate, `GROUP_SECONDS` of it, a row per request at most."""
+    def group_size(self) -> int:
+        """Rows marked sending ahead of the requests: a row per request in flight (the crash
+        bound, `most_unsettled`); with a rate, `GROUP_SECONDS` of it, a row per request at
+        most."""
         if self.group is not None:
             return max(1, self.group)
         slots = max(1, self.concurrency)
         if self.rate is not None:
             return min(slots, math.ceil(self.rate * GROUP_SECONDS))
-        if not answered_a_second:
-            return slots
-        return min(GROUP_MOST * slots, max(slots, math.ceil(answered_a_second * GROUP_SECONDS)))
+        return slots
 
     def most_unsettled(self) -> int:
         """Rows the ledger holds as sending at most, whenever the process dies: a row per
-        request in flight, and one group ahead (`GROUP_MOST` rows a request at most): 9 x
-        concurrency unless a rate or a group size is given."""
-        slots = max(1, self.concurrency)
-        if self.group is not None or self.rate is not None:
-            return slots + self.group_size()
-        return slots + GROUP_MOST * slots
+        request in flight, and a group ahead: 2 x concurrency unless a group size is given."""
+        return max(1, self.concurrency) + self.group_size()
 
 
 class StopReason(StrEnum):

@@ -1,16 +1,16 @@
 """The one import runner, for the CLI and the TUI: a batch's rows sent N at a time, each in the
 ledger as `sending` before its request goes out, only a group ahead of the requests.
 
-A group is about half a second of the rows the deployment answered a second so far, a row per
-request slot at least and 8 at most (`ImportSettings.group_size`): the first is a row a slot,
-and against a deployment that answers fast a group soon holds 8, so the durable commit of a
-group is not paid every N rows. One transaction (`Batches.advance`) settles the rows whose
-answers came back and marks the next group `sending`; it is committed in the ledger's writer
-thread before any request of that group goes out, while the requests before it go on: the
-commit of one group overlaps the requests of the other, and the event loop never waits for the
-disk. No more rows are marked than the requests in flight and one group
-(`ImportSettings.most_unsettled`: 9 x N at most), so a process killed at any moment leaves at
-most that many rows `sending` (unknown to the next instance, never sent again by a resume).
+A group is a row per request slot (`ImportSettings.group_size`; with a rate, half a second of it
+at most). One transaction (`Batches.advance`) settles the rows whose answers came back and marks
+the next rows `sending`; it is committed in the ledger's writer thread before any request of
+them goes out, while the requests before them go on: the commit overlaps the requests, and the
+event loop never waits for the disk. No more rows are marked than the requests in flight and one
+group (`ImportSettings.most_unsettled`: 2 x N), so a process killed at any moment leaves at most
+that many rows `sending` (unknown to the next instance, never sent again by a resume). The next
+rows are marked once there is room for half a group: the other half is still ready for the
+requests that end while that commit runs: a request waits for the disk only when a commit takes
+longer than half a group of answers.
 Answers are written with the next group, or within `flush_seconds` when none comes. At the end,
 however it ends, the answers not yet written are, the rows marked sending that never went out
 (the import was stopped) are taken back out, and a row cancelled in flight is settled as unknown.
@@ -135,8 +135,6 @@ class ImportRunner:
         self._on_result = on_result
         self._keep = keep
         self._slots = max(1, settings.concurrency)
-        self._started = time.monotonic()
-        self._settled = 0
         self._pacer = _Pacer(settings.rate)
         self._unknown_in_a_row = 0
         self._wait = DeploymentWait(settings.give_up_after, on_wait)
@@ -184,7 +182,6 @@ class ImportRunner:
     async def run(self, rows: Iterable[ImportRow]) -> StopReason:
         """Send every row until stopped or cancelled; the ledger is up to date when this ends."""
         self._workers = self._slots
-        self._started = time.monotonic()
         tasks = [asyncio.ensure_future(self._write_groups(iter(rows)))]
         tasks += [asyncio.ensure_future(self._worker()) for _ in range(self._workers)]
         try:
@@ -201,10 +198,13 @@ class ImportRunner:
     # Writing the ledger -----------------------------------------------------------------------
 
     def _group(self) -> int:
-        """Rows in the next group, by the rows answered a second so far."""
-        elapsed = time.monotonic() - self._started
-        answered = self._settled / elapsed if self._settled and elapsed > 0 else None
-        return self._settings.group_size(answered)
+        """Rows in the next group."""
+        return self._settings.group_size()
+
+    def _refill(self) -> int:
+        """Room enough to mark the next rows: half a group, so that the other half is still
+        ready for the requests that end while the commit runs."""
+        return max(1, self._group() // 2)
 
     def _room(self) -> int:
         """Rows that may be marked sending now: a row per request and a group, less those
@@ -223,7 +223,7 @@ class ImportRunner:
                 more = bool(self._held) or not self._source_done
                 # A whole group, or what there is room for once the requests run out of rows
                 # (the group before is going out meanwhile: the commit is not waited for).
-                if more and room > 0 and (room >= self._group() or not self._ready):
+                if more and room > 0 and (room >= self._refill() or not self._ready):
                     await self._write_group(rows, room)
                     continue
                 if not self._workers:
@@ -386,7 +386,7 @@ class ImportRunner:
                     await self._send(taken)
                 finally:
                     self._out -= 1
-                    if self._room() >= self._group() or self._stopping or self.waiting:
+                    if self._room() >= self._refill() or self._stopping or self.waiting:
                         self._wake_writer.set()
                     if self._no_more_rows():
                         self._rows_ready.set()
@@ -421,7 +421,6 @@ class ImportRunner:
 
     def _settle(self, taken: _Taken, outcome: Outcome) -> None:
         self._answered.append((taken.entry, outcome))
-        self._settled += 1
         self._on_result(result_of(taken.row.line, taken.row.texts, outcome, taken.retries))
         unknown = isinstance(outcome, Failed) and outcome.fate is PlantFate.UNKNOWN
         self._unknown_in_a_row = self._unknown_in_a_row + 1 if unknown else 0

@@ -159,9 +159,9 @@ async def test_one_commit_marks_a_group_sending_and_settles_what_came_back(
     # Half a group at least in each commit but the last ones: not a transaction a row.
     assert len(commits) <= 100 // 2 + 2
     # Marked sending and not yet settled, as the ledger stood after each commit: never more
-    # than a row per request and one group (of 8 rows per request at most).
+    # than a row per request and one group (a row per request).
     unsettled = list(itertools.accumulate(marked - answered for answered, marked, _ in commits))
-    assert max(unsettled) <= settings.most_unsettled() == 4 + 32
+    assert max(unsettled) <= settings.most_unsettled() == 4 + 4
     assert unsettled[-1] == 0
     assert lines_of(job, ["created"]) == set(range(2, 102))
 
@@ -359,35 +359,30 @@ async def test_failures_of_unknown_fate_in_a_row_stop_the_import(
     assert lines_of(job) == unknown
 
 
-def test_a_group_holds_half_a_second_of_what_the_deployment_answers_within_its_bounds() -> None:
-    # Nothing answered yet: a row per request.
+def test_a_group_is_a_row_per_request_and_the_crash_bound_twice_the_concurrency() -> None:
+    # docs/import.md: at most 2 x --concurrency rows of unknown fate after kill -9.
     assert ImportSettings(concurrency=8).group_size() == 8
-    # Half a second of the rows answered a second so far, a row per request at least and eight
-    # at most: a deployment that answers fast is not held to a commit every eight rows.
-    assert ImportSettings(concurrency=8).group_size(answered_a_second=10) == 8
-    assert ImportSettings(concurrency=8).group_size(answered_a_second=59) == 30
-    assert ImportSettings(concurrency=8).group_size(answered_a_second=1400) == 64
-    assert ImportSettings(concurrency=8).most_unsettled() == 8 + 64
-    assert ImportSettings(concurrency=1).most_unsettled() == 1 + 8
-    # With a rate, half a second of it, a row per request at most, however fast the answers.
-    assert ImportSettings(rate=20).group_size(answered_a_second=1400) == 8
+    assert ImportSettings(concurrency=8).most_unsettled() == 16
+    assert ImportSettings(concurrency=1).most_unsettled() == 2
+    # With a rate, half a second of it, a row per request at most.
+    assert ImportSettings(rate=20).group_size() == 8
     assert ImportSettings(rate=4).group_size() == 2
     assert ImportSettings(rate=0.5).group_size() == 1
     assert ImportSettings(rate=20).most_unsettled() == 16
-    assert ImportSettings(concurrency=4, group=5).group_size(answered_a_second=1400) == 5
+    assert ImportSettings(concurrency=4, group=5).group_size() == 5
     assert ImportSettings(concurrency=4, group=5).most_unsettled() == 9
 
 
-async def test_a_deployment_that_answers_fast_gets_groups_bigger_than_a_row_per_request(
+async def test_a_deployment_that_answers_fast_never_gets_more_than_a_row_per_request_ahead(
     reference_server: BackgroundServer,
     make_import: Callable[[int, str], Import],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    marked: list[int] = []
+    commits: list[tuple[int, int]] = []
     advance = Batches.advance
 
     def counted(self: Batches, settled: Any, to_send: Any, *args: Any, **kwargs: Any) -> Any:
-        marked.append(len(to_send))
+        commits.append((len(settled), len(to_send)))
         return advance(self, settled, to_send, *args, **kwargs)
 
     monkeypatch.setattr(Batches, "advance", counted)
@@ -397,12 +392,11 @@ async def test_a_deployment_that_answers_fast_gets_groups_bigger_than_a_row_per_
     await send(job, url, token, settings)
     assert lines_of(job, ["created"]) == set(range(2, 302))
     # The first group before any answer: a row per request and one group of as many.
-    assert marked[0] == 2 + 2
-    # Then the groups grow with the answers (more than 4 a second is all it takes), never
-    # past a row per request and eight rows a request.
-    assert max(marked) > 2 + 2
-    assert max(marked) <= settings.most_unsettled() == 2 + 16
-    assert sum(marked) == 300
+    assert commits[0] == (0, 2 + 2)
+    # However fast the answers come, never more marked and unsettled than 2 x concurrency.
+    unsettled = list(itertools.accumulate(marked - answered for answered, marked in commits))
+    assert max(unsettled) <= settings.most_unsettled() == 2 + 2
+    assert sum(marked for _, marked in commits) == 300
 
 
 async def test_a_group_the_ledger_cannot_take_is_never_sent_and_the_import_stops_in_words(

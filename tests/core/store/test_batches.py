@@ -1,0 +1,43 @@
+"""Who sends a batch: its owner is taken in one transaction, refused while the owner's session
+lives, and taken over once it is gone (two instances here: two sessions, each holding its lock)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ledger_support import new_row, opened
+
+from plantstore_tui.core.store.batches import Batches, BatchesChanged, BatchInUse
+
+FILE = {"sha256": "ab" * 32, "base_url": "http://h", "profile": None, "file_name": "a.csv"}
+
+
+def test_a_batch_whose_import_lives_is_refused_to_another_and_taken_over_once_it_ends() -> None:
+    with opened("import") as first, opened("import") as second:
+        batch = Batches(first).start(**FILE, rows=3)
+        Batches(first).advance([], [new_row("A", "1", source="import", batch=batch.id)])
+        theirs = Batches(second)
+        for attempt in (
+            lambda: theirs.take_over(batch),
+            lambda: theirs.start(**FILE, rows=3, replacing=batch.id),
+            lambda: theirs.start(**FILE, rows=3),
+        ):
+            with pytest.raises(BatchInUse) as refused:
+                attempt()
+            owner = refused.value.owner
+            assert (owner.session.pid, owner.session.program) == (os.getpid(), "import")
+            # Its row being sent is in flight, not of unknown fate.
+            assert (owner.counts.in_flight, owner.counts.unknown) == (1, 0)
+            assert "a.csv is being imported to http://h by another process" in str(refused.value)
+        first.close()
+        taken = theirs.take_over(batch)
+        assert taken.id == batch.id
+        assert theirs.owner(batch) is None  # its own: nobody else's
+        # A decision taken on a batch that is no longer the newest is made again.
+        newer = theirs.start(**FILE, rows=3, replacing=batch.id)
+        with pytest.raises(BatchesChanged):
+            theirs.take_over(batch)
+        with pytest.raises(BatchesChanged):
+            theirs.start(**FILE, rows=3, replacing=batch.id)
+        assert theirs.take_over(newer).id == newer.id
