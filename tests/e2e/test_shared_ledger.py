@@ -32,6 +32,20 @@ ANSWER_SECONDS = 15.0
 F3, F6, F7, ESC, CTRL_Q = b"\x1bOR", b"\x1b[17~", b"\x1b[18~", b"\x1b", b"\x11"
 
 
+# Each screen's key, and what shows it is open.
+HISTORY, PROBE, SUMMARY = (F3, "Prev page"), (F6, "Body, sent as typed"), (F7, "Shift summary")
+
+
+def visit(terminal: PtyProcess, *screens: tuple[bytes, str]) -> None:
+    """Open each screen and close it again (Esc), as an operator glancing at it."""
+    for key, title in screens:
+        mark = terminal.mark()
+        terminal.write(key)
+        terminal.wait_for(title, STARTUP_SECONDS, since=mark)
+        terminal.write(ESC)
+        terminal.wait_for("ready", STARTUP_SECONDS, since=mark)
+
+
 def deleted_ledger_files(pid: int, data: Path) -> list[str]:
     """The ledger's files the process `pid` holds open although they were deleted."""
     held = []
@@ -75,12 +89,7 @@ def test_plants_keyed_and_added_beside_the_screens_and_a_second_command_are_all_
         mark = terminal.mark()
         terminal.write(keys_for([("Alder", ids[0], "")]))
         terminal.wait_for(f"Created plant {ids[0]}", ANSWER_SECONDS, since=mark)
-        for key, title in ((F3, "Prev page"), (F6, "Body, sent as typed"), (F7, "Shift summary")):
-            mark = terminal.mark()
-            terminal.write(key)
-            terminal.wait_for(title, STARTUP_SECONDS, since=mark)
-            terminal.write(ESC)
-            terminal.wait_for("ready", STARTUP_SECONDS, since=mark)
+        visit(terminal, HISTORY, PROBE, SUMMARY)
         listed = run(env, "history")
         assert listed.returncode == 0, listed.stderr
         assert "Alder" in listed.stdout
@@ -130,12 +139,7 @@ def test_a_plant_queued_while_the_deployment_is_down_survives_kill_9_after_a_sec
     ]
     with PtyProcess(command, env=env, cwd=tmp_path, columns=80, rows=24) as terminal:
         terminal.wait_for("ready", STARTUP_SECONDS)
-        for key, title in ((F3, "Prev page"), (F7, "Shift summary")):
-            mark = terminal.mark()
-            terminal.write(key)
-            terminal.wait_for(title, STARTUP_SECONDS, since=mark)
-            terminal.write(ESC)
-            terminal.wait_for("ready", STARTUP_SECONDS, since=mark)
+        visit(terminal, HISTORY, SUMMARY)
         listed = run(env, "history")
         assert listed.returncode == 0, listed.stderr
         mark = terminal.mark()
