@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from pty_support import PtyProcess, isolated_env, wait_until
 
+from plantstore_tui.core.store import LEDGER_FILE
 from plantstore_tui.server.runner import BackgroundServer
 
 SEED_VARIABLE = "PLANTSTORE_WALK_SEED"
@@ -34,7 +35,6 @@ SOAK_VARIABLE = "PLANTSTORE_SOAK"
 STARTUP_SECONDS = 30.0
 ANSWER_SECONDS = 30.0
 COMMAND_SECONDS = 120.0
-LEDGER_FILE = "plantstore.sqlite3"
 PROFILE = "shop"
 RANGE = range(70000, 71000)
 # Ids typed by hand (the TUI's ID, `add --id`, an import's file) come from outside the profile's
@@ -48,6 +48,7 @@ SCREENS = {"F3": (F3, "Prev page"), "F6": (F6, "Body, sent as typed"), "F7": (F7
 # In the main screen's footer, which F3, F6 and F7 cover: the screen is back once it is drawn
 # again. (The form's title is not: F7 leaves it in view, and redraws it as it fills in.)
 MAIN_SCREEN = "f3 History"
+QUIT_QUESTION = "offer them next time"
 NEXT = re.compile(r"next (7\d{4})")
 
 
@@ -101,8 +102,10 @@ class InvariantBroken(AssertionError):
 class Walk:
     """The processes, the deployment, what was acknowledged, and the steps that drive them."""
 
-    def __init__(self, seed: int, tmp_path: Path, server: BackgroundServer) -> None:
+    def __init__(self, seed: int, tmp_path: Path, server: BackgroundServer, *, replay: str) -> None:
         self.seed = seed
+        # The command that walks this seed again (after PLANTSTORE_WALK_SEED=seed).
+        self.replay = replay
         self.random = random.Random(seed)
         self.tmp_path = tmp_path
         self.data = tmp_path / "data"
@@ -176,8 +179,7 @@ class Walk:
         return (
             f"the walk of seed {self.seed} broke at {self.trail[-1] if self.trail else 'the start'}"
             f"\n{type(exc).__name__}: {exc}\nsteps so far:\n{shown}\n"
-            f"walk it again: {SEED_VARIABLE}={self.seed} python -m pytest -n 0 "
-            "tests/e2e/test_many_processes.py"
+            f"walk it again: {SEED_VARIABLE}={self.seed} {self.replay}"
         )
 
     def close(self) -> None:
@@ -413,9 +415,15 @@ class Walk:
         if self.server is None:
             self._up()
         for terminal in self.terminals:
-            terminal.process.write(CTRL_Q)
-            assert terminal.process.wait_exit(STARTUP_SECONDS) == 0
-            terminal.process.close()
+            process = terminal.process
+            mark = process.mark()
+            process.write(CTRL_Q)
+            # With plants in needs attention (a killed TUI's), Ctrl+Q asks first; else it quits.
+            with contextlib.suppress(EOFError):
+                process.wait_for(QUIT_QUESTION, STARTUP_SECONDS, since=mark)
+                process.write(b"s")
+            assert process.wait_exit(STARTUP_SECONDS) == 0
+            process.close()
         self.terminals.clear()
         return "every TUI quit"
 
@@ -455,7 +463,8 @@ class Walk:
             return dict(connection.execute("SELECT id, name FROM plants").fetchall())
 
     def deleted_ledger_files(self) -> dict[str, list[str]]:
-        """The ledger's files each live TUI holds open although they were deleted."""
+        """The ledger's files each live TUI holds open although they were deleted (the TUIs are
+        the only processes of ours alive between steps: every command has exited)."""
         prefix = str(self.data / LEDGER_FILE)
         held: dict[str, list[str]] = {}
         for terminal in self.terminals:

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads /proc/PID/fd of the TUIs"
 )
 
+HERE = "tests/e2e/test_many_processes.py"
 SEEDS = seeds_given() or [4201, 4202, 4203]
 STEPS = 14  # every kind of step once, then three more
 SOAK_WALKS = 4
@@ -35,7 +36,7 @@ SOAK_STEPS = int(os.environ.get("PLANTSTORE_SOAK_STEPS", "150"))
 def test_a_walk_of_many_processes_on_one_ledger_keeps_every_plant_once(
     seed: int, reference_server: BackgroundServer, tmp_path: Path
 ) -> None:
-    Walk(seed, tmp_path, reference_server).run(STEPS)
+    Walk(seed, tmp_path, reference_server, replay=f"python -m pytest -n 0 {HERE}").run(STEPS)
 
 
 @pytest.mark.soak
@@ -48,4 +49,7 @@ def test_a_long_walk_of_many_processes_on_one_ledger_keeps_every_plant_once(
     given = seeds_given()
     seed = given[walk % len(given)] if given else random.SystemRandom().randrange(10**9)
     print(f"walk {walk}: seed {seed}")
-    Walk(seed, tmp_path, reference_server).run(SOAK_STEPS)
+    replay = (
+        f"{SOAK_VARIABLE}=1 PLANTSTORE_SOAK_STEPS={SOAK_STEPS} python -m pytest -n 0 -k long {HERE}"
+    )
+    Walk(seed, tmp_path, reference_server, replay=replay).run(SOAK_STEPS)
