@@ -6,7 +6,7 @@ its fate, the ledger passes its integrity check, no process holds a deleted ledg
 went out twice (tests/walk_support.py).
 
 The default run walks a few fixed seeds; PLANTSTORE_WALK_SEED=N walks seed N again. The soak
-(`-m soak`, or PLANTSTORE_SOAK=1) walks longer, from seeds it prints.
+(`-m soak`, or PLANTSTORE_SOAK=1) walks longer, from fresh seeds; a failed walk names its seed.
 """
 
 from __future__ import annotations
