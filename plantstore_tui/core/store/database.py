@@ -5,6 +5,9 @@ WAL with FULL survives a power cut (NORMAL survives a killed process, not the lo
 and a plant the screen showed as taken must survive both: a take is committed at NORMAL and made
 durable by the ledger's group commit (`group_sync.py`) before any front end shows it. Every
 SQLite or file failure becomes a `StoreError` whose words name the file.
+
+Many processes share the file; a process holds one connection to it, whoever uses it, and never
+a descriptor of its own while that connection may hold locks (docs/ledger.md).
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 A take is committed at once without waiting for the disk (it survives a killed process as soon
 as `Ledger.take` returns) and handed to this thread, which makes the write-ahead log survive a
-power cut with one fsync. Takes committed while an fsync runs wait for the next one, together:
-a burst of 200 plants costs a handful of fsyncs, a plant typed alone one, and nobody waits for
-any of them. Whoever shows a plant as taken waits for `on_synced` to name it.
+power cut with one small durable commit (`Database.sync`: SQLite syncs the log, never a
+descriptor of ours). Takes committed while a sync runs wait for the next one, together: a burst
+of 200 plants costs a handful of syncs, a plant typed alone one, and nobody waits for any of
+them. Whoever shows a plant as taken waits for `on_synced` to name it.
 """
 
 from __future__ import annotations
