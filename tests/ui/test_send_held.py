@@ -270,5 +270,10 @@ async def test_a_plant_sent_again_is_one_plant_in_the_history_and_the_counts(
     for row in old:
         assert f"sent again as #{row['sent_again_as']}" in table, table
 
+    # Listed by state, each plant stands where its new send stands: created, not queued.
+    assert json.loads(plantstore("history", "--state", "queued", "--json")) == []
+    created = json.loads(plantstore("history", "--state", "created", "--json"))
+    assert sorted(row["entry"] for row in created) == sorted(new)
+
     counted = json.loads(plantstore("history", "summary", "--json"))
     assert (counted["taken"], counted["created"]) == (len(HELD), len(HELD)), counted

@@ -338,6 +338,9 @@ class HistoryFilter:
             if value is not None:
                 clauses.append(f"{column} = ?")
                 values.append(value)
+        if self.state is not None:
+            # A held row sent again stands where its new send stands: listed by that state.
+            clauses.append("sent_again_as IS NULL")
         if self.since is not None:
             clauses.append("queued_at >= ?")
             values.append(format_time(self.since))
