@@ -120,6 +120,20 @@ async def test_an_id_typed_before_the_offer_is_kept_and_the_next_goes_on_from_it
     assert stored_plants(reference_server.db_path) == [(70500, "Fern", None), (70501, "Rose", None)]
 
 
+async def test_an_id_typed_outside_the_range_before_the_offer_is_followed_by_the_range(
+    gate: Gate, reference_server: BackgroundServer
+) -> None:
+    # A second later the range is known: the plant after an id from elsewhere is offered the
+    # range's first free id, not the id after the one typed.
+    app = app_on(gate)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await applied(app, pilot, records(("Fern", "5", ""), ("Rose", "", "")))
+        opened(gate)
+        await drained(app, pilot, 2)
+        assert screen.form.texts().id == "70001"
+    assert stored_plants(reference_server.db_path) == [(5, "Fern", None), (70000, "Rose", None)]
+
+
 async def test_the_offer_arriving_in_an_empty_id_being_typed_in_is_typed_over(
     gate: Gate, reference_server: BackgroundServer
 ) -> None:
