@@ -94,15 +94,25 @@ class OrderedScreen(Screen[ReturnType]):
 
     _turn_at = 0.0
     taking_keys = False
-    """True once the screen is mounted with its first field focused; the app holds the keys
-    read before (while the screen opens: `F2 a name…` in one write) until `TakingKeys`."""
+    """True while the screen applies keys as they come: from when it is mounted with its first
+    field focused, but for the time it `hold_keys`. The app holds the keys read meanwhile (while
+    the screen opens: `F2 a name…` in one write) until `TakingKeys`."""
 
     class TakingKeys(Message):
-        """The screen is there: the keys read while it opened can be applied, in order."""
+        """The screen takes keys again: the keys held meanwhile can be applied, in order."""
 
     def on_mount(self) -> None:
         """Ready for keys. Textual calls this after the screen's own `on_mount` (a base class's
         handler comes after its subclass's), which focuses the first field."""
+        self.take_keys()
+
+    def hold_keys(self) -> None:
+        """Hold the keys read from now on, in order, until `take_keys`: what they mean depends on
+        something on its way (the key applied now waits for it too)."""
+        self.taking_keys = False
+
+    def take_keys(self) -> None:
+        """Apply the keys held, in the order read, before any read after this."""
         self.taking_keys = True
         self.post_message(self.TakingKeys())
 

@@ -4,6 +4,7 @@ work side by side; a closed tab ends its TUI as a closed terminal does and loses
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -13,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from burst_support import stored_plants
+from burst_support import describe_arrival, stored_plants
 from ledger_support import LEDGER_FILE, ledger_rows
 from playwright.sync_api import Browser, BrowserContext, Page, Route, sync_playwright
 from pty_support import wait_until
@@ -344,3 +345,42 @@ def _probes_kept(data: Path) -> int:
             return int(connection.execute("SELECT count(*) FROM probes").fetchone()[0])
         except sqlite3.OperationalError:
             return 0  # the ledger's tables are not made yet
+
+
+def test_plants_typed_as_the_tab_opens_on_a_range_get_the_ids_offered_in_turn(
+    reference_server: BackgroundServer, context: BrowserContext
+) -> None:
+    """A saved profile with a range of ids, and records typed the moment the tab opens, ID left
+    to next id: the offer comes after the keys, and each plant gets the id it would have got
+    had the operator waited for it (issue 42). The ids going on show Next id never switched off
+    on the way (a stray Enter on it did, once the first send was refused)."""
+    config = Path(os.environ["PLANTSTORE_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "profiles.toml").write_text(
+        f'[profiles.keyer]\nbase_url = "{reference_server.base_url}"\n'
+        'token_env = "KEYER_TOKEN"\nids = "70000-70999"\n'
+    )
+    env = {"KEYER_TOKEN": reference_server.token.get_secret_value()}
+    with running_web("--profile", "keyer", env=env) as web:
+        page = context.new_page()
+        page.goto(web.url)
+        for name, tag in (("Web fern", "porch"), ("Web rose", ""), ("Web ivy", "hall")):
+            page.keyboard.type(name)
+            page.keyboard.press("Tab")
+            page.keyboard.press("Tab")
+            page.keyboard.type(tag)
+            page.keyboard.press("Enter")
+        expected = [
+            (70000, "Web fern", "porch"),
+            (70001, "Web rose", None),
+            (70002, "Web ivy", "hall"),
+        ]
+        with contextlib.suppress(TimeoutError):
+            wait_until(
+                lambda: len(stored_plants(reference_server.db_path)) >= len(expected),
+                STARTUP_SECONDS,
+                what="three plants stored",
+            )
+        stored = stored_plants(reference_server.db_path)
+        assert stored == expected, describe_arrival(expected, stored)
+        screen_has(page, "Created plant 70002")

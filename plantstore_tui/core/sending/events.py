@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.next_id import NextFree
     from plantstore_tui.core.sending.queue import QueuedPlant
     from plantstore_tui.core.sending.session_ledger import LedgerNews
     from plantstore_tui.core.sending.state import QueueChange
@@ -50,9 +51,11 @@ class CannotConnect(NamedTuple):
 
 class NextId(NamedTuple):
     """The id the form offers for the next plant typed, now that the ledger and target are
-    known; None: every id of the target's range of ids (`Target.ids`) is taken."""
+    known: told once a connection is made, after `Connected`. None: nothing to offer (with a
+    range of ids, `Target.ids`, every id of it is taken; without one, the ledger knows no plant
+    of the target); UNREAD: the ledger could not be read, nobody knows."""
 
-    value: int | None
+    value: NextFree
 
 
 class OfferTaken(NamedTuple):

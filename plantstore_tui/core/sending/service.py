@@ -30,7 +30,7 @@ from plantstore_tui.core.sending.events import (
     SentBefore,
     Tell,
 )
-from plantstore_tui.core.sending.next_id import UNREAD, NextFree
+from plantstore_tui.core.sending.next_id import NextFree
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
 from plantstore_tui.core.sending.submitted import NotTaken, SentAgain, Taken
@@ -350,9 +350,8 @@ class SendService:
         self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
-        # Unread: nobody knows (the form keeps its ID); None without a range: nothing to offer.
-        if next_id is not UNREAD and (next_id is not None or target.ids is not None):
-            self._tell(NextId(next_id))
+        # Told even with nothing to offer: a front end waiting for the offer goes on.
+        self._tell(NextId(next_id))
         self._offer(next_id)
         if self._watching is not None:
             self._watching.cancel()

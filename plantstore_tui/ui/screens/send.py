@@ -22,6 +22,7 @@ from textual.widgets import Input
 from plantstore_tui.core.http.address import target_words
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending import events
+from plantstore_tui.core.sending.next_id import UNREAD
 from plantstore_tui.core.sending.service import SendService
 from plantstore_tui.core.sending.session import FORM_BUSY
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable, change_words
@@ -55,6 +56,8 @@ from plantstore_tui.ui.widgets.status_line import StatusKind, StatusLine
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from textual.timer import Timer
+
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormField, FormTexts
     from plantstore_tui.core.sending.connection import Connect
@@ -76,6 +79,10 @@ KEYING_TITLES = {
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
+
+# How long a send waits for next id's offer before it and the keys after it are applied as
+# typed: a connection that hangs (a keyring waiting to be unlocked) holds no keys for long.
+OFFER_WAIT_SECONDS = 10.0
 
 
 class SendScreen(OrderedScreen[None]):
@@ -127,6 +134,11 @@ class SendScreen(OrderedScreen[None]):
             verify=verify,
         )
         """The send service: every plant this screen takes goes its way through it."""
+        # True from when the screen starts connecting a target until the form has its next id
+        # offer (or knows it is not coming); what waits for it meanwhile (`_after_offer`).
+        self._offer_pending = False
+        self._waiting_for_offer: list[Callable[[], None]] = []
+        self._offer_late: Timer | None = None
 
     def _tell(self, event: events.Event) -> None:
         # The service tells on the event loop; the screen renders it in its own turn.
@@ -188,6 +200,7 @@ class SendScreen(OrderedScreen[None]):
             return
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
+        self._offer_pending = self.service.status().aim is not None
         # With no target yet (first run), nothing starts before one is chosen: a demo chosen
         # instead runs in a sandbox, and must find the operator's ledger as it was.
         self.call_after_refresh(self.service.start)
@@ -202,8 +215,10 @@ class SendScreen(OrderedScreen[None]):
     # Submitting -------------------------------------------------------------------------------
 
     def action_send(self) -> None:
-        """Send what the form holds: the session checks it and takes a valid plant."""
-        self.submit(self.form.texts())
+        """Send what the form holds: the session checks it and takes a valid plant (once next
+        id's offer is in the form, if it is on its way)."""
+        if not self._after_offer(self.action_send):
+            self.submit(self.form.texts())
 
     def submit(
         self,
@@ -310,9 +325,11 @@ class SendScreen(OrderedScreen[None]):
                 )
                 self.form.show_id_range(target.ids)
             case events.CannotConnect():
-                pass  # its note is in the log; the status line says it below
+                # Its note is in the log; the status line says it below.
+                self._offer_settled("The target cannot be used (the log says why)")
             case events.NextId(value=value):
                 self.form.offer_next_id(value)
+                self._offer_settled("The ledger cannot be read" if value is UNREAD else None)
             case events.OfferTaken(taken=taken, value=value):
                 self.form.offer_moved(taken, value)
             case events.SentBefore(id_text=id_text, words=words):
@@ -328,6 +345,46 @@ class SendScreen(OrderedScreen[None]):
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
             self.form.tags.remember(plant.plant.tag)
+
+    # Next id's offer ---------------------------------------------------------------------------
+
+    def _after_offer(self, action: Callable[[], None]) -> bool:
+        """While next id's offer is on its way, `action` (one that reads or sets what the offer
+        fills) waits for it, and the keys read after it are held: each then means what it would
+        have meant a second later, with the offer in the form. True if it waits."""
+        if not self._offer_pending:
+            return False
+        if not self._waiting_for_offer:
+            self.hold_keys()
+            self._offer_late = self.set_timer(OFFER_WAIT_SECONDS, self._offer_not_come)
+        self._waiting_for_offer.append(action)
+        return True
+
+    def _offer_not_come(self) -> None:
+        self._offer_settled(
+            f"The target is still being connected after {OFFER_WAIT_SECONDS:g} s", late=True
+        )
+
+    def _offer_settled(self, missing: str | None = None, *, late: bool = False) -> None:
+        """The offer is in the form, or is not coming (`missing` says why): what waited for it
+        runs, then the keys held meanwhile are applied, in order."""
+        self._offer_pending = False
+        waiting, self._waiting_for_offer = self._waiting_for_offer, []
+        if not waiting:
+            return
+        if self._offer_late is not None:
+            self._offer_late.stop()
+            self._offer_late = None
+        if missing is not None:
+            self.notify(
+                f"{missing}, so next id has no id to offer{' yet' if late else ''}: the keys "
+                "typed are applied as typed.",
+                title="No next id",
+                severity="warning",
+            )
+        for action in waiting:
+            action()
+        self.take_keys()
 
     # The target -------------------------------------------------------------------------------
 
@@ -347,6 +404,7 @@ class SendScreen(OrderedScreen[None]):
 
     def _switched(self, label: TargetLabel) -> None:
         self.form.show_id_range(None)  # the new target's, once connected
+        self._offer_pending = True
         self.status.show_target(label.parts(), protected=label.protected)
         self.show_state("connecting…", "busy")
 
@@ -572,8 +630,10 @@ class SendScreen(OrderedScreen[None]):
     # Switches and the log ---------------------------------------------------------------------
 
     def action_toggle_next_id(self) -> None:
-        """Turn moving to the next id after a send on or off."""
-        self.form.toggle_next_id()
+        """Turn moving to the next id after a send on or off (once next id's offer is in the
+        form, if it is on its way: off, it no longer fills ID)."""
+        if not self._after_offer(self.action_toggle_next_id):
+            self.form.toggle_next_id()
 
     def action_same_as_last(self) -> None:
         """Fill the focused field with the last plant's value (the ditto key)."""

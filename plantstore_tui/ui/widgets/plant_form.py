@@ -345,9 +345,13 @@ class PlantForm(Vertical):
         focused.cursor_position = len(value)
         return None
 
-    def offer_next_id(self, value: int | None) -> None:
-        """With next id on and nothing typed in ID yet, start the ID at `value` (None: the
-        range of ids is used up, said in the hint and under an empty ID)."""
+    def offer_next_id(self, value: NextFree) -> None:
+        """With next id on and nothing typed in ID yet, start the ID at `value`, selected if the
+        cursor is in ID, as a Tab into it would have found it (None: nothing to offer; with a
+        range of ids, it is used up, said in the hint and under an empty ID; UNREAD: nobody
+        knows, the ID is left as it is)."""
+        if value is UNREAD:
+            return
         self._hint_next(value)
         id_input = self.field_input("id")
         if not self.next_id_after_success or id_input.value or value is None:
@@ -355,6 +359,8 @@ class PlantForm(Vertical):
         if INT64_MIN <= value <= INT64_MAX:
             self._reset("id", str(value))
             self._fresh = self.texts()
+            if self.screen.focused is id_input:
+                id_input.select_all()
 
     def offer_moved(self, taken: int, value: int | None) -> None:
         """Another plantstore-tui took the id offered: where ID still shows it, it moves on to
