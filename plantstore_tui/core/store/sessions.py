@@ -15,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from plantstore_tui.core.store.database import Database, StoreError
 from plantstore_tui.core.store.records import format_time, parse_time, utc_now
@@ -89,8 +90,7 @@ def end_session(db: Database, session: Session) -> None:
     session.release()
 
 
-@dataclass(frozen=True, slots=True)
-class LiveSession:
+class LiveSession(NamedTuple):
     """A running instance, as its session row names it."""
 
     id: int
