@@ -1,7 +1,9 @@
-"""textual-serve's server with the access key in front of every route: one TUI process a tab.
+"""textual-serve's server with the access key and the page's origin checked in front of every
+route: one TUI process a tab, and no page in another page's frame.
 
-textual-serve starts a tab's app process in its websocket handler; the key gate is an aiohttp
-middleware, so a request without the key is refused before any handler, and no process starts.
+textual-serve starts a tab's app process in its websocket handler; the gates are aiohttp
+middlewares, so a request without the key, or a tab's connection from another page, is refused
+before any handler, and no process starts.
 Its page gets one script of ours (keys.js): the terminal takes the keys as the tab opens, and
 holds what is typed until the tab's connection is open.
 """
@@ -13,12 +15,14 @@ import contextlib
 import signal
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
+
+from plantstore_tui.web.origin import forbid_frames
 
 # On Ctrl+C every tab's connection is dropped, which ends its app as a closed tab does; the
 # server waits this long for them to end, then for any other request, before it stops.
@@ -29,23 +33,27 @@ _KEYS_SCRIPT = f"<script>{files(__package__).joinpath('keys.js').read_text()}</s
 
 
 class GatedServer(Server):
-    """textual-serve's `Server`, every route behind `gate`, printing nothing of its own."""
+    """textual-serve's `Server`, every route behind `gates` (first to last), every answer
+    forbidding frames, printing nothing of its own."""
 
-    def __init__(self, command: str, *, public_url: str, title: str, gate: Middleware) -> None:
+    def __init__(
+        self, command: str, *, public_url: str, title: str, gates: Sequence[Middleware]
+    ) -> None:
         super().__init__(command, public_url=public_url, title=title)
-        self._gate = gate
+        self._gates = list(gates)
         # The connections of the requests being handled (a tab's websocket, while it is open).
         self._open: set[asyncio.BaseTransport] = set()
         self._all_closed = asyncio.Event()
         self._all_closed.set()
 
     async def gated_app(self) -> web.Application:
-        """textual-serve's aiohttp application, the gate first in its middlewares."""
+        """textual-serve's aiohttp application, the gates first in its middlewares."""
         # textual-serve's one private name here: it builds the routes (page, websocket,
         # downloads, static files) that its page and handlers refer to by name.
         # tests/web/test_serving.py fails loudly if an upgrade moves it.
         app = await self._make_app()
-        app.middlewares.extend([self._gate, self._tracked])
+        app.middlewares.extend([*self._gates, self._tracked])
+        app.on_response_prepare.append(forbid_frames)
         return app
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
