@@ -39,6 +39,11 @@ def tab_command(options: TargetOptions, profile: str | None, base_url: str) -> s
     return "exec " + shlex.join([sys.executable, "-m", "plantstore_tui", *args])
 
 
+def _say(words: str) -> None:
+    """One line of web's log, on standard error."""
+    click.echo(words, err=True)
+
+
 def _url_host(host: str) -> str:
     return f"[{host.strip('[]')}]" if ":" in host else host
 
@@ -156,7 +161,7 @@ def web(
             ),
             # The page's scripts and websocket addresses are built on `address`: a tab is a
             # page there.
-            origin_gate(page_origin(address), on_refused=lambda words: click.echo(words, err=True)),
+            origin_gate(page_origin(address), on_refused=_say),
         ],
     )
 
@@ -171,4 +176,4 @@ def web(
             click.echo(f"  {address}/?{KEY_PARAMETER}={key}")
         click.echo("Press Ctrl+C to stop.")
 
-    serve(server, sock, tls, ready)
+    serve(server, sock, tls, ready, _say)

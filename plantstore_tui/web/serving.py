@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import ssl
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from importlib.resources import files
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
 
@@ -93,6 +95,38 @@ class GatedServer(Server):
                 await self._all_closed.wait()
 
 
+class _InWords(logging.Handler):
+    """What aiohttp and textual-serve log, told in one line of words: the exceptions they log
+    quote the request's bytes (a malformed URL with its key, a cookie), so only their kind is
+    said, never their text nor a traceback."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Say `record` in words."""
+        problem = record.exc_info[1] if record.exc_info else None
+        if isinstance(problem, HttpProcessingError):
+            remote = record.args[0] if isinstance(record.args, tuple) and record.args else None
+            self._say(
+                f"Refused a request from {remote or 'a client'} that is not valid HTTP "
+                f"({problem.code})."
+            )
+        elif problem is not None:
+            self._say(f"A request failed: {type(problem).__name__}.")
+        else:
+            self._say(f"A request failed: {record.levelname.lower()} from {record.name}.")
+
+
+def _log_in_words(say: Callable[[str], None]) -> None:
+    handler = _InWords(say)
+    for name in ("aiohttp", "textual-serve"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+
+
 def tls_context(cert: str, key: str) -> ssl.SSLContext:
     """A server TLS context with this certificate chain and private key (ssl.SSLError or
     OSError when they cannot be used)."""
@@ -106,8 +140,11 @@ def serve(
     sock: socket.socket,
     tls: ssl.SSLContext | None,
     on_ready: Callable[[], None],
+    say: Callable[[str], None],
 ) -> None:
-    """Serve on `sock` until SIGINT or SIGTERM; `on_ready` once requests are taken."""
+    """Serve on `sock` until SIGINT or SIGTERM; `on_ready` once requests are taken; what goes
+    wrong with a request told to `say` in words."""
+    _log_in_words(say)
     asyncio.run(_serve(server, sock, tls, on_ready))
 
 
