@@ -18,7 +18,8 @@ from aiohttp.typedefs import Handler, Middleware
 
 from plantstore_tui.core.plant.text import quoted, visible
 
-# The route of a tab's connection, as textual-serve names it.
+# The route of a tab's connection, as textual-serve names it (tests/web/test_serving.py fails
+# loudly if an upgrade renames it).
 _TAB_ROUTE = "websocket"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
