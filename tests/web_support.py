@@ -3,9 +3,11 @@ open it: the text each page's terminal was sent, and the TUI processes the serve
 
 from __future__ import annotations
 
+import http.server
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +19,8 @@ from typing import Any
 from pty_support import wait_until
 
 STARTUP_SECONDS = 30.0
+# How long a handshake's answer may take: far more than it does, so that only a hang fails.
+ANSWER_SECONDS = 15.0
 # What the TUI draws once its form is up (the name field's placeholder), as benchmarks/startup.py.
 READY = "e.g. Monstera deliciosa"
 
@@ -87,6 +91,43 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def free_port() -> int:
+    """A port of 127.0.0.1 no one listens on now, for a `web` whose printed address is another
+    (`--public-url`) and so does not show the port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def handshake(port: int, key: str | None, origins: list[str]) -> tuple[int, socket.socket]:
+    """A tab's websocket handshake to the `web` on this port of 127.0.0.1, as a browser makes
+    it: the key's cookie (when given) and these Origin headers (none: no Origin at all). Its
+    status, and the connection, left open for the caller to close: an accepted one runs a TUI."""
+    lines = [
+        "GET /ws?width=80&height=24 HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        "Sec-WebSocket-Version: 13",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        *([f"Cookie: plantstore_web_{port}={key}"] if key is not None else []),
+        *(f"Origin: {origin}" for origin in origins),
+    ]
+    connection = socket.create_connection(("127.0.0.1", port), timeout=ANSWER_SECONDS)
+    # A lone surrogate (\udc9b) is the byte it stands for: a header of bytes that are not UTF-8.
+    connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape"))
+    head = b""
+    while b"\r\n" not in head:
+        chunk = connection.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    assert status_line.startswith("HTTP/1."), f"not an HTTP answer: {status_line!r}"
+    return int(status_line.split()[1]), connection
+
+
 def web_command(*arguments: str) -> list[str]:
     """The command line of `plantstore-tui web` with these arguments."""
     return [sys.executable, "-m", "plantstore_tui", "web", *arguments]
@@ -133,6 +174,35 @@ def running_web(*arguments: str, env: dict[str, str] | None = None) -> Iterator[
             process.wait()
         reader.join(5)
         stdout.close()
+
+
+@contextmanager
+def another_server(page: str) -> Iterator[str]:
+    """A plain HTTP server on another port of 127.0.0.1 that answers every GET with `page` (HTML):
+    its URL. A real one, not a page a test's browser makes up: Chromium lets only a page of a
+    local address reach 127.0.0.1."""
+    body = page.encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Nothing: the test's output is no place for its requests."""
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join(5)
 
 
 def screen_mark(page: Any) -> int:

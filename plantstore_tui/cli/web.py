@@ -18,6 +18,7 @@ from plantstore_tui.core.http.hosts import is_loopback_host
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.server.runner import CannotListen, listen
 from plantstore_tui.web.gate import KEY_ENV, KEY_PARAMETER, UnusableKey, access_key, key_gate
+from plantstore_tui.web.origin import origin_gate, page_origin
 from plantstore_tui.web.serving import GatedServer, serve, tls_context
 
 
@@ -36,6 +37,11 @@ def tab_command(options: TargetOptions, profile: str | None, base_url: str) -> s
         args += ["--proxy", options.proxy]
     # exec: the app is textual-serve's child itself, and ends when it is told to.
     return "exec " + shlex.join([sys.executable, "-m", "plantstore_tui", *args])
+
+
+def _say(words: str) -> None:
+    """One line of web's log, on standard error."""
+    click.echo(words, err=True)
 
 
 def _url_host(host: str) -> str:
@@ -96,6 +102,14 @@ def web(
         )
     if public_url is not None and not public_url.startswith(("http://", "https://")):
         raise InvalidInput("--public-url must start with http:// or https://.")
+    if public_url is not None:
+        try:
+            page_origin(public_url)
+        except ValueError:
+            raise InvalidInput(
+                f"--public-url {visible(public_url)} is not an address a browser can open: "
+                "give one as https://plants.example.org."
+            ) from None
     if options.proxy and "@" in options.proxy:
         raise InvalidInput(
             "A proxy with a password cannot be given to web (each tab's command line is "
@@ -138,10 +152,17 @@ def web(
         command,
         public_url=address,
         title="plantstore-tui",
-        # Secure: over HTTPS, here or at the reverse proxy in front.
-        gate=key_gate(
-            key, cookie_name=f"plantstore_web_{bound_port}", secure=address.startswith("https:")
-        ),
+        gates=[
+            # Secure: over HTTPS, here or at the reverse proxy in front.
+            key_gate(
+                key,
+                cookie_name=f"plantstore_web_{bound_port}",
+                secure=address.startswith("https:"),
+            ),
+            # The page's scripts and websocket addresses are built on `address`: a tab is a
+            # page there.
+            origin_gate(page_origin(address), on_refused=_say),
+        ],
     )
 
     def ready() -> None:
@@ -155,4 +176,4 @@ def web(
             click.echo(f"  {address}/?{KEY_PARAMETER}={key}")
         click.echo("Press Ctrl+C to stop.")
 
-    serve(server, sock, tls, ready)
+    serve(server, sock, tls, ready, _say)

@@ -1,7 +1,9 @@
-"""textual-serve's server with the access key in front of every route: one TUI process a tab.
+"""textual-serve's server with the access key and the page's origin checked in front of every
+route: one TUI process a tab, and no page in another page's frame.
 
-textual-serve starts a tab's app process in its websocket handler; the key gate is an aiohttp
-middleware, so a request without the key is refused before any handler, and no process starts.
+textual-serve starts a tab's app process in its websocket handler; the gates are aiohttp
+middlewares, so a request without the key, or a tab's connection from another page, is refused
+before any handler, and no process starts.
 Its page gets one script of ours (keys.js): the terminal takes the keys as the tab opens, and
 holds what is typed until the tab's connection is open.
 """
@@ -10,15 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler, Middleware
 from textual_serve.server import Server
+
+from plantstore_tui.web.origin import forbid_frames
 
 # On Ctrl+C every tab's connection is dropped, which ends its app as a closed tab does; the
 # server waits this long for them to end, then for any other request, before it stops.
@@ -29,23 +35,27 @@ _KEYS_SCRIPT = f"<script>{files(__package__).joinpath('keys.js').read_text()}</s
 
 
 class GatedServer(Server):
-    """textual-serve's `Server`, every route behind `gate`, printing nothing of its own."""
+    """textual-serve's `Server`, every route behind `gates` (first to last), every answer
+    forbidding frames, printing nothing of its own."""
 
-    def __init__(self, command: str, *, public_url: str, title: str, gate: Middleware) -> None:
+    def __init__(
+        self, command: str, *, public_url: str, title: str, gates: Sequence[Middleware]
+    ) -> None:
         super().__init__(command, public_url=public_url, title=title)
-        self._gate = gate
+        self._gates = list(gates)
         # The connections of the requests being handled (a tab's websocket, while it is open).
         self._open: set[asyncio.BaseTransport] = set()
         self._all_closed = asyncio.Event()
         self._all_closed.set()
 
     async def gated_app(self) -> web.Application:
-        """textual-serve's aiohttp application, the gate first in its middlewares."""
+        """textual-serve's aiohttp application, the gates first in its middlewares."""
         # textual-serve's one private name here: it builds the routes (page, websocket,
         # downloads, static files) that its page and handlers refer to by name.
         # tests/web/test_serving.py fails loudly if an upgrade moves it.
         app = await self._make_app()
-        app.middlewares.extend([self._gate, self._tracked])
+        app.middlewares.extend([*self._gates, self._tracked])
+        app.on_response_prepare.append(forbid_frames)
         return app
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
@@ -85,6 +95,38 @@ class GatedServer(Server):
                 await self._all_closed.wait()
 
 
+class _InWords(logging.Handler):
+    """What aiohttp and textual-serve log, told in one line of words: the exceptions they log
+    quote the request's bytes (a malformed URL with its key, a cookie), so only their kind is
+    said, never their text nor a traceback."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Say `record` in words."""
+        problem = record.exc_info[1] if record.exc_info else None
+        if isinstance(problem, HttpProcessingError):
+            remote = record.args[0] if isinstance(record.args, tuple) and record.args else None
+            self._say(
+                f"Refused a request from {remote or 'a client'} that is not valid HTTP "
+                f"({problem.code})."
+            )
+        elif problem is not None:
+            self._say(f"A request failed: {type(problem).__name__}.")
+        else:
+            self._say(f"A request failed: {record.levelname.lower()} from {record.name}.")
+
+
+def _log_in_words(say: Callable[[str], None]) -> None:
+    handler = _InWords(say)
+    for name in ("aiohttp", "textual-serve"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+
+
 def tls_context(cert: str, key: str) -> ssl.SSLContext:
     """A server TLS context with this certificate chain and private key (ssl.SSLError or
     OSError when they cannot be used)."""
@@ -98,8 +140,11 @@ def serve(
     sock: socket.socket,
     tls: ssl.SSLContext | None,
     on_ready: Callable[[], None],
+    say: Callable[[str], None],
 ) -> None:
-    """Serve on `sock` until SIGINT or SIGTERM; `on_ready` once requests are taken."""
+    """Serve on `sock` until SIGINT or SIGTERM; `on_ready` once requests are taken; what goes
+    wrong with a request told to `say` in words."""
+    _log_in_words(say)
     asyncio.run(_serve(server, sock, tls, on_ready))
 
 

@@ -5,6 +5,7 @@ machine only over HTTPS."""
 from __future__ import annotations
 
 import os
+import socket
 import ssl
 import subprocess
 from pathlib import Path
@@ -12,7 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 import trustme
-from web_support import running_web, web_command
+from pty_support import wait_until
+from web_support import STARTUP_SECONDS, running_web, web_command
 
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -149,3 +151,39 @@ def test_with_tls_it_serves_https_behind_the_key(
             assert page.status_code == 200
             # The page's websocket and scripts are reached over TLS too.
             assert f"wss://127.0.0.1:{web.origin.rsplit(':', 1)[1]}/ws" in page.text
+
+
+@pytest.mark.parametrize("public_url", ["https://", "https://plants.example.org:99999"])
+def test_a_public_url_a_browser_cannot_open_exits_2(
+    reference_server: BackgroundServer, public_url: str
+) -> None:
+    arguments, env = _target(reference_server)
+    ended = _web_exit("--port", "0", "--public-url", public_url, *arguments, env=env)
+    assert ended.returncode == 2
+    assert f"--public-url {public_url} is not an address a browser can open" in ended.stderr
+    assert "Traceback" not in ended.stderr
+
+
+def test_a_request_that_is_not_http_is_refused_in_words_without_the_key(
+    reference_server: BackgroundServer,
+) -> None:
+    """aiohttp's own log of a malformed request quotes its bytes: the URL, a cookie."""
+    arguments, env = _target(reference_server)
+    with running_web(*arguments, env=env) as web:
+        port = int(web.origin.rsplit(":", 1)[1])
+        malformed = [
+            f"GET /?key={web.key}\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Cookie: plantstore_web_{port}={web.key}\x01\r\n\r\n",
+        ]
+        for request in malformed:
+            with socket.create_connection(("127.0.0.1", port), timeout=15) as connection:
+                connection.sendall(request.encode())
+                assert connection.recv(4096).startswith(b"HTTP/1.0 400 ")
+        wait_until(
+            lambda: web.output().count("not valid HTTP") == len(malformed),
+            STARTUP_SECONDS,
+            what="each refusal in the server's log",
+        )
+    assert web.output().count(web.key) == 1
+    assert "Traceback" not in web.output()

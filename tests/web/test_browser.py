@@ -23,6 +23,7 @@ from web_support import (
     SCREEN_RECORDER,
     STARTUP_SECONDS,
     WebServer,
+    another_server,
     chromium_path,
     running_web,
     screen_has,
@@ -232,6 +233,38 @@ def test_two_tabs_at_once_each_create_their_own(
         wait_until(
             lambda: not any(_alive(app) for app in apps), GONE_SECONDS, what="the TUIs to end"
         )
+
+
+# A page of another server on this machine: the same site as `web`'s page (SameSite tells sites
+# apart, not ports), so the browser sends it the key's cookie. It frames `web`'s page, and opens
+# a tab's connection itself.
+FOREIGN_PAGE = """<!doctype html><title>another server</title>
+<iframe src="{origin}/" width="800" height="400"></iframe>"""
+OPEN_A_TAB = """(url) => new Promise((done) => {
+    const socket = new WebSocket(url);
+    socket.onopen = () => done("open");
+    socket.onclose = () => done("refused");
+})"""
+
+
+def test_a_page_of_another_port_can_neither_open_a_tab_nor_frame_the_page(
+    reference_server: BackgroundServer, context: BrowserContext
+) -> None:
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        open_tab(context, web)  # the browser holds the key's cookie now
+        [tab] = web.apps()
+        with another_server(FOREIGN_PAGE.format(origin=web.origin)) as foreign:
+            page = context.new_page()
+            page.goto(foreign)
+            port = int(web.origin.rsplit(":", 1)[1])
+            assert page.evaluate(OPEN_A_TAB, f"ws://127.0.0.1:{port}/ws") == "refused"
+            # The frame shows the browser's refusal, not the page: no terminal, no TUI.
+            [frame] = [frame for frame in page.frames if frame is not page.main_frame]
+            assert frame.evaluate("() => document.querySelector('.textual-terminal')") is None
+        refused = f"Refused a tab's connection from '{foreign.rstrip('/')}'"
+        wait_until(lambda: refused in web.output(), STARTUP_SECONDS, what="the refusal logged")
+        assert web.apps() == [tab]
 
 
 def test_a_closed_tab_with_plants_queued_loses_none(

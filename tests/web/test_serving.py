@@ -22,7 +22,7 @@ def test_textual_serve_still_builds_its_application_in_make_app() -> None:
 
 async def test_the_gated_application_has_textual_serves_routes_behind_the_gate() -> None:
     gate = key_gate("k" * 32, cookie_name="plantstore_web_test", secure=False)
-    server = GatedServer("true", public_url="http://127.0.0.1:1", title="t", gate=gate)
+    server = GatedServer("true", public_url="http://127.0.0.1:1", title="t", gates=[gate])
     app = await server.gated_app()
     assert isinstance(app, web.Application)
     assert app.middlewares[0] is gate
@@ -34,7 +34,7 @@ async def test_the_page_runs_the_keys_script_before_textual_serves_own() -> None
     """keys.js must run before textual.js makes the terminal and opens its connection."""
     key = "k" * 32
     gate = key_gate(key, cookie_name="plantstore_web_test", secure=False)
-    server = GatedServer("true", public_url="http://127.0.0.1:1", title="t", gate=gate)
+    server = GatedServer("true", public_url="http://127.0.0.1:1", title="t", gates=[gate])
     async with TestClient(TestServer(await server.gated_app(), host="127.0.0.1")) as client:
         client.session.cookie_jar.update_cookies({"plantstore_web_test": key})
         page = await (await client.get("/")).text()
