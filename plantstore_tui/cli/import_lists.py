@@ -169,24 +169,30 @@ def print_dry_run(
         f"{visible(source.name)}: {plural(validation.valid, 'plant')}, every row valid "
         f"({form.value}, {plural(validation.size, 'byte')}). Nothing was sent (dry run)."
     )
+    left_out: frozenset[int] = frozenset()
     if created is not None and created[1]:
         base_url, known = created
+        left_out = known.lines
         has, them = ("has", "it") if len(known) == 1 else ("have", "them")
         click.echo(
             f"{plural(len(known), 'row')} {has} an id this ledger knows as created on "
-            f"{visible(base_url)}: an import leaves {them} out (--resend-created sends {them}); "
-            f"{plural(validation.valid - len(known), 'row')} would be sent:"
+            f"{visible(base_url)}: an import leaves {them} out (--resend-created sends {them}):"
         )
         _list_created(source.name, known, err=False)
+        sent = validation.valid - len(known)
+        click.echo(f"{plural(sent, 'row')} would be sent{':' if sent else '.'}")
     if ignored:
         click.echo(f"Columns not read: {shorten(', '.join(ignored), what='the columns')}")
+    shown = 0
     with source.open() as stream:
-        for index, item in enumerate(read_rows(stream, form, columns)):
-            if index == 3:
+        for item in read_rows(stream, form, columns):
+            if not isinstance(item, SourceRow) or item.line in left_out:
+                continue
+            if shown == 3:
                 click.echo("  ...")
                 break
-            if isinstance(item, SourceRow):
-                click.echo(_dry_run_row(item))
+            click.echo(_dry_run_row(item))
+            shown += 1
 
 
 def _dry_run_row(row: SourceRow) -> str:

@@ -193,6 +193,9 @@ def test_an_edited_file_sends_only_the_rows_whose_ids_are_not_known_as_created(
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert f"29 rows have an id this ledger knows as created on {url}" in dry.stdout
     assert "1 row would be sent" in dry.stdout
+    # The rows shown as they would be sent are the ones that would go.
+    assert "line 31: id 31, name 'Plant 31'" in dry.stdout
+    assert "line 2: id 1," not in dry.stdout
     assert json.loads(dry_json.stdout)["created_before"] == 29
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 created, 0 rejected" in result.stdout
