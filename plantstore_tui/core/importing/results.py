@@ -188,7 +188,7 @@ class ImportProgress:
     refused: int = 0
     """Rows answered by a refused token (401, 403): not sent, as far as the plants go."""
     refusal: RowResult | None = None
-    """The first row the token was refused at."""
+    """The first row of the file the token was refused at."""
     not_recorded: Counter[PlantState] = field(default_factory=Counter)
     """Rows whose fate this run knows and the ledger could not be told (its disk full, say),
     by what came of them (QUEUED: never sent): counted as unknown, as the ledger holds them."""
@@ -267,7 +267,9 @@ class ImportProgress:
         """Count one settled row."""
         if result.refused:
             self.refused += 1
-            self.refusal = self.refusal or result
+            # The earliest line refused, whatever order the answers came back in.
+            if self.refusal is None or result.line < self.refusal.line:
+                self.refusal = result
             self.retries += result.retries
             return
         match result.state:
