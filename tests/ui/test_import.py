@@ -424,6 +424,10 @@ async def test_a_refused_token_stops_the_import_and_a_resume_with_a_good_one_sen
         summary = text_of(screen, "#import-summary")
         assert "The token was refused (401) at plants.csv:2 (id 1): 30 rows not sent" in summary
         assert "fix the token and import the file again and choose Resume" in summary
+        listing = screen.query_one("#import-results", OptionList)
+        first = str(listing.get_option_at_index(0).prompt)
+        assert "token refused  id 1  Plant 1" in first
+        assert "not sent: the token was refused (401)" in first
     assert stored(reference_server) == []
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:

@@ -106,11 +106,10 @@ class ImportRun(Vertical):
         for index, result in enumerate(results):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
-            line.append(
-                ("fate unknown, left out" if result.left_out else "fate unknown")
-                if result.state is PlantState.UNKNOWN
-                else result.state.value
-            )
+            if result.state is PlantState.UNKNOWN:
+                line.append("fate unknown, left out" if result.left_out else "fate unknown")
+            else:
+                line.append("token refused" if result.refused else result.state.value)
             line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.words, BLOCK_SHOWN))}", style="dim")
             # A row created (off the spec) is shown, not offered to send again.
