@@ -172,8 +172,9 @@ def print_summary(
     )
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
-            f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
-            f"{visible(result.words)}"
+            f"  {name}:{result.line}: id {result.plant_id}: "
+            # A refused row's words say what it is ("not sent: the token was refused").
+            f"{'' if result.refused else result.state.value + ': '}{visible(result.words)}"
         )
     shown = len(results)
     others = progress.rejected + progress.failed + progress.unknown + progress.refused

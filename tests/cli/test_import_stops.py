@@ -66,6 +66,7 @@ def test_a_token_refused_from_the_first_row_sends_nothing_more_and_a_resume_send
     assert "--resume" in refused.stdout
     assert "0 rejected" in refused.stdout
     assert "100 not sent: the token was refused" in refused.stdout
+    assert f"  {path}:2: id 1: not sent: the token was refused (401)" in refused.stdout
     # Nothing is done in the ledger: no row is rejected, none created.
     assert {row.state for row in ledger_rows()} <= {"failed"}
     assert len(ledger_rows()) <= 8  # the requests in flight at the first 401, at most
