@@ -156,7 +156,11 @@ _resume_or_restart = one_of("resume", "restart")
 @_resume_or_restart(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )
-@_resume_or_restart("--restart", is_flag=True, help="Send every row again, as a new import.")
+@_resume_or_restart(
+    "--restart",
+    is_flag=True,
+    help="Send every row again, as a new import (those created before: with --resend-created).",
+)
 @click.option(
     "--resend-unknown",
     is_flag=True,
