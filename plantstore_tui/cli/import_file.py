@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 import click
 
 from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.import_lists import (
+    bad_rows,
+    created_before,
+    print_created,
+    print_dry_run,
+    print_unknown,
+)
 from plantstore_tui.cli.import_send import send_file
 from plantstore_tui.cli.options import json_option, one_of, yes_option
 from plantstore_tui.cli.targets import (
@@ -25,34 +31,25 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.config.files import checked_data_dir
-from plantstore_tui.core.importing.files import (
-    ImportFormat,
-    Validation,
-    format_for,
-    ignored_columns,
-    read_rows,
-    validate,
-)
+from plantstore_tui.core.importing.files import ImportFormat, Validation, format_for, validate
 from plantstore_tui.core.importing.plan import (
     ImportPlan,
+    ImportRow,
     earlier_import,
     new_batch,
     open_for_import,
     resume_batch,
+    rows_to_send,
 )
 from plantstore_tui.core.importing.results import ImportSettings
-from plantstore_tui.core.importing.rows import FileProblem, SourceRow
-from plantstore_tui.core.plant.text import bounded_json, plural, quoted, shorten, visible
+from plantstore_tui.core.importing.rows import FileProblem
+from plantstore_tui.core.plant.text import plural, quoted, visible
 from plantstore_tui.core.store.batches import Batches, BatchesChanged, BatchInUse
 from plantstore_tui.core.store.database import StoreError
 
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.importing.plan import ImportLedger
-
-# Problems and rows listed in full on a terminal; the rest are summed up.
-_SHOWN = 1000
-_SHOWN_RESULTS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +156,21 @@ _resume_or_restart = one_of("resume", "restart")
 @_resume_or_restart(
     "--resume", is_flag=True, help="Send only the rows of an earlier import not yet sent."
 )
-@_resume_or_restart("--restart", is_flag=True, help="Send every row again, as a new import.")
+@_resume_or_restart(
+    "--restart",
+    is_flag=True,
+    help="Send every row again, as a new import (those created before: with --resend-created).",
+)
 @click.option(
     "--resend-unknown",
     is_flag=True,
     help="With --resume, also send rows whose fate is unknown (they may exist already).",
+)
+@click.option(
+    "--resend-created",
+    is_flag=True,
+    help="Also send rows whose ids the ledger knows as created on the target (left out "
+    "otherwise, and listed).",
 )
 @merged_target_options
 def import_file(
@@ -181,15 +188,19 @@ def import_file(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
+    resend_created: bool,
 ) -> None:
     """Add every plant of FILE (CSV, TSV or JSON Lines; - for stdin) to the store.
 
     The whole file is checked first; if any row is bad, every bad row is listed and nothing is
-    sent. Each row is in the ledger before it is sent: after a crash or Ctrl+C, --resume sends
-    only the rows not yet sent. When the deployment cannot be reached, the import waits and
-    goes on (see --give-up-after). Exits 0 all created, 1 some rejected, 2 invalid file or usage
-    (nothing sent), 3 stopped, or rows left unsettled (failed, never sent, or of unknown fate,
-    left out by --resume included), 4 configuration problem or an unusable ledger.
+    sent. Rows whose ids the ledger knows as created on the target are left out and listed
+    (--resend-created sends them). Each row is in the ledger before it is sent: after a crash or
+    Ctrl+C, --resume sends only the rows not yet sent. When the deployment cannot be reached,
+    the import waits and goes on (see --give-up-after); a refused token (401, 403) or server
+    errors in a row stop it. Exits 0 all created, 1 some rejected, 2 invalid file or usage
+    (nothing sent), 3 stopped (a refused token included), or rows left unsettled (failed, never
+    sent, or of unknown fate, left out by --resume included), 4 configuration problem or an
+    unusable ledger.
     """
     if resend_unknown and not resume:
         raise InvalidInput("--resend-unknown goes with --resume")
@@ -202,9 +213,11 @@ def import_file(
         except FileProblem as exc:
             raise InvalidInput(f"{exc.where(visible(source.name))}; nothing was sent") from None
         if not validation.ok:
-            raise _bad_rows(source.name, validation)
+            raise bad_rows(source.name, validation)
+        file_rows = partial(rows_to_send, source.open, form, columns, frozenset())
         if dry_run:
-            _print_dry_run(source, form, columns, validation, as_json)
+            created = None if resend_created else created_before(options, file_rows)
+            print_dry_run(source, form, columns, validation, as_json, created)
             raise SystemExit(ExitCode.CREATED)
         target = resolve_target(
             options,
@@ -221,11 +234,15 @@ def import_file(
                     resume=resume,
                     restart=restart,
                     resend_unknown=resend_unknown,
+                    file_rows=tuple if resend_created else file_rows,
                 )
             except StoreError as exc:
                 raise _unusable(exc) from None
             except BatchInUse as exc:
                 raise _in_use(exc) from None
+            except FileProblem as exc:
+                raise InvalidInput(f"{exc.where(visible(source.name))}; nothing was sent") from None
+            print_created(source.name, target.base_url, plan.created)
             if target.protected and not yes:
                 question = f"Send {plural(plan.to_send, 'plant')} to"
                 confirm_protected(target, question, interactive=not as_json)
@@ -274,6 +291,7 @@ def _plan(
     resume: bool,
     restart: bool,
     resend_unknown: bool,
+    file_rows: Callable[[], Iterable[ImportRow]],
     again: bool = True,
 ) -> ImportPlan:
     found = earlier_import(batches, validation, target.base_url)
@@ -297,8 +315,10 @@ def _plan(
         )
     try:
         if resume and earlier is not None:
-            plan = resume_batch(batches, earlier, validation, resend_unknown=resend_unknown)
-            _print_unknown(source.name, plan)
+            plan = resume_batch(
+                batches, earlier, validation, resend_unknown=resend_unknown, rows=file_rows()
+            )
+            print_unknown(source.name, plan)
             return plan
         return new_batch(
             batches,
@@ -307,6 +327,7 @@ def _plan(
             profile=target.profile,
             file_name=source.name,
             replacing=earlier,
+            rows=file_rows(),
         )
     except BatchesChanged as exc:
         if not again:
@@ -320,107 +341,6 @@ def _plan(
         resume=resume,
         restart=restart,
         resend_unknown=resend_unknown,
+        file_rows=file_rows,
         again=False,
     )
-
-
-def _print_unknown(name: str, plan: ImportPlan) -> None:
-    """The lines of unknown fate a resume leaves out (or sends again), each with its id, name and
-    why; on stderr even with --json: a script must not miss them either."""
-    if not plan.unknown:
-        return
-    one = len(plan.unknown) == 1
-    if plan.resend_unknown:
-        verb = f"{'is' if one else 'are'} sent again, and may exist already"
-    else:
-        it, they = ("it", "it") if one else ("them", "they")
-        verb = (
-            f"{'is' if one else 'are'} left out, not sent again (--resend-unknown sends {it}; "
-            f"{they} may exist already)"
-        )
-    click.echo(f"{plural(len(plan.unknown), 'row')} whose fate is unknown {verb}:", err=True)
-    shown = visible(name)
-    for row in plan.unknown[:_SHOWN_RESULTS]:
-        named = f" ({quoted(visible(row.name), 40)})" if row.name else ""
-        words = visible(shorten(row.words))
-        click.echo(f"  {shown}:{row.line}: id {row.plant_id}{named}: {words}", err=True)
-    if len(plan.unknown) > _SHOWN_RESULTS:
-        click.echo(f"  ... and {len(plan.unknown) - _SHOWN_RESULTS} more", err=True)
-
-
-class _BadRows(InvalidInput):
-    """A file with bad rows: each is listed on stderr, then summed up (and listed in --json)."""
-
-    def __init__(self, summary: str, problems: list[str], hidden: int) -> None:
-        super().__init__(summary)
-        self.problems, self.hidden = problems, hidden
-        self.details = {"problems": problems, "problems_not_listed": hidden}
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        for problem in self.problems:
-            click.echo(problem, err=True)
-        if self.hidden:
-            click.echo(f"... and {plural(self.hidden, 'more bad row')} not listed", err=True)
-        click.echo(self.message, err=True)
-
-
-def _bad_rows(name: str, validation: Validation) -> _BadRows:
-    shown = visible(name)
-    problems = [problem.where(shown) for problem in validation.problems[:_SHOWN]]
-    summary = (
-        f"{shown}: {plural(validation.problem_count, 'bad row')} of {validation.rows:,}; "
-        "nothing was sent."
-    )
-    return _BadRows(summary, problems, validation.problem_count - len(problems))
-
-
-def _print_dry_run(
-    source: _Source,
-    form: ImportFormat,
-    columns: dict[str, str],
-    validation: Validation,
-    as_json: bool,
-) -> None:
-    with source.open() as stream:
-        ignored = ignored_columns(stream, form, columns)
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "file": source.name,
-                    "format": form.value,
-                    "sha256": validation.sha256,
-                    "rows": validation.rows,
-                    "valid": validation.valid,
-                    "ignored_columns": ignored,
-                    "sent": 0,
-                },
-                ensure_ascii=True,
-            )
-        )
-        return
-    click.echo(
-        f"{visible(source.name)}: {plural(validation.valid, 'plant')}, every row valid "
-        f"({form.value}, {plural(validation.size, 'byte')}). Nothing was sent (dry run)."
-    )
-    if ignored:
-        click.echo(f"Columns not read: {shorten(', '.join(ignored), what='the columns')}")
-    with source.open() as stream:
-        for index, item in enumerate(read_rows(stream, form, columns)):
-            if index == 3:
-                click.echo("  ...")
-                break
-            if isinstance(item, SourceRow):
-                click.echo(_dry_run_row(item))
-
-
-def _dry_run_row(row: SourceRow) -> str:
-    """A row as it would be sent, each value shown bounded (its full size named if cut)."""
-    texts = {"id": row.texts.id, "name": row.texts.name, "tag": row.texts.tag}
-    values, notes = bounded_json({label: text.strip() for label, text in texts.items()})
-    words = [
-        f"{label} {visible(value)}" if label == "id" else f"{label} '{visible(value)}'"
-        for label, value in values.items()
-        if value or label != "tag"
-    ]
-    return f"  line {row.line}: " + ", ".join(words) + (f" ({'; '.join(notes)})" if notes else "")

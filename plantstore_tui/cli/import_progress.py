@@ -19,7 +19,7 @@ from rich.progress import (
 from rich.progress import Progress as RichProgress
 
 from plantstore_tui.cli.exits import ExitCode
-from plantstore_tui.core.importing.results import StopReason
+from plantstore_tui.core.importing.results import StopReason, stop_words
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.store.records import PlantState
 
@@ -70,7 +70,7 @@ class Progress:
         if self._bar is None:
             return
         counts = (
-            f"✔ {progress.created}  ✖ {progress.rejected}  ⚠ {progress.failed}  "
+            f"✔ {progress.created}  ✖ {progress.rejected}  ⚠ {progress.failed + progress.refused}  "
             f"? {progress.unknown}"
         )
         self._bar.update(
@@ -102,7 +102,8 @@ class Progress:
 
 
 def summary_exit_code(progress: ImportProgress, reason: StopReason) -> int:
-    """3 stopped, or rows left unsettled (not sent after a failure, unknown, sent now or left out
+    """3 stopped (a refused token, server errors in a row, the deployment out of reach), or rows
+    left unsettled (not sent after a failure or a refused token, unknown, sent now or left out
     by a resume, or never sent); 1 some rejected; 0 every row sent was created."""
     if reason is not StopReason.DONE or progress.unsettled:
         return ExitCode.TRANSPORT_FAILURE
@@ -142,12 +143,14 @@ def print_summary(
                     "skipped": progress.done_before + progress.unknown_skipped,
                     "done_before": progress.done_before,
                     "unknown_skipped": progress.unknown_skipped,
+                    "created_before": progress.created_before,
                     "to_send": progress.to_send,
                     "created": progress.created,
                     "created_off_spec": progress.created_off_spec,
                     "rejected": progress.rejected,
                     "failed": progress.failed,
                     "unknown": progress.unknown,
+                    "refused": progress.refused,
                     "not_sent": progress.not_sent,
                     "not_recorded": {
                         state.value: count for state, count in progress.not_recorded.items()
@@ -169,16 +172,20 @@ def print_summary(
     )
     for result in sorted(results, key=lambda result: result.line):
         click.echo(
-            f"  {name}:{result.line}: id {result.plant_id}: {result.state.value}: "
-            f"{visible(result.words)}"
+            f"  {name}:{result.line}: id {result.plant_id}: "
+            # A refused row's words say what it is ("not sent: the token was refused").
+            f"{'' if result.refused else result.state.value + ': '}{visible(result.words)}"
         )
     shown = len(results)
-    others = progress.rejected + progress.failed + progress.unknown
+    others = progress.rejected + progress.failed + progress.unknown + progress.refused
     others += progress.created_off_spec - shown
     if others > 0:
         click.echo(f"  ... and {others} more (--report FILE lists every row)")
+    stopped = stop_words(reason, progress, source_name, f"run {resume}")
     if problem is not None:
         click.echo(f"Stopped on {visible(problem)}. Once it is dealt with: {resume}")
+    elif stopped is not None:
+        click.echo(stopped)
     elif reason is StopReason.TRANSPORT:
         click.echo(
             "Stopped: the deployment stopped taking plants (unreachable or busy past "

@@ -111,6 +111,13 @@ def cli(*args: str, token: str | None = None) -> int:
     return result.exit_code
 
 
+def _imported_again(w: World, path: str) -> int:
+    """The file imported, then every row sent again: the exit code of the second run."""
+    assert cli("import", path, "--base-url", w.server.base_url, token=w.token) == 0
+    again = ["--restart", "--resend-created"]
+    return cli("import", path, "--base-url", w.server.base_url, *again, token=w.token)
+
+
 def program(*args: str) -> list[str]:
     return [sys.executable, "-m", "plantstore_tui", *args]
 
@@ -203,9 +210,9 @@ SCENARIOS: dict[tuple[str, int], Callable[[World], int]] = {
         stream="stderr",
     ),
     ("import", 0): lambda w: cli("import", w.plants_file(), "--profile", "p"),
-    ("import", 1): lambda w: cli(
-        "import", w.plants_file(), "--base-url", w.server.base_url, token="wrong-token"
-    ),
+    # A refused token stops an import (3): its rows are not rejected. Rows sent again on purpose
+    # are rejected as duplicates.
+    ("import", 1): lambda w: _imported_again(w, w.plants_file()),
     ("import", 3): lambda w: cli(
         "import", w.plants_file(), "--base-url", w.nowhere, "--give-up-after", "0", token="t"
     ),

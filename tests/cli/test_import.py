@@ -230,8 +230,12 @@ def test_a_second_run_of_the_same_file_asks_for_resume_or_restart(
     summary = json.loads(resumed.stdout)
     assert (summary["skipped"], summary["to_send"], summary["created"]) == (20, 0, 0)
     restarted = run_import(str(path), "--restart", token=token, base_url=url)
-    assert restarted.exit_code == 1  # every row is now a duplicate id
-    assert "0 created, 20 rejected" in restarted.stdout
+    assert restarted.exit_code == 0, restarted.output  # every id is known as created: none sent
+    assert "0 created, 0 rejected" in restarted.stdout
+    assert "20 created before, skipped" in restarted.stdout
+    again = run_import(str(path), "--restart", "--resend-created", token=token, base_url=url)
+    assert again.exit_code == 1  # sent on purpose: every row is now a duplicate id
+    assert "0 created, 20 rejected" in again.stdout
     assert stored(reference_server) == expected(rows)
 
 
@@ -247,6 +251,7 @@ def test_a_report_has_one_line_per_row(reference_server: BackgroundServer, tmp_p
         str(path),
         "--report",
         str(report),
+        "--resend-created",
         token=token_of(reference_server),
         base_url=reference_server.base_url,
     )
@@ -517,6 +522,7 @@ async def test_a_row_the_server_stored_as_another_name_is_listed_off_the_spec(
             run_import,
             str(path),
             "--restart",
+            "--resend-created",
             "--json",
             token="token-for-a-server-that-stores-another",
             base_url=server.base_url,

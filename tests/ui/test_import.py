@@ -30,7 +30,7 @@ from misbehaving import Action, MisbehavingServer, ReceivedRequest, Send, json_r
 from pty_support import wait_until
 from pydantic import SecretStr
 from seen_support import drawn_text
-from snapshot_apps.support import SIZE, app_for, fill, ready, settled, until
+from snapshot_apps.support import SIZE, app_for, ready, until
 from textual.command import CommandPalette
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 
@@ -188,11 +188,16 @@ async def test_a_rejected_row_is_loaded_into_the_form(
 ) -> None:
     write_csv(tmp_path / "plants.csv", rows_with_ids(range(1, 6)))
     app = app_for(reference_server.base_url, reference_server.token)
+    # Created by another client: this ledger does not know it, so the import sends it.
+    answer = await asyncio.to_thread(
+        httpx.post,
+        f"{reference_server.base_url}/plants",
+        json={"name": "Already here", "id": 3},
+        headers={"Authorization": f"Bearer {reference_server.token.get_secret_value()}"},
+    )
+    assert answer.status_code == 200
     async with app.run_test(size=SIZE) as pilot:
         send_screen = await ready(app, pilot)
-        await fill(pilot, send_screen, "Already here", "3")
-        await pilot.press("ctrl+s")
-        await settled(app, pilot)
         screen = await open_import(app, pilot)
         await check(pilot, screen, "plants.csv")
         await confirm(pilot)
@@ -363,11 +368,11 @@ async def test_thousands_of_bad_rows_list_the_first_thousand_and_count_the_rest(
     assert stored(reference_server) == []
 
 
-async def test_restart_is_asked_for_and_sends_every_row_as_a_new_import(
+async def test_restart_is_asked_for_and_leaves_out_the_rows_created_before(
     reference_server: BackgroundServer, tmp_path: Path
 ) -> None:
     rows = plants(5)
-    write_csv(tmp_path / "plants.csv", rows)
+    write_csv(tmp_path / "plants.csv", rows[:3])
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_import(app, pilot)
@@ -375,15 +380,64 @@ async def test_restart_is_asked_for_and_sends_every_row_as_a_new_import(
         await confirm(pilot)
         await pilot.press("escape")
         await pilot.pause()
+        # The file grew by two rows: the three created before are not sent again.
+        write_csv(tmp_path / "plants.csv", rows)
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        assert "3 rows have ids created on this target before: left out" in text_of(
+            screen, "#import-verdict"
+        )
+        question = await confirm(pilot)
+        assert "2 plants from plants.csv" in question
+        assert "3 rows whose ids were created here before are left out" in question
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.to_send, progress.created, progress.rejected) == (2, 2, 0)
+        assert "3 created before, skipped" in text_of(screen, "#import-summary")
+        await pilot.press("escape")
+        await pilot.pause()
         screen = await open_import(app, pilot)
         await check(pilot, screen, "plants.csv")
         question = await confirm(pilot, "a")
-        assert "5 created, 0 rejected" in question
-        assert "Restart: send all 5  [a]" in question
+        assert "Restart: send 0  [a]" in question
         progress = screen.progress
         assert progress is not None
-        # Every row went again, and the store refused each as a duplicate: nothing twice there.
-        assert (progress.to_send, progress.created, progress.rejected) == (5, 0, 5)
+        # Every id is known as created: none went again.
+        assert (progress.to_send, progress.created, progress.rejected) == (0, 0, 0)
+    assert stored(reference_server) == expected(rows)
+
+
+async def test_a_refused_token_stops_the_import_and_a_resume_with_a_good_one_sends_each_row_once(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    rows = plants(30)
+    write_csv(tmp_path / "plants.csv", rows)
+    app = app_for(reference_server.base_url, SecretStr("an-expired-token-0000"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        await confirm(pilot)
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.created, progress.rejected, progress.unknown) == (0, 0, 0)
+        assert 1 <= progress.refused <= 8
+        summary = text_of(screen, "#import-summary")
+        assert "The token was refused (401) at plants.csv:2 (id 1): 30 rows not sent" in summary
+        assert "fix the token and import the file again and choose Resume" in summary
+        listing = screen.query_one("#import-results", OptionList)
+        first = str(listing.get_option_at_index(0).prompt)
+        assert "token refused  id 1  Plant 1" in first
+        assert "not sent: the token was refused (401)" in first
+    assert stored(reference_server) == []
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_import(app, pilot)
+        await check(pilot, screen, "plants.csv")
+        question = await confirm(pilot, "r")
+        assert "Resume: send 30  [r]" in question
+        progress = screen.progress
+        assert progress is not None
+        assert (progress.to_send, progress.created, progress.rejected) == (30, 30, 0)
     assert stored(reference_server) == expected(rows)
 
 

@@ -9,13 +9,16 @@ from plantstore_tui.core.importing.files import (
 )
 from plantstore_tui.core.importing.plan import (
     CheckedFile,
+    CreatedRow,
     EarlierImport,
     ImportLedger,
     ImportPlan,
     ImportRow,
+    KnownCreated,
     check_file,
     earlier_import,
     file_stamp,
+    known_created,
     new_batch,
     open_for_import,
     plan_import,
@@ -28,7 +31,9 @@ from plantstore_tui.core.importing.results import (
     RowResult,
     StopReason,
     left_out,
+    refused_result,
     result_of,
+    stop_words,
 )
 from plantstore_tui.core.importing.rows import FileProblem, SourceRow
 from plantstore_tui.core.importing.runner import ImportRunner
@@ -38,6 +43,7 @@ __all__ = [
     "BatchInUse",
     "BatchesChanged",
     "CheckedFile",
+    "CreatedRow",
     "EarlierImport",
     "FileProblem",
     "ImportFormat",
@@ -48,6 +54,7 @@ __all__ = [
     "ImportRow",
     "ImportRunner",
     "ImportSettings",
+    "KnownCreated",
     "RowResult",
     "SourceRow",
     "StopReason",
@@ -55,12 +62,15 @@ __all__ = [
     "check_file",
     "earlier_import",
     "file_stamp",
+    "known_created",
     "left_out",
     "new_batch",
     "open_for_import",
     "plan_import",
+    "refused_result",
     "result_of",
     "resume_batch",
     "rows_to_send",
+    "stop_words",
     "validate",
 ]

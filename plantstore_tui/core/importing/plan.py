@@ -7,10 +7,11 @@ exactly the lines the ledger says were never settled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from plantstore_tui.core.importing.files import (
     ImportFormat,
@@ -40,6 +41,51 @@ from plantstore_tui.core.store.settings import history_settings
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.store.ledger import Ledger
+
+
+# Rows known as created before that a plan keeps to list (the rest are counted).
+_CREATED_LISTED = 20
+# Ids looked up in the ledger at a time.
+_IDS_PER_LOOKUP = 500
+
+
+class CreatedRow(NamedTuple):
+    """A line of the file whose id the ledger knows as created on the target."""
+
+    line: int
+    plant_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class KnownCreated:
+    """The lines of a file whose ids the ledger knows as created on the target: left out of
+    the import (unless resent on purpose); the first few kept to list."""
+
+    lines: frozenset[int] = frozenset()
+    first: tuple[CreatedRow, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def known_created(
+    batches: Batches, base_url: str, rows: Iterable[ImportRow], skip: frozenset[int] = frozenset()
+) -> KnownCreated:
+    """Those of `rows` (less the lines of `skip`) whose ids the ledger knows as created on
+    `base_url`: a file edited after its import is not sent whole again. Read as a stream, a
+    page of ids at a time."""
+    lines: list[int] = []
+    first: list[CreatedRow] = []
+    wanted = (row for row in rows if row.line not in skip)
+    while page := list(itertools.islice(wanted, _IDS_PER_LOOKUP)):
+        created = batches.created_ids(base_url, (row.plant.id for row in page))
+        for row in page:
+            if row.plant.id in created:
+                lines.append(row.line)
+                if len(first) < _CREATED_LISTED:
+                    first.append(CreatedRow(row.line, row.plant.id, row.plant.name))
+    return KnownCreated(frozenset(lines), tuple(first))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +120,9 @@ class CheckedFile:
     earlier: EarlierImport | None = None
     ledger_problem: str | None = None
     stamp: tuple[int, int] = (0, 0)
+    created: KnownCreated = KnownCreated()
+    """Its rows whose ids the ledger knows as created on the target: an import leaves them
+    out."""
 
     @property
     def sendable(self) -> bool:
@@ -123,18 +172,22 @@ def check_file(name: str, base: Path, given: ImportFormat | None, base_url: str)
     if not validation.ok:
         return CheckedFile(name, path, fmt, validation, stamp=stamp)
 
+    earlier, created = None, KnownCreated()
     try:
         ledger = open_for_reading()
-        try:
-            earlier = (
-                None if ledger is None else earlier_import(Batches(ledger), validation, base_url)
-            )
-        finally:
-            if ledger is not None:
+        if ledger is not None:
+            try:
+                batches = Batches(ledger)
+                earlier = earlier_import(batches, validation, base_url)
+                rows = rows_to_send(checked.open, fmt, None, frozenset())
+                created = known_created(batches, base_url, rows)
+            finally:
                 ledger.close()
     except StoreError as exc:
         return CheckedFile(name, path, fmt, validation, ledger_problem=str(exc), stamp=stamp)
-    return CheckedFile(name, path, fmt, validation, earlier=earlier, stamp=stamp)
+    except FileProblem as exc:
+        return CheckedFile(name, path, fmt, problem=exc.where(shown))
+    return CheckedFile(name, path, fmt, validation, earlier=earlier, stamp=stamp, created=created)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +211,8 @@ def open_for_import(profile: str | None) -> ImportLedger:
 @dataclass(frozen=True, slots=True)
 class ImportPlan:
     """The batch the rows are written under, the lines not to send, and how many will go; for a
-    resume, the lines whose fate is unknown (left out unless `resend_unknown`)."""
+    resume, the lines whose fate is unknown (left out unless `resend_unknown`); the lines whose
+    ids the ledger knows as created on the target (`created`, left out)."""
 
     batch: Batch
     skip: frozenset[int]
@@ -166,11 +220,16 @@ class ImportPlan:
     resumed: bool
     unknown: tuple[UnknownRow, ...] = ()
     resend_unknown: bool = False
+    created: KnownCreated = KnownCreated()
 
     @property
     def skipped(self) -> int:
         """Lines left out of a resume: done before, or (unless resent) of unknown fate."""
-        return self.batch.rows - self.to_send if self.resumed else 0
+        if not self.resumed:
+            return 0
+        if self.batch.finished:
+            return self.batch.rows
+        return len(self.skip) - len(self.created)
 
     @property
     def unknown_skipped(self) -> int:
@@ -183,6 +242,7 @@ class ImportPlan:
             to_send=self.to_send,
             done_before=self.skipped - self.unknown_skipped,
             unknown_skipped=self.unknown_skipped,
+            created_before=len(self.created),
         )
 
     def rows(
@@ -215,31 +275,45 @@ def new_batch(
     profile: str | None,
     file_name: str,
     replacing: Batch | None = None,
+    rows: Iterable[ImportRow] = (),
 ) -> ImportPlan:
-    """Every valid row, as a new batch (a restart of `replacing` is one too); `BatchInUse` while
-    another import of the file to the target runs, `BatchesChanged` if one began since
-    `replacing` was read."""
+    """Every valid row, as a new batch (a restart of `replacing` is one too), less those of
+    `rows` (the file's, unless created rows are resent on purpose) whose ids the ledger knows
+    as created on the target; `BatchInUse` while another import of the file to the target
+    runs, `BatchesChanged` if one began since `replacing` was read."""
+    created = known_created(batches, base_url, rows)
     batch = batches.start(
         sha256=validation.sha256,
         base_url=base_url,
         profile=profile,
         file_name=file_name,
-        rows=validation.valid,
+        rows=validation.valid - len(created),
         replacing=None if replacing is None else replacing.id,
     )
-    return ImportPlan(batch, frozenset(), validation.valid, resumed=False)
+    return ImportPlan(
+        batch, created.lines, validation.valid - len(created), resumed=False, created=created
+    )
 
 
 def resume_batch(
-    batches: Batches, batch: Batch, validation: Validation, *, resend_unknown: bool = False
+    batches: Batches,
+    batch: Batch,
+    validation: Validation,
+    *,
+    resend_unknown: bool = False,
+    rows: Iterable[ImportRow] = (),
 ) -> ImportPlan:
-    """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`, once this
-    instance's import owns it (`BatchInUse` while its import lives)."""
+    """The lines of `batch` not yet settled, the unknown ones only if `resend_unknown`, less
+    those of `rows` whose ids the ledger knows as created on the target (created by another
+    front end since, or left out when the batch began), once this instance's import owns it
+    (`BatchInUse` while its import lives)."""
     batch = batches.take_over(batch)
     if batch.finished:
         return ImportPlan(batch, frozenset(), 0, resumed=True)
     unknown = tuple(batches.unknown_rows(batch))
-    skip = frozenset(batches.settled_lines(batch, resend_unknown=resend_unknown))
+    settled = frozenset(batches.settled_lines(batch, resend_unknown=resend_unknown))
+    created = known_created(batches, batch.base_url, rows, settled)
+    skip = settled | created.lines
     return ImportPlan(
         batch,
         skip,
@@ -247,6 +321,7 @@ def resume_batch(
         resumed=True,
         unknown=unknown,
         resend_unknown=resend_unknown,
+        created=created,
     )
 
 
@@ -257,14 +332,16 @@ def plan_import(
     earlier: Batch | None,
     *,
     resume: bool,
+    rows: Callable[[], Iterable[ImportRow]] = tuple,
 ) -> tuple[ImportLedger, ImportPlan]:
-    """Open the ledger and plan the rest of `earlier` (`resume`), else a new batch in its place
-    (blocks; `StoreError`, `BatchInUse`, `BatchesChanged`)."""
+    """Open the ledger and plan the rest of `earlier` (`resume`), else a new batch in its place,
+    leaving out those of `rows` (the file's) whose ids it knows as created on the target
+    (blocks; `StoreError`, `BatchInUse`, `BatchesChanged`, `FileProblem` if the file changed)."""
     store = open_for_import(target.profile)
     batches = Batches(store.ledger)
     try:
         if resume and earlier is not None:
-            return store, resume_batch(batches, earlier, validation)
+            return store, resume_batch(batches, earlier, validation, rows=rows())
         plan = new_batch(
             batches,
             validation,
@@ -272,8 +349,9 @@ def plan_import(
             profile=target.profile,
             file_name=file_name,
             replacing=earlier,
+            rows=rows(),
         )
-    except (StoreError, BatchInUse, BatchesChanged):
+    except (StoreError, BatchInUse, BatchesChanged, FileProblem):
         store.close()
         raise
     return store, plan

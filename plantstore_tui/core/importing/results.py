@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.plant.outcome import Created, Rejected
+from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.store.records import PlantState, state_of
 
 if TYPE_CHECKING:
@@ -35,8 +36,9 @@ class ImportSettings:
     """Seconds the deployment may go on not taking plants (unreachable, or answering 429 or
     503) before the import stops; 0 stops at the first such answer."""
     stop_after_failures: int = 5
-    """Failures of unknown fate in a row (timeouts, dropped connections), beyond one per request
-    in flight, that stop the import: a deployment that takes requests and never answers."""
+    """Failures of unknown fate in a row (timeouts, dropped connections, server errors: 5xx but
+    503), beyond one per request in flight, that stop the import: a deployment that takes
+    requests and never answers, or fails on every one."""
     group: int | None = None
     """Rows marked sending one group ahead of the requests; None for a row per request (see
     `group_size`)."""
@@ -65,6 +67,10 @@ class StopReason(StrEnum):
 
     DONE = "done"
     TRANSPORT = "transport failures"
+    SERVER_ERRORS = "server errors"
+    """Server errors (5xx) in a row: the plants may or may not have been created."""
+    REFUSED = "token refused"
+    """The deployment refused the token (401, 403): every row after would be refused too."""
     STOPPED = "stopped"
     PROBLEM = "problem"
     """The file changed since it was checked, or the ledger could not be written."""
@@ -84,6 +90,9 @@ class RowResult:
     retries: int = 0
     left_out: bool = False
     """A resume left it out: its fate was unknown before this run (it may exist already)."""
+    refused: bool = False
+    """Answered by a refused token (401, 403): not sent, as far as the plant goes; a resume
+    sends it."""
     # How the answer departed from the spec (a created row's server may have stored another
     # name): such a row is listed with the rows that did not go through.
     off_spec: tuple[str, ...] = ()
@@ -131,6 +140,26 @@ def result_of(line: int, texts: FormTexts, outcome: Outcome, retries: int = 0) -
     )
 
 
+# A row answered by a refused token: the token is at fault, not the row, and the plant was not
+# taken, so it is not done (a resume sends it).
+REFUSED_WORDS = "not sent: the token was refused"
+
+
+def refused_result(line: int, texts: FormTexts, outcome: Rejected, retries: int = 0) -> RowResult:
+    """A row answered by a refused token (401, 403): not sent, failed in the ledger."""
+    return RowResult(
+        line,
+        outcome.sent.id,
+        PlantState.FAILED,
+        outcome.status,
+        outcome.error.error if outcome.error else None,
+        f"{REFUSED_WORDS} ({outcome.status})",
+        texts,
+        retries,
+        refused=True,
+    )
+
+
 def left_out(row: UnknownRow) -> RowResult:
     """A line of unknown fate a resume leaves out, as a row to list and load into the form."""
     return RowResult(
@@ -154,6 +183,12 @@ class ImportProgress:
     """Rows a resume left out because an earlier run settled them (created or rejected)."""
     unknown_skipped: int = 0
     """Rows a resume left out because their fate is unknown (they may exist already)."""
+    created_before: int = 0
+    """Rows left out because the ledger knows their ids as created on the target."""
+    refused: int = 0
+    """Rows answered by a refused token (401, 403): not sent, as far as the plants go."""
+    refusal: RowResult | None = None
+    """The first row of the file the token was refused at."""
     not_recorded: Counter[PlantState] = field(default_factory=Counter)
     """Rows whose fate this run knows and the ledger could not be told (its disk full, say),
     by what came of them (QUEUED: never sent): counted as unknown, as the ledger holds them."""
@@ -163,7 +198,7 @@ class ImportProgress:
     @property
     def settled(self) -> int:
         """Rows with an answer (or a failure) so far."""
-        return self.created + self.rejected + self.failed + self.unknown
+        return self.created + self.rejected + self.failed + self.unknown + self.refused
 
     @property
     def not_sent(self) -> int:
@@ -172,14 +207,15 @@ class ImportProgress:
 
     @property
     def rows(self) -> int:
-        """Every row of the file: sent in this run, or left out by a resume."""
-        return self.to_send + self.done_before + self.unknown_skipped
+        """Every row of the file: sent in this run, or left out (by a resume, or created
+        before)."""
+        return self.to_send + self.done_before + self.unknown_skipped + self.created_before
 
     @property
     def unsettled(self) -> int:
         """Rows whose plant is not known to be in the store or refused: not sent after a
-        failure, unknown (sent now or left out), never sent."""
-        return self.failed + self.unknown + self.unknown_skipped + self.not_sent
+        failure or a refused token, unknown (sent now or left out), never sent."""
+        return self.failed + self.refused + self.unknown + self.unknown_skipped + self.not_sent
 
     def counts(self) -> str:
         """Where every row of the file stands, in words (the parts add up to `rows`)."""
@@ -188,12 +224,17 @@ class ImportProgress:
             f"{self.created:,} created{off_spec}, {self.rejected:,} rejected, "
             f"{self.failed:,} not sent after a failure, {self.unknown:,} unknown"
         )
-        if self.not_sent:
+        if self.refused:
+            # The rows never sent wait for the same token: one count, one remedy.
+            words += f", {self.refused + self.not_sent:,} {REFUSED_WORDS}"
+        elif self.not_sent:
             words += f", {self.not_sent:,} not sent"
         if self.done_before:
             words += f"; {self.done_before:,} done before, skipped"
         if self.unknown_skipped:
             words += f"; {self.unknown_skipped:,} unknown, skipped"
+        if self.created_before:
+            words += f"; {self.created_before:,} created before, skipped"
         return words
 
     @property
@@ -224,6 +265,13 @@ class ImportProgress:
 
     def count(self, result: RowResult) -> None:
         """Count one settled row."""
+        if result.refused:
+            self.refused += 1
+            # The earliest line refused, whatever order the answers came back in.
+            if self.refusal is None or result.line < self.refusal.line:
+                self.refusal = result
+            self.retries += result.retries
+            return
         match result.state:
             case PlantState.CREATED:
                 self.created += 1
@@ -235,3 +283,23 @@ class ImportProgress:
             case _:
                 self.unknown += 1
         self.retries += result.retries
+
+
+def stop_words(reason: StopReason, progress: ImportProgress, name: str, resume: str) -> str | None:
+    """Why the import stopped before its end, when a refused token or server errors stopped it,
+    and how to go on (`resume`: the front end's way, e.g. "run with --resume"), in one sentence
+    for every front end."""
+    refusal = progress.refusal
+    if reason is StopReason.REFUSED and refusal is not None:
+        left = progress.refused + progress.not_sent
+        return (
+            f"The token was refused ({refusal.status}) at {visible(name)}:{refusal.line} (id "
+            f"{refusal.plant_id}): {plural(left, 'row')} not sent; fix the token and {resume}."
+        )
+    if reason is StopReason.SERVER_ERRORS:
+        return (
+            "Stopped: the deployment answered server errors (5xx) in a row; those rows may or "
+            f"may not have been created, {plural(progress.not_sent, 'row')} after them not sent. "
+            f"Once the deployment is mended, {resume}."
+        )
+    return None

@@ -21,8 +21,13 @@ once the deployment answers; the rows marked to go after it are taken back until
 held rows go first, in the order of the file. While the deployment does not answer, the import
 waits (`waiting`): one try at a time, when `DeploymentWait` says, for `give_up_after` seconds.
 A row of unknown fate is never sent again. Failures of unknown fate in a row (a deployment that
-takes requests and never answers) stop the import. `stop()` (Ctrl+C, Esc) stops taking rows at
-once, waiting or not; what is in flight settles.
+takes requests and never answers, or answers each with a server error) stop the import.
+
+A refused token (401, 403) stops it at once, as it pauses the TUI's queue: the token, not the
+row, is at fault, and every row after would be refused too. The rows it refused are settled as
+failed (not sent, as far as the plants go: a resume sends them), the rows not yet sent are taken
+back. `stop()` (Ctrl+C, Esc) stops taking rows at once, waiting or not; what is in flight
+settles.
 """
 
 from __future__ import annotations
@@ -37,14 +42,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from plantstore_tui.core.http.conformance import token_refused
 from plantstore_tui.core.importing.results import (
     ImportSettings,
     RowResult,
     StopReason,
+    refused_result,
     result_of,
 )
 from plantstore_tui.core.importing.rows import FileProblem
-from plantstore_tui.core.plant.outcome import Failed, PlantFate, cancelled, not_processed
+from plantstore_tui.core.plant.outcome import PlantFate, Rejected, cancelled, not_processed
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.sending.waiting import DeploymentWait
@@ -150,6 +157,8 @@ class ImportRunner:
         self._held: list[_Held] = []
         self._withdrawn: list[int] = []
         self._answered: Answered = []
+        self._refused: set[int] = set()
+        """Entries answered by a refused token: failed in the ledger, not rejected."""
         self._commit: _Commit | None = None
         self._out = 0
         self._in_flight = 0
@@ -298,6 +307,7 @@ class ImportRunner:
             self._redact,
             again=again,
             withdrawn=withdrawn,
+            refused=frozenset(self._refused),
         )
         self._commit = _Commit(future, answered)
         # Cancelled here, the commit still runs and ends in its thread (shielded: a cancelled
@@ -320,9 +330,14 @@ class ImportRunner:
                 self._answered[:0] = commit.answered  # rolled back: written again below
         answered, self._answered = self._answered, []
         try:
-            self._batches.advance(answered, [], self._redact, withdrawn=withdrawn)
+            self._batches.advance(
+                answered, [], self._redact, withdrawn=withdrawn, refused=frozenset(self._refused)
+            )
         except StoreError as exc:
-            self.unrecorded = [state_of(outcome) for _, outcome in answered]
+            self.unrecorded = [
+                PlantState.FAILED if entry in self._refused else state_of(outcome)
+                for entry, outcome in answered
+            ]
             self.unrecorded += [PlantState.QUEUED] * len(withdrawn)
             self._fail(exc)
         else:
@@ -407,6 +422,9 @@ class ImportRunner:
             raise
         finally:
             self._in_flight -= 1
+        if isinstance(outcome, Rejected) and token_refused(outcome.status):
+            self._refuse(taken, outcome)
+            return
         if not_processed(outcome):
             self._hold(taken, outcome)
             if not self._wait.not_taken(outcome, tried=trying):
@@ -422,13 +440,30 @@ class ImportRunner:
     def _settle(self, taken: _Taken, outcome: Outcome) -> None:
         self._answered.append((taken.entry, outcome))
         self._on_result(result_of(taken.row.line, taken.row.texts, outcome, taken.retries))
-        unknown = isinstance(outcome, Failed) and outcome.fate is PlantFate.UNKNOWN
+        # A server error (5xx but 503) leaves the plant's fate unknown, as a dropped connection
+        # does: a deployment failing on every request is stopped as one that never answers.
+        unknown = outcome.fate is PlantFate.UNKNOWN
         self._unknown_in_a_row = self._unknown_in_a_row + 1 if unknown else 0
         # The requests in flight may all fail of one cause (the deployment went away).
         settings = self._settings
         if self._unknown_in_a_row >= settings.stop_after_failures + settings.concurrency - 1:
-            self.reason = StopReason.TRANSPORT
-            self.stop()
+            server = isinstance(outcome, Rejected)
+            self._stop_for(StopReason.SERVER_ERRORS if server else StopReason.TRANSPORT)
+
+    def _refuse(self, taken: _Taken, outcome: Rejected) -> None:
+        """The token was refused: the row is not sent (failed, so a resume sends it), and no
+        row goes after it."""
+        self._refused.add(taken.entry)
+        self._answered.append((taken.entry, outcome))
+        self._on_result(refused_result(taken.row.line, taken.row.texts, outcome, taken.retries))
+        self._stop_for(StopReason.REFUSED)
+        self._wake_writer.set()
+
+    def _stop_for(self, reason: StopReason) -> None:
+        """Stop taking rows, for the first reason found."""
+        if self.reason is StopReason.DONE:
+            self.reason = reason
+        self.stop()
 
     def _hold(self, taken: _Taken, outcome: Outcome) -> None:
         """The deployment did not take the row: settled as failed, it goes again once the

@@ -15,7 +15,7 @@ the import waits, and marked sending again, in a later group, before it goes aga
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -298,11 +298,13 @@ class Batches:
         *,
         again: Sequence[int] = (),
         withdrawn: Sequence[int] = (),
+        refused: Collection[int] = (),
     ) -> list[int]:
         """One commit: the rows that came back settled, the next group marked sending (new
         rows, and the rows of `again` that go again), and the rows marked sending that never
         went out (`withdrawn`) taken back out of the ledger; the entries of the new rows, in
-        order.
+        order. A settled row whose entry is in `refused` was answered by a refused token: it
+        is failed (not taken, sent again by a resume), not rejected.
 
         A few statements whatever the group's size, not one a row: run in a writer thread, each
         statement hands the interpreter's lock over to the thread that sends, and back.
@@ -310,7 +312,12 @@ class Batches:
         if not settled and not to_send and not withdrawn and not again:
             return []
         session = self._ledger.session_id
-        answers = [(entry, *rows.settle_values(outcome, redact)[1]) for entry, outcome in settled]
+        answers: list[tuple[Any, ...]] = []
+        for entry, outcome in settled:
+            values = rows.settle_values(outcome, redact)[1]
+            if entry in refused:
+                values = (PlantState.FAILED.value, *values[1:])
+            answers.append((entry, *values))
         new = [rows.insert_values(row, session) for row in to_send]
         with self._db.write() as connection:
             for chunk in _chunks(answers):
@@ -340,6 +347,22 @@ class Batches:
                 assert cursor.rowcount == len(chunk)
                 entries.extend(range(last - len(chunk) + 1, last + 1))
             return entries
+
+    def created_ids(self, base_url: str, ids: Iterable[int]) -> set[int]:
+        """Those of `ids` this ledger knows as created on `base_url` (by any front end)."""
+        found: set[int] = set()
+        with self._db.read() as connection:
+            for chunk in _chunks(sorted(set(ids))):
+                found.update(
+                    plant_id
+                    for (plant_id,) in connection.execute(
+                        "SELECT DISTINCT plant_id FROM plants "  # noqa: S608 (placeholders)
+                        f"WHERE base_url = ? AND state = 'created' AND plant_id IN "
+                        f"({', '.join('?' * len(chunk))})",
+                        [base_url, *chunk],
+                    )
+                )
+        return found
 
     def finish(self, batch: Batch) -> bool:
         """Mark the batch finished when every line is done; True if it is. The rows of a batch

@@ -19,6 +19,15 @@ def import_question(
     """The question; `answered` gets new, resume, restart or cancel."""
     assert checked.validation is not None
     valid = checked.validation.valid
+    created = len(checked.created)
+    # Rows whose ids the ledger knows as created here are left out, as `import` leaves them.
+    sending = valid - created
+    left_out = (
+        f"\n{plural(created, 'row')} whose ids were created here before "
+        f"{'is' if created == 1 else 'are'} left out."
+        if created
+        else ""
+    )
     subject = Text()
     subject.append(visible(target.profile or "(no profile)"), style="bold")
     subject.append(f"\n{visible(target.base_url)}\n\n")
@@ -29,7 +38,7 @@ def import_question(
     )
     earlier = checked.earlier
     if earlier is None:
-        subject.append(f"{plural(valid, 'plant')} from {visible(checked.name)}")
+        subject.append(f"{plural(sending, 'plant')} from {visible(checked.name)}{left_out}")
         question = "Send to a protected profile?" if target.protected else "Import the file?"
         detail = (
             "Each row is written to the ledger before it is sent: a stopped import resumes "
@@ -37,7 +46,7 @@ def import_question(
         )
         choices = [
             Choice(
-                f"Send {valid:,}",
+                f"Send {sending:,}",
                 "Enter",
                 "new",
                 "import-go",
@@ -67,12 +76,12 @@ def import_question(
         )
         detail = (
             f"Resume sends the {plural(earlier.to_resume, 'row')} not yet sent{unknown}. Restart "
-            f"sends all {valid:,} again as a new import: plants created before are refused "
-            "as duplicates." + protected
+            f"sends the {plural(sending, 'row')} whose ids are not known as created here again, "
+            f"as a new import.{left_out}" + protected
         )
         choices = [
             Choice(f"Resume: send {earlier.to_resume:,}", "r", "resume", "import-resume"),
-            Choice(f"Restart: send all {valid:,}", "a", "restart", "import-restart"),
+            Choice(f"Restart: send {sending:,}", "a", "restart", "import-restart"),
             Choice("Cancel", "Esc", "cancel", "import-cancel"),
         ]
     asking = ChoiceScreen(

@@ -38,6 +38,7 @@ from plantstore_tui.core.importing import (
     BatchesChanged,
     BatchInUse,
     CheckedFile,
+    FileProblem,
     ImportFormat,
     ImportLedger,
     ImportPlan,
@@ -50,6 +51,7 @@ from plantstore_tui.core.importing import (
     file_stamp,
     left_out,
     plan_import,
+    rows_to_send,
 )
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import visible
@@ -280,8 +282,10 @@ class ImportScreen(OrderedScreen[None]):
         assert checked.fmt is not None
         try:
             earlier = None if checked.earlier is None else checked.earlier.batch
+            # The file's rows, so that those whose ids the ledger knows as created there stay out.
+            rows = partial(rows_to_send, checked.open, checked.fmt, None, frozenset())
             store, plan = await asyncio.to_thread(
-                partial(plan_import, resume=resume),
+                partial(plan_import, resume=resume, rows=rows),
                 self._target,
                 checked.name,
                 checked.validation,
@@ -292,6 +296,8 @@ class ImportScreen(OrderedScreen[None]):
             return f"the ledger cannot be used: {exc}"
         except (BatchInUse, BatchesChanged) as exc:
             return exc.reason
+        except FileProblem as exc:
+            return exc.where(visible(checked.name))
         try:
             return await self._send_plan(store, plan, checked)
         finally:

@@ -64,4 +64,10 @@ def verdict_of(checked: CheckedFile) -> Verdict:
         )
     elif checked.earlier is not None:
         words += "\nImported to this target before: Send offers to resume or restart."
+    elif checked.created:
+        count = len(checked.created)
+        words += (
+            f"\n{plural(count, 'row')} {'has an id' if count == 1 else 'have ids'} created on "
+            "this target before: left out, not sent again."
+        )
     return Verdict(Text(words), "-ok" if checked.sendable else "-bad")

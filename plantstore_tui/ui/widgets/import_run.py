@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason
+from plantstore_tui.core.importing import ImportProgress, RowResult, StopReason, stop_words
 from plantstore_tui.core.plant.text import BLOCK_SHOWN, plural, shorten, visible
 from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import PlantState
@@ -25,8 +25,11 @@ def summary_lines(
         f"{visible(name)} ({plural(progress.rows, 'row')}) → {visible(base_url)}: "
         f"{progress.counts()} in {progress.seconds:.1f} s."
     ]
+    again = "import the file again and choose Resume"
     if not isinstance(ended, StopReason):
         lines.append(f"Stopped on {visible(ended)}.")
+    elif (said := stop_words(ended, progress, name, again)) is not None:
+        lines.append(said)
     elif ended is StopReason.TRANSPORT:
         lines.append(
             "Stopped: the deployment stopped taking plants (unreachable or busy for too long, "
@@ -88,6 +91,8 @@ class ImportRun(Vertical):
             f"{progress.rejected:,} rejected · {progress.failed:,} failed · "
             f"{progress.unknown:,} unknown · {rate:,.0f} rows/s{eta}"
         )
+        if progress.refused:
+            counts += f"\n{progress.refused:,} answered by a refused token: not sent"
         if waiting is not None:
             counts += f"\nWaiting: {waiting.words()} (the rows it did not take go again)"
         self.query_one("#import-counts", Static).update(Text(counts))
@@ -101,11 +106,10 @@ class ImportRun(Vertical):
         for index, result in enumerate(results):
             line = Text()
             line.append(f"line {result.line}  ", style="dim")
-            line.append(
-                ("fate unknown, left out" if result.left_out else "fate unknown")
-                if result.state is PlantState.UNKNOWN
-                else result.state.value
-            )
+            if result.state is PlantState.UNKNOWN:
+                line.append("fate unknown, left out" if result.left_out else "fate unknown")
+            else:
+                line.append("token refused" if result.refused else result.state.value)
             line.append(f"  id {result.plant_id}  {visible(shorten(result.texts.name, 40))}")
             line.append(f"\n    {visible(shorten(result.words, BLOCK_SHOWN))}", style="dim")
             # A row created (off the spec) is shown, not offered to send again.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from import_support import created, rejected
 from ledger_support import new_row, opened
 
 from plantstore_tui.core.store.batches import Batches, BatchesChanged, BatchInUse
@@ -41,3 +42,24 @@ def test_a_batch_whose_import_lives_is_refused_to_another_and_taken_over_once_it
         with pytest.raises(BatchesChanged):
             theirs.start(**FILE, rows=3, replacing=batch.id)
         assert theirs.take_over(newer).id == newer.id
+
+
+def test_the_ids_known_as_created_are_those_created_on_that_target_only() -> None:
+    created_here = set(range(3, 1200, 7))  # past one page of 500 ids
+    with opened("import") as ledger:
+        batches = Batches(ledger)
+        rows = [new_row(f"P{i}", str(i)) for i in range(1, 1201)]
+        rows += [new_row(f"Q{i}", str(i), base_url="http://elsewhere") for i in range(1, 1201)]
+        entries = batches.advance([], rows)
+        outcomes = []
+        for entry, row in zip(entries, rows, strict=True):
+            here = row.base_url != "http://elsewhere"
+            made = here and row.plant.id in created_here
+            outcomes.append(
+                (entry, created(row.plant) if made or not here else rejected(row.plant))
+            )
+        batches.advance(outcomes, [])
+
+        found = batches.created_ids(new_row().base_url, range(1, 1201))
+
+    assert found == created_here
