@@ -20,9 +20,8 @@ REDACTED = "[token]"
 # of a message would mangle the message and, by the gaps, show the token.
 FINDABLE = 8
 SHORT_TOKEN_NOTE = (
-    f"The token is under {FINDABLE} characters, too short to be found in what a server sends "
-    "back: an echo of it cannot be hidden (only a header that is the token, or Bearer and the "
-    "token, is masked). A longer token is hidden wherever it appears."
+    f"The token is under {FINDABLE} characters: an echo of it in an answer cannot be hidden "
+    "(a header that is the token is masked). A longer one is hidden wherever it appears."
 )
 # The characters a token68 credential (RFC 9110) is made of: a short token followed by one of
 # them is part of a longer word, not the token.
