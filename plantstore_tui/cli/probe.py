@@ -25,6 +25,7 @@ from plantstore_tui.core.http.cases import (
     case_of,
     load_cases,
     suggested_name,
+    unsaveable,
 )
 from plantstore_tui.core.http.check import with_limits
 from plantstore_tui.core.http.probe import (
@@ -44,7 +45,7 @@ NOT_SENT: dict[str, Any] = {
     "url": None,
     "request": None,
     "status": None,
-    "headers": [],
+    "headers": None,
     "body": None,
     "elapsed_ms": None,
     "verdict": None,
@@ -137,12 +138,15 @@ def probe(
     if case_name is not None and cases_path is None:
         raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
     request = ProbeRequest(_body(body, body_file), TokenChoice(token), headers)
-    # The names the file holds, read before anything is sent (a file that cannot take one more
-    # stops the probe there).
+    # The names the file holds, read before anything is sent (a file that cannot take one more,
+    # or a request no case can keep, stops the probe there).
     taken = None if cases_path is None else _case_names(cases_path, case_name)
+    problem = None if cases_path is None else unsaveable(request)
+    if problem is not None:
+        raise InvalidInput(f"Nothing was sent: {problem}")
     # A probe that sends no token of the profile needs none: it is not read.
     target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
-    if target.protected and not yes and _may_create(request):
+    if target.protected and not yes and request.may_create:
         confirm_protected(
             target, "Send this probe (it may create a plant) to", interactive=not as_json
         )
@@ -150,6 +154,8 @@ def probe(
         target = with_limits(target, timeout)
     checked_data_dir()  # before it goes: a probe is kept, and a file there is a mistake to fix
     answer = asyncio.run(send_probe(target, request))
+    if answer.note is not None:
+        _warn(answer.note)
     number = record_probe(target, answer, warn=_warn)
     label = None if number is None else f"{PREFIX}{number}"
     if as_json:
@@ -171,17 +177,6 @@ def _body(text: str | None, file: BinaryIO | None) -> bytes:
         raise click.UsageError("Give the body as --body TEXT or --body-file FILE ('-': stdin).")
     # Bytes the shell passed that are not UTF-8 go as they came.
     return text.encode("utf-8", errors="surrogateescape")
-
-
-def _may_create(request: ProbeRequest) -> bool:
-    """Whether the probe could create a plant on a deployment that follows the spec: a JSON
-    object sent with the target's own token."""
-    if not request.sends_token:
-        return False
-    try:
-        return isinstance(json.loads(request.body), dict)
-    except (ValueError, RecursionError):
-        return False
 
 
 def _case_names(path: Path, name: str | None) -> frozenset[str]:

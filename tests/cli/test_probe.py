@@ -97,7 +97,12 @@ def test_no_token_and_a_wrong_token_are_refused_by_the_reference_server(
     )
     assert done.exit_code == 0, done.output
     assert "Answer: 401" in done.stdout
-    assert "the spec lists this status. The plant was not created." in done.stdout
+    # The spec lists 200 and 400; a 401 is named by what HTTP says it means.
+    assert (
+        "401 Unauthorized is not in the spec (HTTP: the request lacks valid credentials for "
+        "the address). The plant was not created." in " ".join(done.stdout.split())
+    )
+    assert "the spec lists this status" not in done.stdout
     request = done.stdout.partition("Answer:")[0]
     if authorization is None:
         assert "Authorization" not in request
@@ -213,6 +218,8 @@ def test_a_usage_mistake_with_json_is_one_object_too(closed_port: int) -> None:
     answer = json.loads(done.stdout)
     assert answer["outcome"] == "usage error"
     assert answer["status"] is None
+    # Nothing was sent, so no header came back: null, as docs/commands.md says of every key.
+    assert answer["headers"] is None
     assert answer["exit_code"] == 2
     assert "--body" in answer["message"]
 
@@ -389,3 +396,60 @@ def test_the_answer_body_is_bounded() -> None:
     assert done.exit_code == 0
     assert "x" * 201 not in done.stdout
     assert "5,000 characters, first 200 shown" in done.stdout
+
+
+@pytest.mark.parametrize("status", [401, 403, 404, 405, 413, 415, 429, 503])
+def test_a_status_beside_the_spec_s_is_named_by_http_and_not_in_the_spec(status: int) -> None:
+    refusal = [Send(json_response(status, {"error": status, "message": "no"}))]
+    with ServerThread(refusal) as server:
+        done = probe("--base-url", server.base_url, "--body", "{}", "--json")
+    assert done.exit_code == 0, done.output
+    verdict = json.loads(done.stdout)["verdict"]
+    assert verdict["listed"] is False
+    assert f"{status} " in verdict["words"]
+    assert "is not in the spec (HTTP: " in verdict["words"]
+    assert "the spec lists" not in verdict["words"]
+
+
+def test_save_case_from_stdin_keeps_the_body_s_newline_out_of_the_name(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.toml"
+    raw = b'{"id": "7", "name": "Fern"}\n'
+    with ServerThread(spec_like) as server:
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "plantstore_tui", "probe", "--base-url", server.base_url),
+                *("--body-file", "-", "--save-case", str(cases)),
+            ],
+            input=raw,
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "PLANTSTORE_TOKEN": CANARY},
+            check=False,
+        )
+        [received] = server.requests
+    assert done.returncode == 0, done.stderr
+    assert received.body == raw
+    [case] = load_cases(cases)
+    # The case sends the bytes the probe sent, and its name is one line of the body.
+    assert case.request.body == raw
+    assert case.name == '{"id": "7", "name": "Fern"} (profile token)'
+
+
+def test_save_case_of_an_authorization_given_by_hand_sends_nothing(
+    closed_port: int, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases.toml"
+    done = probe(
+        "--base-url",
+        f"http://127.0.0.1:{closed_port}",
+        "--body",
+        "{}",
+        "--header",
+        "Authorization: Bearer typed-by-hand-0123456789",
+        "--save-case",
+        str(cases),
+    )
+    assert done.exit_code == 2, done.output
+    assert "keeps no Authorization" in done.stderr
+    assert table("probes") == []
+    assert not cases.exists()

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from burst_support import stored_plants
 from click.testing import CliRunner
 from keys_support import burst
 from ledger_support import all_rows
@@ -25,7 +27,7 @@ from misbehaving import (
 )
 from pydantic import SecretStr
 from seen_support import notifications_of, screen_text
-from snapshot_apps.support import app_for, app_with, fill, ready, until
+from snapshot_apps.support import app_for, app_with, fill, ready, target_of, until
 from textual.app import App
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -34,12 +36,14 @@ from textual.widgets import Button, Input, Select, Static, TextArea
 from plantstore_tui.cli import main
 from plantstore_tui.core.http.cases import load_cases
 from plantstore_tui.core.http.probe import TokenChoice
+from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.core.store.probes import ProbeEntry, list_probes
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.connection import TargetLabel
-from plantstore_tui.ui.screens.probe import ProbeScreen, SaveCaseScreen
+from plantstore_tui.ui.screens.confirm import ConfirmScreen
+from plantstore_tui.ui.screens.probe import TEMPLATE, ProbeScreen, SaveCaseScreen
 
 SMALL = (80, 24)
 LARGE = (110, 32)
@@ -124,8 +128,11 @@ async def test_f6_opens_it_filled_from_the_form_as_typed_and_esc_goes_back(
         await pilot.press("escape")
         await fill(pilot, send, name="", id="", tag="")
         screen = await open_probe(app, pilot)
-        template = json.loads(body_of(screen).text)
-        assert set(template) == {"id", "name"}
+        # A blank form gives the shape of a plant, its values to write: not JSON as it stands,
+        # so that nothing nobody typed can create a plant.
+        assert body_of(screen).text == TEMPLATE
+        with pytest.raises(ValueError, match="Expecting value"):
+            json.loads(body_of(screen).text)
 
 
 async def test_the_palette_opens_it_too(reference_server: BackgroundServer) -> None:
@@ -194,6 +201,7 @@ async def test_no_token_gets_401_and_no_authorization_goes(
         assert answer.status == 401
         assert "Authorization" not in dict(answer.sent_headers)
         assert "401 Unauthorized" in screen_text(app)
+        assert "401 Unauthorized is not in the spec" in answer_shown(screen)
     assert [probe.token for probe in probes_kept()] == [TokenChoice.NONE]
     assert all_rows() == []
 
@@ -507,3 +515,37 @@ async def test_esc_while_a_probe_is_in_flight_keeps_it_as_cancelled_of_unknown_f
             assert kept.to_json()["verdict"]["fate"] == "unknown"
             assert "Cancelled" in json.dumps(kept.to_json())
             release.set()
+
+
+async def test_a_protected_profile_is_asked_before_a_body_that_may_create_a_plant(
+    reference_server: BackgroundServer,
+) -> None:
+    target = replace(target_of(reference_server.base_url, reference_server.token), protected=True)
+    app = app_with(lambda: connect_to(target), TargetLabel.of(target))
+    async with app.run_test(size=SMALL) as pilot:
+        await ready(app, pilot)
+        screen = await open_probe(app, pilot)
+        await write_body(pilot, screen, '{"id": 4, "name": "Fern"}')
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "protected" in shown(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "the probe screen again")
+        assert "Nothing was sent" in answer_shown(screen)
+        assert screen.answer is None
+        assert stored_plants(reference_server.db_path) == []
+        # A body that cannot create a plant (not JSON) goes without a question.
+        await write_body(pilot, screen, TEMPLATE)
+        await probe_answered(app, pilot, screen)
+        assert screen.answer is not None
+        assert screen.answer.status == 400
+        # Asked and answered yes, it goes.
+        await write_body(pilot, screen, '{"id": 4, "name": "Fern"}')
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        before = screen.answer
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.answer is not before, "the answer")
+        assert screen.answer is not None
+        assert screen.answer.status == 200
+    assert [row[:2] for row in stored_plants(reference_server.db_path)] == [(4, "Fern")]

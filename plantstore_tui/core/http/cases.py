@@ -84,7 +84,11 @@ def _as_toml_value(body: bytes) -> Any:
         value = json.loads(body, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) and holds(value) else None
+    if not (isinstance(value, dict) and holds(value)):
+        return None
+    # A TOML value sends `json.dumps`' bytes: a body written otherwise (a newline at its end,
+    # other spacing) is kept `raw`, so that the case sends what the probe sent.
+    return value if body_of_json(value) == body else None
 
 
 def error_code(answer: ProbeAnswer) -> int | None:
@@ -103,6 +107,8 @@ def suggested_name(answer: ProbeAnswer, taken: Collection[str] = ()) -> str:
     """A name for a probe saved as a case, none of `taken`: the body's start and the token
     choice ("{"id": "7", "name": "Fern"} (profile token)"), numbered when taken already."""
     text = answer.request.body.decode("utf-8", errors="backslashreplace")
+    # One line: a body's newlines and indents are its layout, not part of a name.
+    text = " ".join(text.split())
     name = f"{clipped(visible(text), _NAMED_BODY)} ({answer.request.token.value} token)"
     chosen, count = name, 1
     while chosen in taken:
@@ -111,9 +117,25 @@ def suggested_name(answer: ProbeAnswer, taken: Collection[str] = ()) -> str:
     return chosen
 
 
+def unsaveable(request: ProbeRequest) -> str | None:
+    """Why a probe's request cannot be a case, in words; None when it can. An Authorization
+    given as a header is a credential: a file of cases keeps none, and the probe keeps it
+    masked, which no server would take."""
+    if any(name.lower() == "authorization" for name, _ in request.headers):
+        return (
+            "A case keeps no Authorization given as a header (it is a credential): probe with "
+            "the token choice instead (profile, none or wrong) to save it as a case."
+        )
+    return None
+
+
 def case_of(name: str, answer: ProbeAnswer) -> Case:
-    """The request `answer` answered, with the status it got as the expectation (and the
-    Error's code when the answer was one). Raises CasesError when no answer came."""
+    """The request `answer` answered, as the probe showed it (the token taken out), with the
+    status it got as the expectation (and the Error's code when the answer was one). Raises
+    CasesError when no answer came, or when the request cannot be a case (`unsaveable`)."""
+    problem = unsaveable(answer.request)
+    if problem is not None:
+        raise CasesError(f"{problem} Nothing was saved.")
     if answer.status is None:
         raise CasesError("No answer came, so there is no status to expect: nothing was saved.")
     error = error_code(answer)

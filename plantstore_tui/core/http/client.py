@@ -30,7 +30,7 @@ from plantstore_tui.core.http.failures import (
     proxy_refused,
     unsendable,
 )
-from plantstore_tui.core.http.target import REDACTED, Limits, Target
+from plantstore_tui.core.http.target import Limits, Target, redact, redact_bytes
 from plantstore_tui.core.http.tls import CA_BUNDLE_ADVICE, CABundleError, tls_context
 from plantstore_tui.core.http.urls import plants_url
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant, describe_validation_error
@@ -223,27 +223,30 @@ class PlantStoreClient:
                         refused = proxy_refused(self._proxy, "407")
                         return self._failed(plant, refused, elapsed(), status)
                     body = await read_capped(response, self.limits.max_body)
-                    # Latin-1 maps each byte to one character and back: only the token changes.
-                    body = self._untokened(body.decode("latin-1")).encode("latin-1")
-                    retry_after = response.headers.get("Retry-After")
+                    # Nothing after this holds the token (what is shown of an answer is cut,
+                    # and a cut token is not found).
+                    body = redact_bytes(body, self._token)
+                    retry_after = self._redacted(response.headers.get("Retry-After"))
                     content_type = response.headers.get("Content-Type")
                 finally:
                     await response.aclose()
         except _Redirected as redirect:
-            location = self._untokened(redirect.location)
+            location = redact(redirect.location, self._token)
             return self._redirected(plant, redirect.status, location, elapsed())
         except SEND_FAILURES as exc:
+            # Its words may quote what the server sent (a malformed line), and are cut to be
+            # shown: the token goes first, so that no cut leaves a piece of it.
+            exc.args = tuple(
+                redact(arg, self._token) if isinstance(arg, str) else arg for arg in exc.args
+            )
             failure = explain(exc, status, self.limits, self._plants_url.host, self._proxy)
             return self._failed(plant, failure, elapsed(), status)
-        marks = off_spec(status, content_type, body)
+        # A mark may quote the answer's Content-Type.
+        marks = tuple(redact(mark, self._token) for mark in off_spec(status, content_type, body))
         return self._answered(plant, status, body, retry_after, elapsed(), marks)
 
-    def _untokened(self, text: str) -> str:
-        """`text` a server sent with every copy of the token it echoed back taken out: nothing
-        after this holds it (what is shown of an answer is cut, and a cut token is not found)."""
-        if not self._token.get_secret_value():
-            return text
-        return text.replace(self._token.get_secret_value(), REDACTED)
+    def _redacted(self, text: str | None) -> str | None:
+        return None if text is None else redact(text, self._token)
 
     def _request(self, plant: NewPlant) -> httpx.Request:
         """The POST of `plant`, the token read from its SecretStr as the request is built (no
@@ -273,9 +276,10 @@ class PlantStoreClient:
             url=self.url,
             sent=plant,
             kind=failure.kind,
-            message=failure.message,
+            # Words made of an exception may quote what the server sent.
+            message=redact(failure.message, self._token),
             fate=failure.fate,
-            advice=failure.advice,
+            advice=redact(failure.advice, self._token),
             status=status,
             elapsed_ms=elapsed_ms,
             location=location,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any
 
 from plantstore_tui.core.plant.form import INT32_MAX, INT32_MIN
@@ -24,6 +25,40 @@ TOKEN_REFUSED_STATUSES = frozenset({401, 403})
 # these (an id echoed, a trace id) is no departure.
 _PLANT_FIELDS = {"name": True, "tag": False}
 _ERROR_FIELDS = {"error": True, "message": True}
+
+
+# What HTTP (RFC 9110; RFC 6585 for 429) says the statuses a deployment answers most often beside
+# the spec's mean, in a few words.
+_HTTP_MEANS = {
+    401: "the request lacks valid credentials for the address",
+    403: "the server understood the request and refuses to carry it out",
+    404: "the server has nothing at this address",
+    405: "the address does not take this method",
+    413: "the request is larger than the server will take",
+    415: "the server does not take the body's media type",
+    429: "too many requests were sent in a given time",
+    503: "the server cannot handle the request for now",
+}
+
+
+def status_phrase(status: int) -> str:
+    """HTTP's name of a status ("Unauthorized"); empty for a status HTTP does not name."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def status_reading(status: int) -> str:
+    """The one reading of a status for every front end: 200 and 400 are the spec's; any other
+    is named by what HTTP says it means, and "not in the spec"."""
+    if status in SPEC_STATUSES:
+        return "the spec lists this status"
+    named = f"{status} {status_phrase(status)}".rstrip()
+    means = _HTTP_MEANS.get(status)
+    if means is None and not status_phrase(status):
+        means = "a status HTTP does not name"
+    return f"{named} is not in the spec" + (f" (HTTP: {means})" if means else "")
 
 
 def token_refused(status: int | None) -> bool:

@@ -20,11 +20,11 @@ import httpx
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import HEADERS, PlantStoreClient, one_connection
-from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, token_refused
+from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, status_reading
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
-from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.http.target import Target, redact_bytes
 from plantstore_tui.core.http.tls import CABundleError
-from plantstore_tui.core.http.urls import plants_url
+from plantstore_tui.core.http.urls import plants_url, token_problem
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.outcome import (
     Created,
@@ -75,6 +75,17 @@ class ProbeRequest:
         given = any(name.lower() == "authorization" for name, _ in self.headers)
         return self.token is TokenChoice.PROFILE and not given
 
+    @property
+    def may_create(self) -> bool:
+        """Whether it could create a plant on a deployment that follows the spec: a JSON object
+        sent with the target's own token (a protected profile asks first)."""
+        if not self.sends_token:
+            return False
+        try:
+            return isinstance(json.loads(self.body), dict)
+        except (ValueError, RecursionError):
+            return False
+
 
 def parse_header(text: str) -> tuple[str, str]:
     """`Name: value` as a pair, or ValueError saying what is wrong with it."""
@@ -97,30 +108,37 @@ def parse_header(text: str) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """The spec's reading of an answer: its shape, whether the spec lists its status, and what
-    it means for a plant (by the rules `check` and the TUI use)."""
+    """The spec's reading of an answer: its shape, its status as the spec and HTTP read it, and
+    what it means for a plant (by the rules `check` and the TUI use)."""
 
     shape: Shape | None  # None: no answer came
-    listed: bool
+    status: int | None
     fate: PlantFate
     off_spec: tuple[str, ...] = ()
 
     @property
+    def listed(self) -> bool:
+        """True for the statuses the spec lists: 200 and 400."""
+        return self.status in SPEC_STATUSES
+
+    @property
     def words(self) -> str:
         """The reading in one or two sentences."""
-        if self.shape is None:
+        if self.shape is None or self.status is None:
             return f"No answer came. {fate_sentence(self.fate)}"
         body = "is neither a Plant nor an Error" if self.shape is Shape.NEITHER else "is a"
         if self.shape is not Shape.NEITHER:
             body += f"{'n' if self.shape is Shape.ERROR else ''} {self.shape.value}"
-        listed = "the spec lists this status" if self.listed else "the spec does not list it"
-        return f"The body {body}; {listed}. {fate_sentence(self.fate)}"
+        return f"The body {body}; {status_reading(self.status)}. {fate_sentence(self.fate)}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProbeAnswer:
-    """What one probe sent and what came back."""
+    """What one probe sent and what came back, as every front end shows and keeps it: the
+    target's token taken out of every text (`Target.redact`)."""
 
+    # The request as shown: its body and headers without the token, an Authorization given
+    # masked (`masked_header`).
     request: ProbeRequest
     url: str
     started: datetime
@@ -133,6 +151,8 @@ class ProbeAnswer:
     # The client's reading of the answer, for its words when none came (`headline`, `advice`).
     outcome: Outcome
     reading: Reading
+    # Said once beside the answer: the token is too short to be hidden in it (`Target.token_note`).
+    note: str | None = None
 
     @property
     def answered(self) -> bool:
@@ -180,14 +200,13 @@ def shape_of(status: int, body: str) -> Shape:
 def read_answer(outcome: Outcome, body: str, content_type: str | None) -> Reading:
     """The spec's reading of what the client made of an answer."""
     if outcome.status is None:
-        return Reading(None, listed=False, fate=outcome.fate)
-    listed = outcome.status in SPEC_STATUSES or token_refused(outcome.status)
+        return Reading(None, None, fate=outcome.fate)
     marks = outcome.off_spec
     if isinstance(outcome, Created):
         # Only the answer's own departures: the client also held the Plant against the
         # placeholder it built, which is not what the probe sent.
         marks = off_spec(outcome.status, content_type, body.encode("utf-8"))
-    return Reading(shape_of(outcome.status, body), listed, outcome.fate, marks)
+    return Reading(shape_of(outcome.status, body), outcome.status, outcome.fate, marks)
 
 
 def authorization(target: Target, token: TokenChoice) -> object:
@@ -201,12 +220,23 @@ def authorization(target: Target, token: TokenChoice) -> object:
     return KEEP
 
 
+def shown_request(target: Target, request: ProbeRequest) -> ProbeRequest:
+    """The request as a probe shows and keeps it: the target's token taken out of its body and
+    headers (names too), an Authorization given masked as a token is."""
+    headers = tuple(
+        (target.redact(name), target.redact(value))
+        for name, value in (masked_header(name, value) for name, value in request.headers)
+    )
+    return replace(request, body=redact_bytes(request.body, target.token), headers=headers)
+
+
 def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str], ...]:
-    """The request's headers as a probe shows them: never the token, at most its last 4."""
+    """Every header of the request as a probe shows them, `request` as `shown_request` made
+    it: never the token, at most its last 4."""
     given = {name.lower() for name, _ in request.headers}
     shown = [(name, value) for name, value in HEADERS if name.lower() not in given]
-    # An Authorization given as a header replaces the token choice's; it is shown as a token is.
-    shown.extend(masked_header(name, value) for name, value in request.headers)
+    # An Authorization given as a header replaces the token choice's (masked already).
+    shown.extend(request.headers)
     if "authorization" in given:
         return tuple(shown)
     if request.token is TokenChoice.WRONG:
@@ -250,23 +280,33 @@ async def send_probe(
         probe.authorization = authorization(target, request.token)
         probe.headers = request.headers
     # A probe that sends no token of the target may have none (its token was not read): the
-    # client is given a stand-in, which the probe transport never sends.
-    sending = target if request.sends_token else replace(target, token=SecretStr(_STAND_IN))
+    # client is then given a stand-in, which the probe transport never sends. A token that was
+    # read stays the client's, for the client to take its echo out of the answer; the probe
+    # transport sends what the token choice says instead.
+    sending = target
+    if not request.sends_token and (probe is None or token_problem(target.token) is not None):
+        sending = replace(target, token=SecretStr(_STAND_IN))
     async with PlantStoreClient.for_target(sending, transport=probe) as client:
         outcome = await client.create_plant(_PLACEHOLDER)
     body = "" if isinstance(outcome, Failed) and outcome.status is None else outcome.body
     seen = Seen() if probe is None else probe.seen
+    reading = read_answer(outcome, body, seen.content_type)
+    shown = shown_request(target, request)
     return ProbeAnswer(
-        request=request,
+        request=shown,
         url=outcome.url,
         started=started,
-        sent_headers=shown_headers(target, request),
+        sent_headers=shown_headers(target, shown),
         status=outcome.status,
-        headers=seen.headers if outcome.status is not None else (),
-        body=body,
+        headers=tuple(
+            (target.redact(name), target.redact(value))
+            for name, value in (seen.headers if outcome.status is not None else ())
+        ),
+        body=target.redact(body),
         elapsed_ms=outcome.elapsed_ms,
         outcome=outcome,
-        reading=read_answer(outcome, body, seen.content_type),
+        reading=replace(reading, off_spec=tuple(map(target.redact, reading.off_spec))),
+        note=target.token_note,
     )
 
 
@@ -276,15 +316,17 @@ def cancelled_probe(
     """A probe stopped before its answer came (its screen was left): the request may have
     reached the deployment, so what came of it is unknown, and it is kept so."""
     outcome = cancelled(plants_url(target.base_url), _PLACEHOLDER, elapsed_ms)
+    shown = shown_request(target, request)
     return ProbeAnswer(
-        request=request,
+        request=shown,
         url=outcome.url,
         started=started,
-        sent_headers=shown_headers(target, request),
+        sent_headers=shown_headers(target, shown),
         status=None,
         elapsed_ms=elapsed_ms,
         outcome=outcome,
         reading=read_answer(outcome, "", None),
+        note=target.token_note,
     )
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.http.target import REDACTED
+from plantstore_tui.core.http.target import redact
 from plantstore_tui.core.store import rows
 from plantstore_tui.core.store.database import (
     Database,
@@ -384,9 +384,8 @@ class TargetLedger:
         self._token = token
 
     def redact(self, text: str) -> str:
-        """`text` without the token."""
-        secret = None if self._token is None else self._token.get_secret_value()
-        return text.replace(secret, REDACTED) if secret else text
+        """`text` without the token (`core.http.target.redact`, the one redaction)."""
+        return redact(text, self._token)
 
     def sending(self, entry: int) -> None:
         """Its request is about to go out."""

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.http.probe import Reading, Shape, TokenChoice, masked_header
+from plantstore_tui.core.http.conformance import SPEC_STATUSES
+from plantstore_tui.core.http.probe import Reading, Shape, TokenChoice
 from plantstore_tui.core.plant.outcome import PlantFate
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.operator import this_operator
@@ -67,14 +68,19 @@ class ProbeEntry:
     answer_body: str
     elapsed_ms: float | None
     shape: Shape | None
-    listed: bool
     fate: PlantFate
     off_spec: tuple[str, ...]
 
     @property
+    def listed(self) -> bool:
+        """True when the spec lists its status (200, 400); read from the status, so that a
+        probe kept by an older release that called a 401 listed is read right."""
+        return self.status in SPEC_STATUSES
+
+    @property
     def reading(self) -> Reading:
         """The spec's reading of its answer, as the probe read it (`.words` says it)."""
-        return Reading(self.shape, listed=self.listed, fate=self.fate, off_spec=self.off_spec)
+        return Reading(self.shape, self.status, fate=self.fate, off_spec=self.off_spec)
 
     @property
     def label(self) -> str:
@@ -123,7 +129,8 @@ def write_probe(
     ledger: Ledger, target: Target, answer: ProbeAnswer, *, source: str = SOURCE
 ) -> int:
     """Keep one probe in `ledger` (committed when this returns); its number. `StoreError` when
-    the ledger cannot be written."""
+    the ledger cannot be written. `answer` is as the probe showed it (its request masked, the
+    token taken out); the ledger's redaction is the same, applied again to whatever is kept."""
     redact = ledger.for_target(target.token).redact
 
     def kept(pairs: Headers) -> str:
@@ -131,7 +138,6 @@ def write_probe(
 
     reading = answer.reading
     operator = this_operator()
-    given = tuple(masked_header(name, value) for name, value in answer.request.headers)
     values = (
         ledger.session_id,
         source,
@@ -142,7 +148,7 @@ def write_probe(
         answer.outcome.proxy,
         answer.request.body,
         answer.request.token.value,
-        kept(given),
+        kept(answer.request.headers),
         kept(answer.sent_headers),
         answer.status,
         None if answer.answered else redact(answer.outcome.headline),
@@ -310,7 +316,6 @@ def _select(ledger: Ledger, condition: str, values: Sequence[Any]) -> list[Probe
             answer_body=row[14],
             elapsed_ms=row[15],
             shape=None if row[16] is None else Shape(row[16]),
-            listed=bool(row[17]),
             fate=PlantFate(row[18]),
             off_spec=tuple(json.loads(row[19])),
         )

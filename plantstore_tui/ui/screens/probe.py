@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -32,6 +31,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.cases import CasesError, append_case, case_of, suggested_name
+from plantstore_tui.core.http.conformance import status_phrase
 from plantstore_tui.core.http.probe import (
     ProbeAnswer,
     ProbeRequest,
@@ -47,12 +47,15 @@ from plantstore_tui.core.plant.outcome import Failed
 from plantstore_tui.core.plant.text import shorten, visible
 from plantstore_tui.core.store.probes import record_probe
 from plantstore_tui.ui.ordered_input import OrderedScreen
+from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.widgets.log_entry import body_block
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 from plantstore_tui.ui.widgets.typed_text_area import TypedTextArea
 
-# A blank form's body: a plant the spec takes, to change into the question being asked.
-_TEMPLATE = {"id": 1, "name": "Fern"}
+# A blank form's body: the shape of a plant, its values to write. `<id>` and `<name>` are no JSON
+# values, so as it stands it is not JSON and no deployment can read a plant from it (a body the
+# spec merely refuses, an id as text, would not do: a lenient deployment may store it anyway).
+TEMPLATE = '{\n  "id": <id>,\n  "name": <name>\n}'
 TOKEN_CHOICES = (
     ("the profile's token", TokenChoice.PROFILE),
     ("no token", TokenChoice.NONE),
@@ -69,9 +72,9 @@ _DIM = Style(dim=True)
 
 def body_of_form(texts: FormTexts) -> str:
     """The form's plant as a probe's body, indented: what is typed, valid or not (an id that is
-    not a whole number goes as text); a blank form gives a template."""
+    not a whole number goes as text); a blank form gives `TEMPLATE`, which creates nothing."""
     if texts.blank:
-        return json.dumps(_TEMPLATE, indent=2)
+        return TEMPLATE
     plant_id = parse_id(texts.id)
     value: dict[str, Any] = {
         "id": plant_id if isinstance(plant_id, int) else texts.id,
@@ -95,13 +98,6 @@ def _pairs(pairs: tuple[tuple[str, str], ...]) -> Text:
     return text
 
 
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
 def answer_text(answer: ProbeAnswer) -> Text:
     """The answer as the screen shows it: the status and the time, the spec's reading, the body
     (pretty when it is JSON, escaped and bounded as the log shows bodies), the headers received
@@ -110,7 +106,7 @@ def answer_text(answer: ProbeAnswer) -> Text:
     if answer.status is None:
         text.append("No answer", _BOLD)
     else:
-        text.append(f"{answer.status} {_phrase(answer.status)}".rstrip(), _BOLD)
+        text.append(f"{answer.status} {status_phrase(answer.status)}".rstrip(), _BOLD)
     if answer.elapsed_ms is not None:
         text.append(f"  {answer.elapsed_ms:.1f} ms", _DIM)
     outcome = answer.outcome
@@ -120,6 +116,8 @@ def answer_text(answer: ProbeAnswer) -> Text:
         if isinstance(outcome, Failed) and outcome.remedy:
             text.append(f"\n{visible(outcome.remedy)}")
     text.append(f"\n{answer.reading.words}")
+    if answer.note is not None:
+        text.append(f"\n{answer.note}", _DIM)
     if answer.reading.off_spec:
         text.append("\n")
         text.append(visible("Off spec: " + "; ".join(answer.reading.off_spec)))
@@ -247,9 +245,26 @@ class ProbeScreen(OrderedScreen[None]):
         choice = self.query_one("#probe-token", Select).value
         token = choice if isinstance(choice, TokenChoice) else TokenChoice.PROFILE
         body = self.query_one("#probe-body", TypedTextArea).text.encode("utf-8")
+        request = ProbeRequest(body, token, headers)
+        if target.protected and request.may_create:
+            # As `probe` asks on the command line: this body could create a plant there.
+            self.app.push_screen(_protected_question(target), self._confirmed(target, request))
+            return
+        self._go(target, request)
+
+    def _confirmed(self, target: Target, request: ProbeRequest) -> Callable[[Answer | None], None]:
+        def answered(answer: Answer | None) -> None:
+            if answer is not None and answer.confirmed:
+                self._go(target, request)
+            else:
+                self._say("Nothing was sent: the probe to the protected profile was cancelled.")
+
+        return answered
+
+    def _go(self, target: Target, request: ProbeRequest) -> None:
         self.sending = True
         self._say("Sending…")
-        self._send(target, ProbeRequest(body, token, headers))
+        self._send(target, request)
 
     @work(exclusive=True, group="probe", exit_on_error=False)
     async def _send(self, target: Target, request: ProbeRequest) -> None:
@@ -317,6 +332,21 @@ class ProbeScreen(OrderedScreen[None]):
     def action_close(self) -> None:
         """Back to the form."""
         self.dismiss()
+
+
+def _protected_question(target: Target) -> ConfirmScreen:
+    subject = Text()
+    subject.append(visible(target.profile or "(no profile)"), style="bold")
+    subject.append(f"\n{visible(target.base_url)}")
+    return ConfirmScreen(
+        "Send this probe to a protected profile?",
+        subject,
+        "This profile is marked protected, and this body, a JSON object sent with its token, "
+        "may create a plant there.",
+        yes="Send",
+        no="Cancel",
+        danger=True,
+    )
 
 
 class SaveCaseScreen(ModalScreen[str | None], OrderedScreen[str | None]):

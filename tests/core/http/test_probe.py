@@ -109,8 +109,27 @@ async def test_a_token_the_server_echoes_is_not_in_the_answer() -> None:
     async with MisbehavingServer([Send(echo)]) as server:
         answer = await send_probe(_target(server.base_url), ProbeRequest(b"{}"))
     assert answer.status == 401
-    assert answer.reading.listed  # the spec leaves a refused token's answer open
+    # The spec leaves a refused token's answer open (no departure), but does not list 401.
+    assert not answer.reading.listed
+    assert answer.reading.off_spec == ()
+    assert "401 Unauthorized is not in the spec" in answer.reading.words
     assert CANARY not in json.dumps(answer.to_json())
+
+
+@pytest.mark.parametrize("padding", range(0, 64, 8))
+async def test_a_malformed_line_quoting_the_token_leaves_no_piece_of_it_when_cut(
+    padding: int,
+) -> None:
+    # The words for a line that is not HTTP quote it, cut to 60 characters: wherever the cut
+    # falls, no piece of the token is left in them.
+    line = b"x" * padding + CANARY.encode()
+    malformed = b"HTTP/1.1 200 OK\r\n" + line + b"\r\nContent-Length: 0\r\n\r\n"
+    async with MisbehavingServer([Send(malformed)]) as server:
+        answer = await send_probe(_target(server.base_url), ProbeRequest(b"{}"))
+    assert not answer.answered
+    words = json.dumps(answer.to_json()) + answer.outcome.headline
+    assert "a header line reads 'x" in words or "a header line reads '[token]" in words
+    assert CANARY[:8] not in words
 
 
 async def test_no_answer_is_told_in_words(closed_port: int) -> None:
