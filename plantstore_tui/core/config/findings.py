@@ -12,6 +12,8 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from plantstore_tui.core import toml_text
+
 # One part of a dotted key: bare, "basic" (with escapes) or 'literal'.
 _PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
 _DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
@@ -59,7 +61,7 @@ def nearest(word: str, known: Iterable[str]) -> str | None:
 def _dotted(text: str) -> tuple[str, ...] | None:
     """The parts of a dotted key as TOML reads them (quotes and escapes undone)."""
     try:
-        parsed: object = tomllib.loads(f"{text} = 0")
+        parsed: object = toml_text.loads(f"{text} = 0")
     except tomllib.TOMLDecodeError:
         return None
     parts: list[str] = []
