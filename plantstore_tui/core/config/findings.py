@@ -125,9 +125,11 @@ class FindingsOf:
         profile: str | None,
         *,
         profile_keys: Collection[str] = (),
+        protecting: Collection[str] = (),
     ) -> None:
         """A finding for each of `keys` not `known`, with the nearest known one; a key of
-        `profile_keys` (at the top level) is said to belong in a profile."""
+        `profile_keys` (at the top level) is said to belong in a profile, and one of
+        `protecting` to make the profile protected until it is fixed."""
         for key in keys:
             if key in known:
                 continue
@@ -139,11 +141,16 @@ class FindingsOf:
                 )
                 continue
             where = () if profile is None else ("profiles", profile)
-            problem = (
-                f"there is no setting `{key}`, so it is ignored."
-                if profile is None
-                else f"profile {profile!r} has no setting `{key}`, so it is ignored."
-            )
+            if profile is None:
+                problem = f"there is no setting `{key}`, so it is ignored."
+            elif key in protecting:
+                problem = (
+                    f"profile {profile!r} has no setting `{key}`, and it looks like a safety "
+                    "setting: until the file is fixed the profile is treated as protected "
+                    "(each send asks first)."
+                )
+            else:
+                problem = f"profile {profile!r} has no setting `{key}`, so it is ignored."
             line = self.lines.line(*where, key)
             self.found.append(Finding(self.path, line, key, profile, problem, nearest(key, known)))
 
