@@ -66,7 +66,7 @@ def profiles(tmp_path: Path, server: BackgroundServer, *lines: str) -> Path:
     ("line", "nearest"),
     [
         ("protectd = true", "protected"),
-        ("Protected = true", "protected"),
+        ("PROTECTED = true", "protected"),
         ("protectd = false", "protected"),
         ("verfy = true", "verify"),
         ('idz = "70000-70999"', "ids"),

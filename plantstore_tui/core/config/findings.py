@@ -53,9 +53,11 @@ class Finding(NamedTuple):
 
 
 def nearest(word: str, known: Iterable[str]) -> str | None:
-    """The known word `word` is most likely a misspelling of, if one is close enough."""
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return close[0] if close else None
+    """The known word `word` is most likely a misspelling of, if one is close enough; case is
+    no difference (`PROTECTED` is `protected` with the caps lock on)."""
+    by_folded = {name.casefold(): name for name in known}
+    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=1)
+    return by_folded[close[0]] if close else None
 
 
 def _dotted(text: str) -> tuple[str, ...] | None:
