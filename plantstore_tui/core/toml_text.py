@@ -9,6 +9,7 @@ levels, so a file past `MAX_DEPTH` is refused in words, like any file that does 
 
 from __future__ import annotations
 
+import re
 import tomllib
 from typing import Any
 
@@ -51,8 +52,36 @@ def depth_of(value: object) -> int:
     return deepest
 
 
+# A string on one line (basic, with escapes, or literal), a multi-line string's quotes, and a run
+# of bare key parts and dots: what `_longest_key` reads a line with.
+_ONE_LINE_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'[^'\n]*'""")
+_MULTILINE_QUOTES = re.compile(r'"""|\'\'\'')
+_DOTTED_RUN = re.compile(r"[A-Za-z0-9_-]*(?:\s*\.\s*[A-Za-z0-9_-]*)+")
+
+
+def _longest_key(text: str) -> int:
+    """The most parts a dotted key of `text` may have (bare or quoted, in a header, before `=` or
+    inside an inline table), read line by line; lines inside multi-line strings are skipped."""
+    longest = 0
+    in_string = False
+    for line in text.splitlines():
+        quotes = _MULTILINE_QUOTES.split(line)
+        # Read up to the first multi-line quote: the key a multi-line string is the value of.
+        read = "" if in_string else quotes[0]
+        in_string = in_string != (len(quotes) % 2 == 0)
+        # Each quoted part becomes one bare part, so only the dots between parts are counted.
+        bare = _ONE_LINE_STRING.sub("q", read)
+        for run in _DOTTED_RUN.finditer(bare):
+            longest = max(longest, run.group().count(".") + 1)
+    return longest
+
+
 def loads(text: str) -> dict[str, Any]:
     """`tomllib.loads`, with a document nested past `MAX_DEPTH` refused as `TooDeep`."""
+    # tomllib keeps every prefix of a dotted key: one of 20,000 parts (a 120 KB file) takes
+    # gigabytes. A key that long is too deep whatever it holds, so it is refused unread.
+    if _longest_key(text) > MAX_DEPTH + 1:
+        raise TooDeep
     try:
         document = tomllib.loads(text)
     except RecursionError:

@@ -56,3 +56,38 @@ def test_depth_of_counts_the_arrays_inside_each_other(value: object) -> None:
         return 0
 
     assert depth_of(value) == by_recursion(value)
+
+
+def dotted_key(parts: int) -> str:
+    return ".".join(f"k{part}" for part in range(parts)) + " = 1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        dotted_key(20_000),
+        "a = {" + dotted_key(20_000) + "}",
+        "[t]\n" + ".".join(f'"k {part}"' for part in range(20_000)) + " = 1",
+        dotted_key(20_000)[:-1] + '"""\nmore\n"""',
+    ],
+    ids=["top level", "inline table", "quoted parts", "a multi-line value"],
+)
+def test_a_dotted_key_of_20000_parts_is_refused_before_tomllib_reads_it(text: str) -> None:
+    # tomllib keeps each prefix of the key: read, this one takes gigabytes (a MemoryError).
+    with pytest.raises(TooDeep):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        dotted_key(MAX_DEPTH + 1),
+        'raw = "' + "." * 5_000 + '"',
+        "raw = '" + "a." * 5_000 + "'",
+        'raw = """\n' + "a." * 5_000 + '\n"""',
+        "pi = 3.14159\nwhen = 1979-05-27T07:32:00.999\nplaces = [1.5, 2.5, 3.5]",
+    ],
+    ids=["at the limit", "dots in a string", "in a literal", "in a multi-line string", "numbers"],
+)
+def test_dots_that_are_no_key_are_not_counted(text: str) -> None:
+    assert loads(text) == tomllib.loads(text)
