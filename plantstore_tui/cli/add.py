@@ -104,8 +104,15 @@ def add(
     Exits 0 created, 1 rejected by the server, 2 invalid input (nothing sent),
     3 transport failure, 4 configuration problem, 130 interrupted.
     """
+    if id_text is not None and not id_text.strip():
+        # An empty --id is most often a script's unset variable: never taken for a missing one,
+        # which would send the plant with an id nobody chose.
+        raise InvalidInput(
+            "Nothing was sent: --id is empty. Give the plant's id, or leave --id out to take "
+            "the next free id of the profile's ids."
+        )
     # Without --id, the name and tag are checked first all the same (with a stand-in id).
-    parsed = _parsed(name, id_text or "0", tag)
+    parsed = _parsed(name, "0" if id_text is None else id_text, tag)
     if id_text is None and chosen_ad_hoc_url(options, os.environ) is not None:
         raise _missing_id()  # no profile, so no range of ids
     target = resolve_target(options, interactive=not as_json)

@@ -85,6 +85,16 @@ def _saved(store: ProfileStore) -> SavedProfiles:
     return saved
 
 
+def _protected_words(profile: profiles.Profile) -> str:
+    if profile.protected_by:
+        keys = ", ".join(f"`{visible(key)}`" for key in profile.protected_by)
+        return (
+            f"yes: sends ask for confirmation, because {keys} looks like a misspelt safety "
+            "setting (fix the file)"
+        )
+    return "yes: sends ask for confirmation" if profile.protected else "no"
+
+
 def _timeout_words(profile: profiles.Profile) -> str:
     if profile.timeout is None:
         defaults = Limits()
@@ -208,7 +218,7 @@ def show(name: str) -> None:
     if item.token_command is not None:
         lines.append(f"  command:   {visible(item.token_command)}")
     lines += [
-        f"  protected: {'yes: sends ask for confirmation' if item.protected else 'no'}",
+        f"  protected: {_protected_words(item)}",
         f"  timeout:   {_timeout_words(item)}",
     ]
     if item.ids is not None:

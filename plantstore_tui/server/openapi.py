@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from plantstore_tui.core.plant.form import TEXT_PATTERN
 from plantstore_tui.server.errors import ERROR_KINDS
 
 _JSON = "application/json"
@@ -97,16 +98,22 @@ def openapi_document() -> dict[str, Any]:
                     "properties": {
                         "name": {
                             "type": "string",
+                            "minLength": 1,
+                            "pattern": TEXT_PATTERN,
                             "description": (
                                 "The name of the plant. This server refuses a blank name and "
-                                "control characters."
+                                "control characters (C0, DEL, C1, bidirectional controls), as "
+                                "the pattern says."
                             ),
                         },
                         "tag": {
                             "type": "string",
+                            "minLength": 1,
+                            "pattern": TEXT_PATTERN,
                             "description": (
                                 "Tag that specifies the type of the plant. This server refuses "
-                                "a blank tag (leave it out instead) and control characters."
+                                "a blank tag (leave it out instead) and control characters, as "
+                                "the pattern says."
                             ),
                         },
                         "id": {

@@ -111,3 +111,24 @@ def test_without_a_range_add_without_id_stays_a_usage_error(
         assert result.returncode == 2, result.stdout + result.stderr
         assert "Missing option '--id'" in result.stderr
     assert ids_on(reference_server) == []
+
+
+@pytest.mark.parametrize("given", ["", "   ", "\t"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_empty_id_is_invalid_input_not_the_next_free_id(
+    tmp_path: Path,
+    config: Path,
+    reference_server: BackgroundServer,
+    given: str,
+    as_json: bool,
+) -> None:
+    # A script's `--id "$ID"` with $ID unset: the range would otherwise choose an id for it.
+    argv = ("add", "--profile", "ann", "--name", "A", "--id", given, "--yes")
+    result = plantstore(
+        config, tmp_path / "ann-data", reference_server, *argv, *(["--json"] if as_json else [])
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    said = json.loads(result.stdout)["message"] if as_json else result.stderr
+    assert "--id is empty" in said
+    assert "Next free id" not in result.stdout
+    assert ids_on(reference_server) == []

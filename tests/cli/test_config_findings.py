@@ -20,7 +20,7 @@ MISSPELT = """\
     [profiles.local]
     base_url = "{base_url}"
     token_env = "LOCAL_TOKEN"
-    protectd = true
+    timout = 20
     """
 
 
@@ -37,8 +37,8 @@ def run(*args: str, **env: str) -> Result:
 
 def misspelt_words(path: str) -> str:
     return (
-        f"Warning: {path}, line 5: profile 'local' has no setting `protectd`, so it is ignored. "
-        "Did you mean `protected`?"
+        f"Warning: {path}, line 5: profile 'local' has no setting `timout`, so it is ignored. "
+        "Did you mean `timeout`?"
     )
 
 
@@ -48,7 +48,7 @@ def test_profile_list_names_the_misspelt_key_on_stderr(as_json: bool) -> None:
     result = run("profile", "list", *(["--json"] if as_json else []))
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines().count(misspelt_words(path)) == 1, result.stderr
-    assert "protectd" not in result.stdout or as_json
+    assert "timout" not in result.stdout or as_json
     if as_json:
         json.loads(result.stdout)
 
@@ -80,7 +80,7 @@ def test_add_to_the_profile_names_the_misspelt_key_and_json_stays_json(
     )
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines().count(misspelt_words(path)) == 1, result.stderr
-    assert "protectd" not in result.stdout
+    assert "timout" not in result.stdout
     if as_json:
         assert json.loads(result.stdout)["outcome"] == "created"
 
@@ -111,4 +111,4 @@ def test_every_command_that_reads_the_profile_names_the_misspelt_key(
     result = run(*arguments, LOCAL_TOKEN=reference_server.token.get_secret_value())
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines().count(misspelt_words(path)) == 1, result.stderr
-    assert "protectd" not in result.stdout
+    assert "timout" not in result.stdout

@@ -84,8 +84,9 @@ async def test_a_misspelt_protected_is_said_on_screen_and_in_the_log(
         """
     )
     words = (
-        f"{path}, line 5: profile 'local' has no setting `protectd`, so it is ignored. "
-        "Did you mean `protected`?"
+        f"{path}, line 5: profile 'local' has no setting `protectd`, and it looks like a safety "
+        "setting: until the file is fixed the profile is treated as protected (each send asks "
+        "first). Did you mean `protected`?"
     )
     app = started("local")
     await shows_and_logs(app, words, "protectd", "Did you mean")

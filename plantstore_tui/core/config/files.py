@@ -17,6 +17,7 @@ from typing import Any
 
 import platformdirs
 
+from plantstore_tui.core import toml_text
 from plantstore_tui.core.config.errors import ConfigError
 
 APP_NAME = "plantstore-tui"
@@ -122,7 +123,7 @@ def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
         line, column = _position(data, exc.start)
         raise CorruptConfigFile(path, "not UTF-8 text", line, column) from None
     try:
-        return tomllib.loads(text)
+        return toml_text.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's error carries its position only in the message: "... (at line 3, column 7)".
         message = str(exc)
@@ -254,7 +255,7 @@ class Draft:
 
     def propose(self, text: str) -> dict[str, Any]:
         """Parse `text` and make it the new text; `tomllib.TOMLDecodeError` if it is not TOML."""
-        parsed = tomllib.loads(text)
+        parsed = toml_text.loads(text)
         self.text = self._parsed_text = text
         return parsed
 

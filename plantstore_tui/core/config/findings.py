@@ -12,6 +12,8 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from plantstore_tui.core import toml_text
+
 # One part of a dotted key: bare, "basic" (with escapes) or 'literal'.
 _PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
 _DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
@@ -51,15 +53,17 @@ class Finding(NamedTuple):
 
 
 def nearest(word: str, known: Iterable[str]) -> str | None:
-    """The known word `word` is most likely a misspelling of, if one is close enough."""
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return close[0] if close else None
+    """The known word `word` is most likely a misspelling of, if one is close enough; case is
+    no difference (`PROTECTED` is `protected` with the caps lock on)."""
+    by_folded = {name.casefold(): name for name in known}
+    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=1)
+    return by_folded[close[0]] if close else None
 
 
 def _dotted(text: str) -> tuple[str, ...] | None:
     """The parts of a dotted key as TOML reads them (quotes and escapes undone)."""
     try:
-        parsed: object = tomllib.loads(f"{text} = 0")
+        parsed: object = toml_text.loads(f"{text} = 0")
     except tomllib.TOMLDecodeError:
         return None
     parts: list[str] = []
@@ -123,9 +127,11 @@ class FindingsOf:
         profile: str | None,
         *,
         profile_keys: Collection[str] = (),
+        protecting: Collection[str] = (),
     ) -> None:
         """A finding for each of `keys` not `known`, with the nearest known one; a key of
-        `profile_keys` (at the top level) is said to belong in a profile."""
+        `profile_keys` (at the top level) is said to belong in a profile, and one of
+        `protecting` to make the profile protected until it is fixed."""
         for key in keys:
             if key in known:
                 continue
@@ -137,11 +143,16 @@ class FindingsOf:
                 )
                 continue
             where = () if profile is None else ("profiles", profile)
-            problem = (
-                f"there is no setting `{key}`, so it is ignored."
-                if profile is None
-                else f"profile {profile!r} has no setting `{key}`, so it is ignored."
-            )
+            if profile is None:
+                problem = f"there is no setting `{key}`, so it is ignored."
+            elif key in protecting:
+                problem = (
+                    f"profile {profile!r} has no setting `{key}`, and it looks like a safety "
+                    "setting: until the file is fixed the profile is treated as protected "
+                    "(each send asks first)."
+                )
+            else:
+                problem = f"profile {profile!r} has no setting `{key}`, so it is ignored."
             line = self.lines.line(*where, key)
             self.found.append(Finding(self.path, line, key, profile, problem, nearest(key, known)))
 

@@ -15,6 +15,7 @@ from plantstore_tui.core.config.options import (
     TargetOptions,
     chosen_ad_hoc_url,
 )
+from plantstore_tui.core.config.profile_keys import asks_first
 
 
 class ProfileGlance(NamedTuple):
@@ -50,7 +51,7 @@ def named_profile(options: TargetOptions, environ: Mapping[str, str]) -> Profile
     base_url, source = table.get("base_url"), _token_source(table, environ)
     if not isinstance(base_url, str) or source is None:
         return None
-    return ProfileGlance(name, base_url.strip(), table.get("protected") is True, source)
+    return ProfileGlance(name, base_url.strip(), asks_first(table), source)
 
 
 def _token_source(table: Mapping[str, object], environ: Mapping[str, str]) -> str | None:

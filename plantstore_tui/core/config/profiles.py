@@ -8,6 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from plantstore_tui.core.config.errors import ConfigError
+
+# FIELDS is read from here by the readers of profiles; the rule of a misspelt safety setting
+# lives beside it, light enough for the glance before the TUI's first frame.
+from plantstore_tui.core.config.profile_keys import FIELDS as FIELDS
+from plantstore_tui.core.config.profile_keys import asks_first, misspelt_safety
 from plantstore_tui.core.http.hosts import insecure_http_problem
 from plantstore_tui.core.http.proxy import check_proxy_setting
 from plantstore_tui.core.http.target import Limits
@@ -18,20 +23,6 @@ MAX_TIMEOUT = 3600.0
 # Names double as keyring user names and TOML keys: keep them short and plain.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# The settings of a [profiles.NAME] table, in the order they are written.
-FIELDS = (
-    "base_url",
-    "token_env",
-    "token_command",
-    "protected",
-    "timeout",
-    "allow_insecure_http",
-    "ca_bundle",
-    "proxy",
-    "history",
-    "verify",
-    "ids",
-)
 
 
 class ProfileError(ConfigError):
@@ -69,6 +60,7 @@ class Profile:
     base_url: str
     token_env: str | None = None
     token_command: str | None = None
+    # Every send asks first: set so in the file, or by a misspelt safety setting (`protected_by`).
     protected: bool = False
     timeout: float | None = None
     allow_insecure_http: bool = False
@@ -84,6 +76,9 @@ class Profile:
 
     # The range of ids this operator proposes and sends from, as FIRST-LAST ("70000-70999").
     ids: str | None = None
+    # The keys of the profile's table that look like a misspelt safety setting: each makes the
+    # profile `protected`, whatever `protected` says, until the file is fixed.
+    protected_by: tuple[str, ...] = ()
 
     @property
     def id_range(self) -> IdRange | None:
@@ -236,7 +231,7 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         base_url=base_url,
         token_env=token_env if isinstance(token_env, str) else None,
         token_command=token_command if isinstance(token_command, str) else None,
-        protected=flags["protected"],
+        protected=asks_first(table),
         timeout=float(timeout) if isinstance(timeout, int | float) else None,
         allow_insecure_http=flags["allow_insecure_http"],
         ca_bundle=ca_bundle if isinstance(ca_bundle, str) else None,
@@ -244,4 +239,5 @@ def profile_from_table(name: str, table: Mapping[str, object]) -> Profile:
         history=flags["history"],
         verify=flags["verify"],
         ids=str(id_range) if isinstance(id_range, IdRange) else None,
+        protected_by=misspelt_safety(table),
     )

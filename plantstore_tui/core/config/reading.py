@@ -83,6 +83,7 @@ def read_profiles(path: Path, themes: Collection[str] | None = None) -> SavedPro
     profiles: list[Profile] = []
     broken: dict[str, str] = {}
     for name, table in tables.items():
+        protecting: tuple[str, ...] = ()
         if not isinstance(table, dict):
             broken[name] = f"Profile {name!r}: must be a table ([profiles.{name}])"
             findings.wrong(
@@ -92,7 +93,7 @@ def read_profiles(path: Path, themes: Collection[str] | None = None) -> SavedPro
             )
             continue
         try:
-            profiles.append(profile_from_table(name, table))
+            profile = profile_from_table(name, table)
         except InvalidProfile as exc:
             broken[name] = str(exc)
             for about, words in exc.problems:
@@ -101,7 +102,10 @@ def read_profiles(path: Path, themes: Collection[str] | None = None) -> SavedPro
                     f"profile {name!r} cannot be used: {words.rstrip('.')}.",
                     profile=name,
                 )
-        findings.unknown(table, FIELDS, name)
+        else:
+            profiles.append(profile)
+            protecting = profile.protected_by
+        findings.unknown(table, FIELDS, name, protecting=protecting)
     history_limit = data.get("history_limit", _DEFAULT_HISTORY_LIMIT)
     if isinstance(history_limit, bool) or not isinstance(history_limit, int) or history_limit < 1:
         findings.wrong(

@@ -18,6 +18,7 @@ from typing import Any
 
 import tomlkit
 
+from plantstore_tui.core import toml_text
 from plantstore_tui.core.errors import InputError
 from plantstore_tui.core.http.probe import (
     ProbeAnswer,
@@ -84,7 +85,9 @@ def _as_toml_value(body: bytes) -> Any:
         value = json.loads(body, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         return None
-    if not (isinstance(value, dict) and holds(value)):
+    # A body deeper than a file of cases may nest (its [[case]] and `body` take two levels).
+    fits = toml_text.depth_of(value) + 2 <= toml_text.MAX_DEPTH
+    if not (isinstance(value, dict) and fits and holds(value)):
         return None
     # A TOML value sends `json.dumps`' bytes: a body written otherwise (a newline at its end,
     # other spacing) is kept `raw`, so that the case sends what the probe sent.
@@ -199,7 +202,9 @@ def cases_in(text: str, path: Path) -> list[Case]:
     """The cases of a file's text (`path` only names it in the words)."""
     where = visible(str(path))
     try:
-        document = tomllib.loads(text)
+        document = toml_text.loads(text)
+    except toml_text.TooDeep as exc:
+        raise CasesError(f"{where} cannot be read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise CasesError(f"{where} is not TOML: {exc}") from None
     tables = document.get("case", [])

@@ -40,13 +40,22 @@ def char_label(char: str) -> str:
     return f"U+{ord(char):04X}"
 
 
-# The characters of `is_forbidden_char`, found in one scan in C (a file of plants is checked
-# twice, character by character, a field of every row each time).
-_FORBIDDEN = re.compile(
-    "[\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff"
-    + "".join(f"\\u{ord(char):04x}" for char in sorted(BIDI_CONTROLS))
-    + "]"
+# The characters of `is_forbidden_char` but lone surrogates, as the body of a regex class in
+# escapes that Python's `re` and JSON Schema's ECMA-262 read alike.
+_CONTROLS_CLASS = "\\x00-\\x1f\\x7f-\\x9f" + "".join(
+    f"\\u{ord(char):04x}" for char in sorted(BIDI_CONTROLS)
 )
+# Found in one scan in C (a file of plants is checked twice, character by character, a field of
+# every row each time).
+_FORBIDDEN = re.compile(f"[{_CONTROLS_CLASS}\\ud800-\\udfff]")
+# The characters `str.strip()` takes for space that are not forbidden already, spelt out: a
+# regex's `\s` is another set in each dialect (ECMA-262's has U+FEFF, Python's has not).
+_SPACES_CLASS = "\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+# A name (or a tag) the server takes, as a regex for JSON Schema: no forbidden character, and
+# something besides space; the rule of `parse_name`, written for another reader. Lone surrogates
+# are not named: no JSON Schema string holds one (the server refuses them as JSON), and a
+# validator on Rust's regex (jsonschema-rs, Schemathesis's) cannot compile a range of them.
+TEXT_PATTERN = f"^[^{_CONTROLS_CLASS}]*[^{_CONTROLS_CLASS}{_SPACES_CLASS}][^{_CONTROLS_CLASS}]*$"
 
 
 def find_forbidden_char(text: str) -> tuple[int, str] | None:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import unicodedata
 from decimal import Decimal
 
+import jsonschema_rs
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from plantstore_tui.core.plant.form import (
     FORM_FIELDS,
+    TEXT_PATTERN,
     FormErrors,
     FormField,
     field_error,
@@ -300,3 +303,31 @@ def test_a_blank_tag_is_left_out_of_the_body(tag: str) -> None:
     parsed = parse_new_plant(name=" Fern ", id=" 7 ", tag=tag)
     assert isinstance(parsed, NewPlant)
     assert parsed.to_body() == {"id": 7, "name": "Fern"}
+
+
+# --- the same rule as a JSON Schema pattern (serve's OpenAPI document) ---------------------------
+
+JSON_SCHEMA_TEXT = jsonschema_rs.validator_for({"type": "string", "pattern": TEXT_PATTERN})
+
+
+def test_the_patterns_spaces_are_every_space_strip_takes_that_is_not_forbidden() -> None:
+    every = (chr(code) for code in range(0x110000))
+    spaces = {char for char in every if char.isspace() and not is_forbidden_char(char)}
+    text_pattern = re.compile(TEXT_PATTERN)
+    for char in spaces:
+        assert not text_pattern.search(char * 3), f"U+{ord(char):04X}"
+        assert text_pattern.search(f"{char}a{char}"), f"U+{ord(char):04X}"
+
+
+@given(st.text())
+@example(" ")
+@example("\u3000")
+@example("\ufeff")
+@example("a\u202e")
+def test_the_pattern_takes_exactly_the_names_the_form_takes(text: str) -> None:
+    taken = isinstance(parse_name(text), str)
+    assert (re.search(TEXT_PATTERN, text) is not None) is taken
+    # As Schemathesis reads a JSON Schema pattern: Python's re with re.ASCII to draw values, the
+    # validator (jsonschema-rs, Rust's regex) to judge them.
+    assert (re.search(TEXT_PATTERN, text, re.ASCII) is not None) is taken
+    assert JSON_SCHEMA_TEXT.is_valid(text) is taken
