@@ -18,6 +18,7 @@ from plantstore_tui.cli.targets import (
     confirm_protected,
     merged_target_options,
     resolve_target,
+    say_token_note,
 )
 from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.config.options import chosen_ad_hoc_url
@@ -116,6 +117,7 @@ def add(
     if id_text is None and chosen_ad_hoc_url(options, os.environ) is not None:
         raise _missing_id()  # no profile, so no range of ids
     target = resolve_target(options, interactive=not as_json)
+    say_token_note(target)
     if id_text is None and target.ids is None:
         raise _missing_id()
     if timeout is not None:

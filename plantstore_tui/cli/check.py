@@ -20,6 +20,7 @@ from plantstore_tui.cli.targets import (
     confirm_protected,
     merged_target_options,
     resolve_target,
+    say_token_note,
 )
 from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.http.check import CreatePlan, run_check, with_limits
@@ -102,6 +103,7 @@ def check(
     cases = None if cases_path is None else CaseFile.load(cases_path)
     plan = _plan(create, ids_text, samples, 0 if cases is None else cases.creating)
     target = resolve_target(options, interactive=not as_json)
+    say_token_note(target)
     if plan is not None and target.protected and not yes:
         count = plan.samples + (0 if cases is None else cases.creating)
         ids = plan.ids[:count]

@@ -29,6 +29,7 @@ from plantstore_tui.cli.targets import (
     confirm_protected,
     merged_target_options,
     resolve_target,
+    say_token_note,
 )
 from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.importing.files import ImportFormat, Validation, format_for, validate
@@ -223,6 +224,7 @@ def import_file(
             options,
             interactive=not as_json,
         )
+        say_token_note(target)
         store = _open_ledger(target)
         try:
             try:

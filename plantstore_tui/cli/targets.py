@@ -40,6 +40,7 @@ __all__ = [
     "group_target_options",
     "merged_target_options",
     "resolve_target",
+    "say_token_note",
     "target_options",
 ]
 
@@ -158,6 +159,13 @@ def resolve_target(
     except (ConfigError, CABundleError) as exc:
         # A shared profiles.toml is not trusted to hold only printable text.
         raise ConfigProblem(visible(str(exc))) from None
+
+
+def say_token_note(target: Target) -> None:
+    """Say once, on stderr, what the target's token means for the answers shown (a token too
+    short to be found in them: `Target.token_note`)."""
+    if target.token_note is not None:
+        click.echo(f"Note: {target.token_note}", err=True)
 
 
 def confirm_protected(target: Target, question: str, *, interactive: bool) -> None:

@@ -350,6 +350,8 @@ class SendService:
         self.set_verify(self._verify_run or target.verify)
         self._spawn(self._run(queue))
         self._tell(Connected(target))
+        if target.token_note is not None:
+            self._tell(Note(target.token_note, self._clock()))
         # Told even with nothing to offer: a front end waiting for the offer goes on.
         self._tell(NextId(next_id))
         self._offer(next_id)
