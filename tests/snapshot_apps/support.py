@@ -58,12 +58,11 @@ async def settled(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
 
 
 async def workers_done(app: App[object]) -> None:
-    """Wait for every worker but the send queues, which run as long as the app does.
+    """Wait for every worker of the app (the send queue is the service's task, not a worker).
 
     A worker cancelled meanwhile (the palette cancels its last search with each key) is done too.
     """
-    workers = [worker for worker in app.workers if worker.name != "queue"]
-    await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
+    await asyncio.gather(*(worker.wait() for worker in app.workers), return_exceptions=True)
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str = "") -> None:

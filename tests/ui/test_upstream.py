@@ -65,6 +65,7 @@ class TwoFields(App[None]):
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="Textualize/textual#6605: an Input's own bound key (backspace) runs after the "
     "characters typed after it (fix proposed: Textualize/textual#6631); ui/ordered_input.py",
 )
@@ -80,6 +81,7 @@ async def test_a_bound_key_in_a_burst_runs_in_the_order_typed() -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="Textualize/textual#6605: the keys typed after Tab in one burst land in the field "
     "Tab leaves (the focus moves once the key has bubbled up to the app); ui/ordered_input.py",
 )
@@ -120,6 +122,7 @@ class ChangingKeys(App[None]):
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="Textual's Footer keeps every FooterKey it composed alive (each held by the "
     "data_bind of the Footer it was composed in), its memory growing with every change of "
     "the keys shown; upstream issue: none found. ui/widgets/one_line_footer.py",
@@ -164,6 +167,7 @@ class FramedForm(App[None]):
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="Textual restyles a :focus-within container and every widget in it at every focus "
     "move inside it (Screen._update_focus_styles), three a plant in the form; upstream issue: "
     "none found. The form's -focus-within class, ui/widgets/plant_form.py",

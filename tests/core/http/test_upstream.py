@@ -21,6 +21,7 @@ from misbehaving import MisbehavingServer, spec_like
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="httpcore hands requests that arrive together the same idle connection, then retries "
     "them one by one (encode/httpcore#822, the review of encode/httpcore#1111)",
 )
@@ -42,6 +43,7 @@ async def test_requests_started_together_each_take_a_connection_at_the_first_try
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="httpx imports its command line (click, rich.progress, rich.syntax, pygments) with the "
     "package whenever they are installed (encode/httpx#3547, open)",
 )
