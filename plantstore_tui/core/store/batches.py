@@ -220,13 +220,23 @@ class Batches:
     def _refuse_if_owned(
         self, connection: sqlite3.Connection, batch: Batch, owner: int | None
     ) -> None:
+        found = self._live_owner(connection, batch, owner)
+        if found is not None:
+            raise BatchInUse(found)
+
+    def _live_owner(
+        self, connection: sqlite3.Connection, batch: Batch, owner: int | None
+    ) -> ImportOwner | None:
+        """The import of another session that sends `batch`, if it lives (read on
+        `connection`, so that a write transaction can decide on it)."""
         if owner is None or owner == self._session:
-            return
+            return None
         session = live_session(self._db, connection, owner)
-        if session is not None:
-            found = connection.execute(_LATEST, (batch.id,)).fetchall()
-            counts = _tally([PlantState(state) for *_, state, _, _ in found], live=True)
-            raise BatchInUse(ImportOwner(session, batch, counts))
+        if session is None:
+            return None
+        found = connection.execute(_LATEST, (batch.id,)).fetchall()
+        counts = _tally([PlantState(state) for *_, state, _, _ in found], live=True)
+        return ImportOwner(session, batch, counts)
 
     @property
     def _session(self) -> int | None:
@@ -235,15 +245,10 @@ class Batches:
     def owner(self, batch: Batch) -> ImportOwner | None:
         """The import that sends `batch` now, if one lives."""
         with self._db.read() as connection:
-            row = connection.execute("SELECT owner FROM batches WHERE id = ?", (batch.id,))
-            found = row.fetchone()
-            owner = None if found is None else found[0]
-            if owner is None or owner == self._session:
-                return None
-            session = live_session(self._db, connection, owner)
-        if session is None:
-            return None
-        return ImportOwner(session, batch, self.counts(batch, live=True))
+            found = connection.execute(
+                "SELECT owner FROM batches WHERE id = ?", (batch.id,)
+            ).fetchone()
+            return None if found is None else self._live_owner(connection, batch, found[0])
 
     def latest(self, sha256: str, base_url: str) -> Batch | None:
         """The newest batch of this file to this target, if any."""
