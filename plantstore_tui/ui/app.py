@@ -1,4 +1,5 @@
-"""The Textual app: wiring only. The screens and widgets do the work."""
+"""The Textual app: it owns the send service and hands it to the send screen, which renders
+it; the screens and widgets do the rest."""
 
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.theme import save_theme, saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
-from plantstore_tui.core.sending.connection import connect_to_profile
-from plantstore_tui.core.sending.session import FORM_BUSY
+from plantstore_tui.core.sending.service import SendService
+from plantstore_tui.core.sending.submitted import FromFile, Loaded
 from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.findings import tell_findings
+from plantstore_tui.ui.messages import TakingKeys, Told
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -43,8 +45,9 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from plantstore_tui.core.config.findings import Finding
-    from plantstore_tui.core.sending.connection import Connect
-    from plantstore_tui.core.sending.session import Clock
+    from plantstore_tui.core.http.target import Target
+    from plantstore_tui.core.sending.events import Event, PlantView
+    from plantstore_tui.core.sending.service import Clock, Connect
     from plantstore_tui.ui.screens.first_run import FirstRunChoice
 
 
@@ -87,7 +90,17 @@ class PlantStoreApp(KeysFirstApp[None]):
         self._label = label
         self._clock = clock
         self._note = note
-        self._send_screen = SendScreen(connect, label, clock, verify=verify)
+        self.service = SendService(
+            self._tell,
+            clock,
+            self._confirm_queued,
+            connect=connect,
+            base_url=label.base_url,
+            profile=label.profile,
+            verify=verify,
+        )
+        """The send service: every plant goes its way through it; closed as the app ends."""
+        self._send_screen = SendScreen(self.service, label, clock)
         self.demo_chosen = False
         """True when the operator chose the demo on the first-run screen: the app ends, and the
         front door starts the demo in a sandbox of its own (nothing of this run reaches it)."""
@@ -137,7 +150,7 @@ class PlantStoreApp(KeysFirstApp[None]):
             return False  # Textual delivers it (a question over the send screen)
         return await screen.take_in_order(event)
 
-    @on(OrderedScreen.TakingKeys)
+    @on(TakingKeys)
     async def _take_early_keys(self) -> None:
         early, self._early_keys = self._early_keys, []
         for event in early:
@@ -162,6 +175,13 @@ class PlantStoreApp(KeysFirstApp[None]):
 
             self._first_run = FirstRunScreen()
             self.push_screen(self._first_run, self._first_run_chosen)
+
+    def _tell(self, event: Event) -> None:
+        # The service tells on the event loop; the send screen renders it in its own turn.
+        self._send_screen.post_message(Told(event))
+
+    async def _confirm_queued(self, target: Target, plant: PlantView) -> bool:
+        return await self._send_screen.confirm_queued(target, plant)
 
     def _first_run_chosen(self, choice: FirstRunChoice | None) -> None:
         if choice is not None and choice.profile is not None:
@@ -221,7 +241,7 @@ class PlantStoreApp(KeysFirstApp[None]):
     async def action_quit(self) -> None:
         """Quit; with plants queued, in flight or needing attention, ask what becomes of them."""
 
-        service = self._send_screen.service
+        service = self.service
         status = service.status()
         unsettled = sum(status.counts)
         if not unsettled:
@@ -278,9 +298,13 @@ class PlantStoreApp(KeysFirstApp[None]):
         question.id = "quit-question"
         self._send_screen.ask(question)
 
-    def on_unmount(self) -> None:
-        """Give the signals back."""
-        self._signal_end.uninstall()
+    async def on_unmount(self) -> None:
+        """Let the send in flight say its fate, close the connections, end the session (the
+        screens are gone by now); give the signals back."""
+        try:
+            await self.service.close()
+        finally:
+            self._signal_end.uninstall()
 
     def action_profiles(self) -> None:
         """Open the profiles screen; choosing one there sends to it from now on."""
@@ -301,20 +325,24 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def active_profile(self) -> str | None:
         """The name of the profile plants go to now, if any."""
-        target = self._send_screen.target
+        target = self.service.status().target
         return None if target is None else target.profile
 
-    def use_profile(self, name: str) -> None:
-        """Send to the saved profile `name` from now on (its token is read off the UI thread)."""
+    def use_profile(self, name: str) -> bool:
+        """Send to the saved profile `name` from now on (its token is read off the UI thread);
+        True: at once, False: once the operator says what becomes of the plants in line."""
         label = TargetLabel(base_url="loading…", token_source="the profile", profile=name)
-        self._send_screen.reconnect(lambda: connect_to_profile(name), label)
+        return self._send_screen.switch(
+            label,
+            lambda asked: self.service.switch_profile(name, label.base_url, asked=asked),
+        )
 
     def action_check(self) -> None:
         """Run the conformance check on the deployment plants go to now."""
         # An optional feature, a screen opened on demand (the palette's Check).
         from plantstore_tui.ui.screens.check import CheckScreen
 
-        target = self._send_screen.target
+        target = self.service.status().target
         if target is None:
             self.notify("There is no deployment to check yet.", title="Check")
         elif not isinstance(self.screen, CheckScreen):
@@ -328,31 +356,16 @@ class PlantStoreApp(KeysFirstApp[None]):
 
         if self.screen is not self._send_screen:
             return
-        target = self._send_screen.target
+        target = self.service.status().target
         if target is None:
             self.notify("There is no deployment to import to yet.", title="Import")
         else:
             self.push_screen(ImportScreen(target, self._load_into_form))
 
     def _load_into_form(self, texts: FormTexts, may_exist: bool) -> bool:
-        form = self._send_screen.form
-        if form.holds_typing():
-            self.notify(
-                FORM_BUSY,
-                title="Not loaded",
-                severity="warning",
-            )
-            return False
-        form.load(texts)
-        if may_exist:
-            self.notify(
-                "This row may exist already: its send got no clear answer. Sending it again may "
-                "create it twice, or be refused as a duplicate id.",
-                title="Check before sending",
-                severity="warning",
-                timeout=10,
-            )
-        return True
+        # A row of the import screen (Enter on a row left unsent).
+        loading = self._send_screen.load(FromFile(texts, may_exist))
+        return isinstance(loading, Loaded)
 
     def action_help(self) -> None:
         """Show the help screen (once)."""

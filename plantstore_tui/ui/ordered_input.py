@@ -29,9 +29,9 @@ import time
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from textual import events
-from textual.message import Message
 from textual.screen import Screen
 
+from plantstore_tui.ui.messages import TakingKeys
 from plantstore_tui.ui.textual_compat import check_bindings
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
@@ -98,9 +98,6 @@ class OrderedScreen(Screen[ReturnType]):
     field focused, but for the time it `hold_keys`. The app holds the keys read meanwhile (while
     the screen opens: `F2 a name…` in one write) until `TakingKeys`."""
 
-    class TakingKeys(Message):
-        """The screen takes keys again: the keys held meanwhile can be applied, in order."""
-
     def on_mount(self) -> None:
         """Ready for keys. Textual calls this after the screen's own `on_mount` (a base class's
         handler comes after its subclass's), which focuses the first field."""
@@ -114,7 +111,7 @@ class OrderedScreen(Screen[ReturnType]):
     def take_keys(self) -> None:
         """Apply the keys held, in the order read, before any read after this."""
         self.taking_keys = True
-        self.post_message(self.TakingKeys())
+        self.post_message(TakingKeys())
 
     async def take_in_order(self, event: events.Key | events.Paste) -> bool:
         """Apply a key or paste completely before the app reads the next (`OrderedInput`); the

@@ -40,12 +40,12 @@ from snapshot_apps.support import (
 from textual import events
 from textual.widgets import OptionList
 
+from plantstore_tui.core.config.profiles import Profile
+from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.plant.form import FormTexts
-from plantstore_tui.core.sending.connection import connect_to
 from plantstore_tui.core.store import PlantState, ledger_path, open_for_reading
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
-from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.attention import AttentionScreen
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -390,7 +390,9 @@ async def test_a_ledger_that_cannot_be_used_stays_in_the_status_line_while_it_la
 # --- switching the profile with plants queued ---------------------------------------------------
 
 
-async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> None:
+async def test_switching_the_target_with_plants_queued_asks_where_they_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     arrived = asyncio.Event()
 
     def first_hangs(request: ReceivedRequest) -> list[Any]:
@@ -406,9 +408,9 @@ async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> N
             burst(app, keys_of([("Held", "1", ""), ("Waiting", "2", "")]))
             await asyncio.wait_for(arrived.wait(), 10)
             await pilot.pause()
-            new_target = TargetLabel(base_url=new.base_url, token_source="the test")
-            switched = screen.reconnect(lambda: _connection(new.base_url), new_target)
-            assert not switched
+            monkeypatch.setenv("NEW_TOKEN", "token-for-the-new-target")
+            ProfileStore().add(Profile(name="new", base_url=new.base_url, token_env="NEW_TOKEN"))
+            assert not app.use_profile("new")  # Enter on it in F2
             await pilot.pause()
             assert isinstance(app.screen, ChoiceScreen)
             await pilot.press("h")  # hold them: they wait in needs attention
@@ -417,12 +419,6 @@ async def test_switching_the_target_with_plants_queued_asks_where_they_go() -> N
             assert [(row.state, row.held) for row in waiting] == [(PlantState.QUEUED, True)]
             assert len(old.requests) == 1
             assert new.requests == []
-
-
-def _connection(base_url: str) -> Any:
-    from plantstore_tui.core.http.target import Target
-
-    return connect_to(Target(base_url=base_url, token=SecretStr("t"), token_source="the test"))
 
 
 async def test_needs_attention_shows_a_megabyte_error_message_bounded() -> None:

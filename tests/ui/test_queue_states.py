@@ -31,14 +31,13 @@ from snapshot_apps.support import (
     log_text,
     ready,
     settled,
-    target_of,
     until,
 )
 from textual.pilot import Pilot
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.core.sending.connection import connect_to, connect_to_profile
+from plantstore_tui.core.sending.connection import connect_to_profile
 from plantstore_tui.core.sending.state import Asking, Running, TokenRefused, Unreachable
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.server.runner import BackgroundServer
@@ -104,7 +103,7 @@ async def test_nothing_leaves_while_the_quit_question_is_open() -> None:
             assert ids_sent(server) == [1, 2, 3, 4, 5]
 
 
-async def test_hold_on_a_switch_holds_every_plant_in_line() -> None:
+async def test_hold_on_a_switch_holds_every_plant_in_line(monkeypatch: pytest.MonkeyPatch) -> None:
     release = asyncio.Event()
     async with (
         MisbehavingServer(held_answers(release)) as old,
@@ -115,8 +114,9 @@ async def test_hold_on_a_switch_holds_every_plant_in_line() -> None:
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3, 4)
             await old.wait_for_requests(1)
-            target = target_of(new.base_url, TOKEN)
-            assert not screen.reconnect(lambda: connect_to(target), TargetLabel.of(target))
+            monkeypatch.setenv("NEW_TOKEN", TOKEN.get_secret_value())
+            ProfileStore().add(Profile(name="new", base_url=new.base_url, token_env="NEW_TOKEN"))
+            assert not app.use_profile("new")  # Enter on it in F2
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
             release.set()
             await until(

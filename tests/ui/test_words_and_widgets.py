@@ -137,21 +137,25 @@ def test_a_fate_unknown_is_said_once_when_the_note_says_it_already() -> None:
 
     from plantstore_tui.core.plant.form import FormTexts as Texts
     from plantstore_tui.core.plant.models import NewPlant
-    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.sending.events import PlantView
     from plantstore_tui.core.store import PlantState
     from plantstore_tui.core.store.sessions import SENDING_WHEN_ENDED
     from plantstore_tui.ui.widgets.log_entry import render_plant
 
     at = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
-    plant = QueuedPlant(
+    plant = PlantView(
         number=7,
         texts=Texts(name="Fern", id="5", tag=""),
         plant=NewPlant(id=5, name="Fern"),
         base_url="http://127.0.0.1:8000",
         profile=None,
         queued_at=at,
+        answered_at=None,
         state=PlantState.UNKNOWN,
+        held=False,
+        outcome=None,
         note=SENDING_WHEN_ENDED,
+        confirmed=True,
     )
     text = render_plant(plant, at).text().plain
     assert text.lower().count("may exist already") == 1, text

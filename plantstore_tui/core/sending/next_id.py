@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
-from enum import Enum
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple
 
 from plantstore_tui.core.plant.form import INT64_MAX
 from plantstore_tui.core.sending.events import OfferTaken
@@ -26,18 +25,6 @@ from plantstore_tui.core.store.taken_ids import taken_ids
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.id_range import IdRange
     from plantstore_tui.core.store import Ledger
-
-
-class Unread(Enum):
-    """The ledger could not be read: nobody knows the next free id (not that none is left)."""
-
-    UNREAD = "unread"
-
-
-UNREAD = Unread.UNREAD
-# What the form is offered: an id, None (no id to offer: the range is used up, or the ledger
-# knows no plant of the target), or UNREAD.
-NextFree: TypeAlias = int | Literal[Unread.UNREAD] | None
 
 
 class OfferCheck(NamedTuple):

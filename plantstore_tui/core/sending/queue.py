@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from plantstore_tui.core.http.conformance import token_refused
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.outcome import Rejected, cancelled, not_processed
+from plantstore_tui.core.sending.events import PlantView
 from plantstore_tui.core.sending.state import (
     Asking,
     QueueState,
@@ -32,7 +33,7 @@ from plantstore_tui.core.sending.state import (
     TokenRefused,
 )
 from plantstore_tui.core.sending.waiting import DeploymentWait
-from plantstore_tui.core.store.records import ATTENTION_STATES, OPEN_STATES, PlantState, state_of
+from plantstore_tui.core.store.records import PlantState, state_of
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.models import NewPlant
@@ -95,27 +96,22 @@ class QueuedPlant:
     note: str = ""
     started: float | None = field(default=None, repr=False)
 
-    @property
-    def needs_attention(self) -> bool:
-        """True when the plant did not go through (or may not have), or was held back."""
-        return self.held or self.state in ATTENTION_STATES
-
-    @property
-    def fate_unknown(self) -> bool:
-        """True when the plant may or may not be in the store (it may exist already)."""
-        return self.state in (PlantState.SENDING, PlantState.UNKNOWN)
-
-    @property
-    def settled(self) -> bool:
-        """True once it is neither waiting nor in flight."""
-        return self.held or self.state not in OPEN_STATES
-
-    @property
-    def reason(self) -> str:
-        """Why it needs attention, in words (empty when it does not)."""
-        if self.outcome is not None and self.needs_attention:
-            return self.outcome.headline
-        return self.note
+    def view(self) -> PlantView:
+        """A copy of it as it stands now, for a front end to keep."""
+        return PlantView(
+            number=self.number,
+            texts=self.texts,
+            plant=self.plant,
+            base_url=self.base_url,
+            profile=self.profile,
+            queued_at=self.queued_at,
+            answered_at=self.answered_at,
+            state=self.state,
+            held=self.held,
+            outcome=self.outcome,
+            note=self.note,
+            confirmed=self.confirmed,
+        )
 
     def elapsed_ms(self) -> float | None:
         """How long its send has taken so far, if it started."""

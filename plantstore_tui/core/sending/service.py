@@ -17,20 +17,24 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plantstore_tui.core.plant.text import visible
+from plantstore_tui.core.sending.connection import Connect as Connect
 from plantstore_tui.core.sending.connection import connect_to_profile
+from plantstore_tui.core.sending.counted import Counts as Counts
 from plantstore_tui.core.sending.events import (
     CannotConnect,
     Connected,
     LedgerOpened,
+    NextFree,
     NextId,
     Note,
     PlantMoved,
+    PlantView,
     Problem,
     QueueMoved,
     SentBefore,
     Tell,
 )
-from plantstore_tui.core.sending.next_id import NextFree
+from plantstore_tui.core.sending.session import Clock as Clock
 from plantstore_tui.core.sending.session import EntrySession
 from plantstore_tui.core.sending.state import QueueState, TokenRefused
 from plantstore_tui.core.sending.submitted import NotTaken, SentAgain, Taken
@@ -41,11 +45,9 @@ from plantstore_tui.core.store.settings import history_settings
 if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormTexts
-    from plantstore_tui.core.sending.connection import Connect, Connection
-    from plantstore_tui.core.sending.counted import Counts
+    from plantstore_tui.core.sending.connection import Connection
     from plantstore_tui.core.sending.queue import QueuedPlant, SendQueue
-    from plantstore_tui.core.sending.session import Clock
-    from plantstore_tui.core.sending.submitted import Attended, Submitted
+    from plantstore_tui.core.sending.submitted import Dismissed, Loading, Submitted, ToLoad
     from plantstore_tui.core.store import HistoryEntry
 
 # How often the id offered is looked at in the ledger, in case another process took it (a look
@@ -54,7 +56,7 @@ OFFER_LOOK_SECONDS = 1.0
 
 # Asked, through the front end's one path for questions, before a plant queued before the
 # target was known to be protected is sent; False holds it.
-ConfirmQueued = Callable[["Target", "QueuedPlant"], Awaitable[bool]]
+ConfirmQueued = Callable[["Target", PlantView], Awaitable[bool]]
 
 
 class Status(NamedTuple):
@@ -111,7 +113,7 @@ class SendService:
         self._releasing: set[asyncio.Task[None]] = set()
         self._closed = False
         self._session = EntrySession(
-            lambda plant, after: tell(PlantMoved(plant, after)),
+            lambda plant, after: tell(PlantMoved(plant.view(), after)),
             clock,
             base_url=base_url,
             profile=profile,
@@ -141,6 +143,11 @@ class SendService:
             return False
         self._choose(connect, base_url, profile, carry=carry)
         return True
+
+    def switch_profile(self, name: str, base_url: str, *, asked: bool = False) -> bool:
+        """`switch` to the saved profile `name` (its token read off the event loop as it
+        connects); `base_url`: what plants taken meanwhile are aimed at until it is known."""
+        return self.switch(lambda: connect_to_profile(name), base_url, name, asked=asked)
 
     def submit(
         self,
@@ -231,11 +238,19 @@ class SendService:
             keying=(1 if self._verification.first is None else 2) if self._verify else None,
         )
 
-    def attend(
-        self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
-    ) -> Attended:
-        """The operator chose a plant in needs attention (`EntrySession.attend`)."""
-        return self._session.attend(number, load=load, form_busy=form_busy, anywhere=anywhere)
+    def load(self, chosen: ToLoad, *, form_busy: bool, anywhere: bool = False) -> Loading:
+        """The operator chose a plant to load into the form (`EntrySession.load`): the form
+        loads what is `Loaded`, and nothing else."""
+        return self._session.load(chosen, form_busy=form_busy, anywhere=anywhere)
+
+    def dismiss(self, number: int) -> Dismissed | NotTaken:
+        """The operator dismissed a plant of needs attention (`EntrySession.dismiss`)."""
+        return self._session.dismiss(number)
+
+    def open_plants(self) -> tuple[PlantView, ...]:
+        """This session's plants whose entry may still change (queued, in flight, needing
+        attention and not dealt with), as they stand now: what a log cleared shows again."""
+        return self._session.open_plants()
 
     async def attention(self) -> list[HistoryEntry]:
         """The plants that need attention, oldest first (read in a thread; `StoreError` if the
@@ -390,7 +405,7 @@ class SendService:
         target = self._session.target
         if target is None or not self._session.protection.needs_asking(target):
             return True
-        return await self._confirm(target, plant)
+        return await self._confirm(target, plant.view())
 
     async def _release(self, sent: list[tuple[int, int]], note: str) -> None:
         ledger = self._session.ledger()

@@ -1,11 +1,12 @@
 """The entry session: the plants one operator takes, sends to the target of the moment, and
 deals with when they did not go through.
 
-A front end drives it and shows what it reports. `take` commits a plant to the ledger before the
-front end lets go of the form; `enqueue` puts it in line behind the plants taken before it (they
-wait for the connection if it is not made yet); every change of a plant is written to the ledger
-first, then reported to `on_change`. The plants of this session that may still change are held
-here and nowhere else in memory; needs attention and the history are views of the ledger.
+A front end drives it (through the send service) and shows what it reports. `submit` commits a
+plant to the ledger before the front end lets go of the form, and puts it in line behind the
+plants taken before it (they wait for the connection if it is not made yet); every change of a
+plant is written to the ledger first, then reported to `on_change`. The plants of this session
+that may still change are held here and nowhere else in memory; needs attention and the
+history are views of the ledger.
 """
 
 from __future__ import annotations
@@ -21,14 +22,8 @@ from plantstore_tui.core.plant.id_range import range_warning
 from plantstore_tui.core.plant.models import parse_new_plant
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending.counted import CountingLedger, Counts
-from plantstore_tui.core.sending.events import OfferTaken
-from plantstore_tui.core.sending.next_id import (
-    UNREAD,
-    NextFree,
-    OfferCheck,
-    reserve_next_free_id,
-    taken_since,
-)
+from plantstore_tui.core.sending.events import UNREAD, NextFree, OfferTaken, PlantView
+from plantstore_tui.core.sending.next_id import OfferCheck, reserve_next_free_id, taken_since
 from plantstore_tui.core.sending.queue import Confirm, PlantSender, QueuedPlant, SendQueue
 from plantstore_tui.core.sending.session_ledger import LazyLedger, LedgerNews
 from plantstore_tui.core.sending.state import (
@@ -40,15 +35,20 @@ from plantstore_tui.core.sending.state import (
     TokenRefused,
 )
 from plantstore_tui.core.sending.submitted import (
-    Attended,
     Dismissed,
+    FormBusy,
+    FromAttention,
+    FromFile,
+    FromHistory,
     Invalid,
     Loaded,
+    Loading,
     NeedsConfirmation,
     NotTaken,
     Protection,
     Submitted,
     Taken,
+    ToLoad,
     aimed_elsewhere,
 )
 from plantstore_tui.core.sending.verify import Agreed, KeyAgain, Verification
@@ -63,11 +63,10 @@ if TYPE_CHECKING:
     from plantstore_tui.core.plant.id_range import IdRange
     from plantstore_tui.core.plant.models import NewPlant
     from plantstore_tui.core.plant.outcome import Outcome
-    from plantstore_tui.core.store import Ledger
+    from plantstore_tui.core.store import HistoryEntry, Ledger
     from plantstore_tui.core.store.settings import HistorySettings
 
 Clock = Callable[[], datetime]
-FORM_BUSY = "The form holds a plant being typed: send it or empty the fields first."
 # A plant moved on; the words say what the operator did about it, if they did.
 OnChange = Callable[[QueuedPlant, str | None], None]
 # The queue stopped, or runs again.
@@ -209,11 +208,6 @@ class EntrySession:
     # The target -------------------------------------------------------------------------------
 
     @property
-    def chosen(self) -> bool:
-        """False until a target is chosen (first run): nothing can be sent yet."""
-        return self._chosen
-
-    @property
     def target(self) -> Target | None:
         """The target plants go to, once connected."""
         return self._target
@@ -265,7 +259,9 @@ class EntrySession:
         queue = SendQueue(
             sender,
             self._changed,
-            CountingLedger(ledger.for_target(target.token), self._counted),
+            CountingLedger(
+                ledger.for_target(target.token), self._counted, asyncio.get_running_loop()
+            ),
             clock=self._clock,
         )
         queue.set_asking(self._questions > 0)
@@ -350,7 +346,7 @@ class EntrySession:
             return NeedsConfirmation(target, plant, verified)
         try:
             # Committed before the front end lets go of the plant: a killed process keeps it.
-            queued = self.take(
+            queued = self._take(
                 texts,
                 plant,
                 confirmed=confirmed or target is not None,
@@ -363,9 +359,9 @@ class EntrySession:
                 f"Not taken: the ledger cannot be written: {visible(str(exc))}. "
                 "The plant is still in the form.",
             )
-        self.enqueue(queued)
+        self._enqueue(queued)
         ids = None if target is None else target.ids
-        return Taken(queued, self._next_free_id(self.ledger(), queued.base_url, ids))
+        return Taken(queued.view(), self._next_free_id(self.ledger(), queued.base_url, ids))
 
     def _keep_keying(
         self, verification: Verification, texts: FormTexts, plant: NewPlant
@@ -408,7 +404,7 @@ class EntrySession:
             return self._base_url, self._profile
         return target.base_url, target.profile
 
-    def take(
+    def _take(
         self,
         texts: FormTexts,
         plant: NewPlant,
@@ -417,10 +413,9 @@ class EntrySession:
         typed: bool = False,
         verified: int | None = None,
     ) -> QueuedPlant:
-        """Commit a plant to the ledger as queued (a killed process keeps it once this returns;
-        it is reported once a power cut cannot lose it either); `StoreError` if it cannot be
-        written. `confirmed` False asks `run`'s confirm before it is sent. `enqueue` it at once.
-        """
+        # Committed to the ledger as queued (a killed process keeps it once this returns; it is
+        # reported once a power cut cannot lose it either); `StoreError` if it cannot be
+        # written. `confirmed` False asks `run`'s confirm before it is sent.
         base_url, profile = self._aimed_now()
         ledger = self.ledger()
         if ledger.on_synced is None:
@@ -467,8 +462,7 @@ class EntrySession:
             self._report(self._unsynced.pop(number))
         self._update_quiet()
 
-    def enqueue(self, plant: QueuedPlant) -> None:
-        """Put a plant `take` returned in line, behind the others."""
+    def _enqueue(self, plant: QueuedPlant) -> None:
         if self._queue is not None:
             self._queue.put(plant)
         else:
@@ -497,15 +491,10 @@ class EntrySession:
         answered = not plant.held and plant.state not in (PlantState.QUEUED, PlantState.SENDING)
         self._tell_state(plant.outcome if answered else None)
 
-    @property
-    def plants(self) -> tuple[QueuedPlant, ...]:
-        """This session's plants whose entry may still change (not created, not dealt with)."""
-        return tuple(self._plants.values())
-
-    @property
-    def sending(self) -> bool:
-        """Whether a send is in flight."""
-        return self._queue is not None and self._queue.current is not None
+    def open_plants(self) -> tuple[PlantView, ...]:
+        """This session's plants whose entry may still change (not created, not dealt with), as
+        they stand now."""
+        return tuple(plant.view() for plant in self._plants.values())
 
     def in_line(self) -> int:
         """How many plants the current queue still has to send, the one in flight included."""
@@ -570,37 +559,57 @@ class EntrySession:
         if change is not None and self._on_state is not None:
             self._on_state(change)
 
-    def attend(
-        self, number: int, *, load: bool, form_busy: bool = False, anywhere: bool = False
-    ) -> Attended:
-        """The operator chose a plant in needs attention: load it into the form (`load`; not
-        while the form holds a plant being typed, `form_busy`; a plant meant for another target
-        only once confirmed, `anywhere`) or dismiss it."""
+    def load(self, chosen: ToLoad, *, form_busy: bool, anywhere: bool = False) -> Loading:
+        """The operator chose a plant to load into the form: from needs attention (it leaves
+        it), the history, or a file being imported. Not over a plant being typed (`form_busy`);
+        a plant meant for another target only once confirmed (`anywhere`)."""
+        if form_busy:
+            return FormBusy()
+        match chosen:
+            case FromFile(texts=texts, may_exist=may_exist):
+                return Loaded(texts, may_exist)
+            case FromHistory(entry=entry):
+                elsewhere = None if anywhere else aimed_elsewhere(entry, self.aim)
+                return elsewhere or Loaded(entry.typed, plant_id=entry.plant_id)
+            case FromAttention(number=number):
+                found = self._attending(number)
+                if not isinstance(found, NotTaken):
+                    elsewhere = None if anywhere else aimed_elsewhere(found, self.aim)
+                    if elsewhere is not None:
+                        return elsewhere
+                    found = self._released(found, "Loaded into the form")
+                if isinstance(found, NotTaken):
+                    return found
+                may_exist = found.state in (PlantState.UNKNOWN, PlantState.SENDING)
+                return Loaded(found.typed, may_exist, found.plant_id)
+
+    def dismiss(self, number: int) -> Dismissed | NotTaken:
+        """The operator dismissed a plant of needs attention: it leaves it, forgotten."""
+        found = self._attending(number)
+        if not isinstance(found, NotTaken):
+            found = self._released(found, "Dismissed")
+        return found if isinstance(found, NotTaken) else Dismissed(found)
+
+    def _attending(self, number: int) -> HistoryEntry | NotTaken:
         try:
             found = self.ledger().get(number)
         except StoreError as exc:
             return NotTaken("Ledger not read", visible(str(exc)))
         if found is None:
             return NotTaken("Not found", f"Plant #{number} is no longer in the ledger.")
-        if load and form_busy:
-            return NotTaken("Not loaded", FORM_BUSY)
-        elsewhere = None if anywhere or not load else aimed_elsewhere(found, self.aim)
-        if elsewhere is not None:
-            return elsewhere
+        return found
+
+    def _released(self, found: HistoryEntry, done: str) -> HistoryEntry | NotTaken:
         at = self._clock().strftime("%H:%M:%S")
         try:
-            released = self.release(
-                found.entry, f"{'Loaded into the form' if load else 'Dismissed'} at {at}."
-            )
+            released = self.release(found.entry, f"{done} at {at}.")
         except StoreError as exc:
             return NotTaken("Ledger not written", visible(str(exc)))
         if not released:
             return NotTaken(
                 "Not loaded", "Another plantstore-tui has already dealt with this plant."
             )
-        if not load:
-            return Dismissed(found)
-        return Loaded(found, may_exist=found.state in (PlantState.UNKNOWN, PlantState.SENDING))
+        return found
 
     def release(self, number: int, note: str) -> bool:
         """The operator dealt with a plant that needed attention (loaded it into the form or
@@ -634,7 +643,7 @@ class EntrySession:
         return Counts(queued, sending, attention or 0)
 
     def _counted(self, attention: int | None) -> None:
-        # Told by the queue's ledger after each of its writes (a settle: in a worker thread).
+        # Told by the queue's ledger after each of its writes, on the event loop.
         self._attention = attention
 
     def _update_quiet(self) -> None:

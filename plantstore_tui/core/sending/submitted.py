@@ -1,6 +1,6 @@
-"""What became of a plant a front end handed to the entry session (`EntrySession.submit`) or
-chose in needs attention (`EntrySession.attend`): one typed result the front end renders; and
-the session's memory of sends confirmed to protected targets."""
+"""What became of a plant a front end handed to the entry session (`EntrySession.submit`), or
+chose to load into the form or dismiss (`EntrySession.load`, `dismiss`): one typed result the
+front end renders; and the session's memory of sends confirmed to protected targets."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormErrors, FormTexts
     from plantstore_tui.core.plant.models import NewPlant
-    from plantstore_tui.core.sending.next_id import NextFree
-    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.sending.events import NextFree, PlantView
     from plantstore_tui.core.store.records import HistoryEntry
 
 
@@ -23,7 +22,7 @@ class Taken(NamedTuple):
     """In the ledger and in line: the form may let go of it, and offer `next_id` for the next
     plant (None: the ledger cannot say)."""
 
-    plant: QueuedPlant
+    plant: PlantView
     next_id: NextFree = None
 
 
@@ -54,11 +53,39 @@ class NotTaken(NamedTuple):
 Submitted: TypeAlias = Taken | Invalid | NeedsConfirmation | NotTaken | KeyAgain | Differs
 
 
-class Loaded(NamedTuple):
-    """Out of needs attention, for the form to load; `may_exist`: its send got no clear answer."""
+class FromAttention(NamedTuple):
+    """A plant of needs attention, by its ledger entry: loaded, it leaves needs attention."""
+
+    number: int
+
+
+class FromHistory(NamedTuple):
+    """A send of the history, as read there: loaded, the history keeps it as it was."""
 
     entry: HistoryEntry
-    may_exist: bool
+
+
+class FromFile(NamedTuple):
+    """A row of a file being imported; `may_exist`: its send got no clear answer."""
+
+    texts: FormTexts
+    may_exist: bool = False
+
+
+ToLoad: TypeAlias = FromAttention | FromHistory | FromFile
+
+
+class Loaded(NamedTuple):
+    """For the form to load (`plant_id`: the id it was sent with, if it was); `may_exist`: its
+    send got no clear answer, so sending it again may create it twice."""
+
+    texts: FormTexts
+    may_exist: bool = False
+    plant_id: int | None = None
+
+
+class FormBusy(NamedTuple):
+    """The form holds a plant being typed: nothing was loaded over it."""
 
 
 class Dismissed(NamedTuple):
@@ -75,7 +102,7 @@ class AimedElsewhere(NamedTuple):
     here: str
 
 
-Attended: TypeAlias = Loaded | Dismissed | AimedElsewhere | NotTaken
+Loading: TypeAlias = Loaded | FormBusy | AimedElsewhere | NotTaken
 
 
 def aimed_elsewhere(

@@ -19,8 +19,8 @@ from plantstore_tui.ui.screens.confirm import Answer, Choice, ChoiceScreen
 HELD_NAMED = 5
 
 if TYPE_CHECKING:
+    from plantstore_tui.core.sending.events import LedgerNews
     from plantstore_tui.core.sending.service import SendService, Status
-    from plantstore_tui.core.sending.session_ledger import LedgerNews
     from plantstore_tui.core.store.records import HistoryEntry
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
     from plantstore_tui.ui.widgets.response_log import ResponseLog

@@ -1,7 +1,8 @@
 """The main screen: the form on the left, the log on the right, plants sent from a queue.
 
-The screen renders and routes keys; the send service (core/sending/service.py) runs each plant's
-journey and tells what happened as typed events, which arrive here as `Told` messages.
+The screen renders and routes keys; the send service (core/sending/service.py), which the app
+owns and hands it, runs each plant's journey and tells what happened as typed events, which
+arrive here as `Told` messages (ui/messages.py).
 A valid submit is written to the ledger as queued, then the form is ready for the next plant
 while the queue sends, one at a time in the order submitted. Every plant has its log entry from
 the moment it is on disk; one that did not go through waits in needs attention (a view of the
@@ -16,30 +17,32 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import Input
 
 from plantstore_tui.core.http.address import target_words
 from plantstore_tui.core.plant.text import visible
 from plantstore_tui.core.sending import events
-from plantstore_tui.core.sending.next_id import UNREAD
-from plantstore_tui.core.sending.service import SendService
-from plantstore_tui.core.sending.session import FORM_BUSY
+from plantstore_tui.core.sending.events import UNREAD
 from plantstore_tui.core.sending.state import TokenRefused, Unreachable, change_words
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
+    FormBusy,
+    FromAttention,
+    FromHistory,
     Invalid,
     Loaded,
+    Loading,
     NeedsConfirmation,
     NotTaken,
     Submitted,
     Taken,
-    aimed_elsewhere,
+    ToLoad,
 )
 from plantstore_tui.core.sending.verify import Differs, KeyAgain
 from plantstore_tui.core.store import StoreError
 from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.connection import TargetLabel
+from plantstore_tui.ui.messages import TargetClicked, Told
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, elsewhere_question, protected_question
 from plantstore_tui.ui.screens.queue_questions import (
@@ -60,10 +63,8 @@ if TYPE_CHECKING:
 
     from plantstore_tui.core.http.target import Target
     from plantstore_tui.core.plant.form import FormField, FormTexts
-    from plantstore_tui.core.sending.connection import Connect
-    from plantstore_tui.core.sending.queue import QueuedPlant
-    from plantstore_tui.core.sending.session import Clock
-    from plantstore_tui.core.sending.submitted import AimedElsewhere
+    from plantstore_tui.core.sending.events import PlantView
+    from plantstore_tui.core.sending.service import Clock, SendService
     from plantstore_tui.core.store import HistoryEntry
     from plantstore_tui.ui.screens.confirm import Answer, ChoiceScreen
 
@@ -76,6 +77,9 @@ KEYING_TITLES = {
     1: "New plant · verified",
     2: "Same plant again, blind",
 }
+
+# Why nothing was loaded into the form (F3, F4, F5 ask to load a plant).
+FORM_BUSY = "The form holds a plant being typed: send it or empty the fields first."
 
 # From this many rows up the form has room to space its fields out.
 ROOMY_ROWS = 30
@@ -116,40 +120,19 @@ class SendScreen(OrderedScreen[None]):
         Binding("ctrl+o", "save_log", "Save log", show=False),
     ]
 
-    def __init__(
-        self, connect: Connect | None, label: TargetLabel, clock: Clock, *, verify: bool = False
-    ) -> None:
+    def __init__(self, service: SendService, label: TargetLabel, clock: Clock) -> None:
         super().__init__()
         # The target as chosen at the start, for the status line until it is connected.
         self._label = label
         self.clock = clock
         """The time of log entries and notes."""
-        self.service = SendService(
-            self._tell,
-            clock,
-            self._confirm_queued,
-            connect=connect,
-            base_url=label.base_url,
-            profile=label.profile,
-            verify=verify,
-        )
-        """The send service: every plant this screen takes goes its way through it."""
+        self.service = service
+        """The app's send service: every plant this screen takes goes its way through it."""
         # True from when the screen starts connecting a target until the form has its next id
         # offer (or knows it is not coming); what waits for it meanwhile (`_after_offer`).
         self._offer_pending = False
         self._waiting_for_offer: list[Callable[[], None]] = []
         self._offer_late: Timer | None = None
-
-    def _tell(self, event: events.Event) -> None:
-        # The service tells on the event loop; the screen renders it in its own turn.
-        self.post_message(self.Told(event))
-
-    class Told(Message):
-        """What the send service told (`core/sending/events.py`), to render."""
-
-        def __init__(self, event: events.Event) -> None:
-            super().__init__()
-            self.event = event
 
     def compose(self) -> ComposeResult:
         """Status line, form and log side by side, footer."""
@@ -201,8 +184,9 @@ class SendScreen(OrderedScreen[None]):
         self.form.focus_field("name")
         self.show_state(*self._initial_state())
         self._offer_pending = self.service.status().aim is not None
-        # With no target yet (first run), nothing starts before one is chosen: a demo chosen
-        # instead runs in a sandbox, and must find the operator's ledger as it was.
+        # Started once there is a screen to tell: with no target yet (first run), nothing starts
+        # before one is chosen (a demo chosen instead runs in a sandbox, and must find the
+        # operator's ledger as it was).
         self.call_after_refresh(self.service.start)
 
     def on_resize(self) -> None:
@@ -340,7 +324,7 @@ class SendScreen(OrderedScreen[None]):
                 self.notify(words, title=title, severity="error")
         self.show_state()
 
-    def plant_changed(self, plant: QueuedPlant, after: str | None = None) -> None:
+    def plant_changed(self, plant: PlantView, after: str | None = None) -> None:
         """A plant moved on (queued, sending, its outcome, dealt with): its entry, the tags."""
         self.log_panel.show_plant(plant, after)
         if plant.state is PlantState.CREATED and plant.plant.tag:
@@ -388,18 +372,20 @@ class SendScreen(OrderedScreen[None]):
 
     # The target -------------------------------------------------------------------------------
 
-    def reconnect(self, connect: Connect, label: TargetLabel) -> bool:
-        """Send to another target from now on (True: at once); plants in line for the old one
-        are asked about first (the service says when), the switch made after the answer."""
-        if self.service.switch(connect, label.base_url, label.profile):
+    def switch(self, label: TargetLabel, switch: Callable[[bool], bool]) -> bool:
+        """Send to the target `label` names from now on (True: at once): `switch(asked)` makes
+        the service's switch, which declines while plants are in line for the old target unless
+        the operator was asked about them (`asked`); then they are, the switch made after the
+        answer."""
+        if switch(False):
             self._switched(label)
             return True
 
-        def switch() -> None:
-            self.service.switch(connect, label.base_url, label.profile, asked=True)
+        def asked() -> None:
+            switch(True)
             self._switched(label)
 
-        self.ask(switch_question(self.service, self.service.status(), switch))
+        self.ask(switch_question(self.service, self.service.status(), asked))
         return False
 
     def _switched(self, label: TargetLabel) -> None:
@@ -430,8 +416,9 @@ class SendScreen(OrderedScreen[None]):
         self.service.asking(False)
         self.show_state()
 
-    async def _confirm_queued(self, target: Target, plant: QueuedPlant) -> bool:
-        # The service asks, for a plant queued before the target was known to be protected.
+    async def confirm_queued(self, target: Target, plant: PlantView) -> bool:
+        """Ask about a plant queued before the target was known to be protected (the service
+        asks, through the app): True to send it."""
         return self.confirmed(await self.ask_and_wait(protected_question(target, plant.plant)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -452,10 +439,6 @@ class SendScreen(OrderedScreen[None]):
         """Try the deployment now instead of at the next try."""
         self.service.resume()
         self.show_state()
-
-    async def on_unmount(self) -> None:
-        """Let the send in flight say its fate, close the connections, end the session."""
-        await self.service.close()
 
     async def wait_until_settled(self) -> None:
         """Wait until the connection is made (or has failed) and no plant is queued or in flight."""
@@ -485,7 +468,7 @@ class SendScreen(OrderedScreen[None]):
 
     _shown_state: type | None = None
 
-    @on(StatusLine.TargetClicked)
+    @on(TargetClicked)
     async def _target_clicked(self) -> None:
         await self.run_action("app.profiles")
 
@@ -549,37 +532,47 @@ class SendScreen(OrderedScreen[None]):
         # Asked once needs attention, which closes on this choice, is gone.
         self.call_after_refresh(self.ask, question)
 
-    def attend(self, number: int, load: bool, anywhere: bool = False) -> None:
-        """The operator chose a plant in needs attention: load it into the form (a plant meant
-        for another target asks first) or dismiss it; the session decides."""
+    def attend(self, number: int, load: bool) -> None:
+        """The operator chose a plant in needs attention: load it into the form, or dismiss
+        it."""
+        if load:
+            self.load(FromAttention(number))
+        elif isinstance(dismissed := self.service.dismiss(number), NotTaken):
+            self.notify(visible(dismissed.reason), title=dismissed.title, severity="warning")
+        self.show_state()
 
-        form_busy = load and self.form.holds_typing()
-        match self.service.attend(number, load=load, form_busy=form_busy, anywhere=anywhere):
-            case Loaded(entry=entry, may_exist=may_exist):
-                self.form.load(entry.typed)
+    def load(self, chosen: ToLoad, *, anywhere: bool = False, busy_said: bool = True) -> Loading:
+        """Load a plant into the form, as the service decides (a plant meant for another target
+        asks first: `anywhere` once it did), and say why not; `busy_said` False leaves a form
+        being typed in unsaid, for the caller to say."""
+        loading = self.service.load(chosen, form_busy=self.form.holds_typing(), anywhere=anywhere)
+        match loading:
+            case Loaded(texts=texts, may_exist=may_exist, plant_id=plant_id):
+                self.form.load(texts)
                 if may_exist:
+                    plant = "This row" if plant_id is None else f"Plant {plant_id}"
                     self.notify(
-                        f"Plant {entry.plant_id} may exist already: its send got no clear "
-                        "answer. Sending it again may create it twice, or be refused as a "
-                        "duplicate id.",
+                        f"{plant} may exist already: its send got no clear answer. Sending it "
+                        "again may create it twice, or be refused as a duplicate id.",
                         title="Check before sending",
                         severity="warning",
                         timeout=10,
                     )
+            case FormBusy():
+                if busy_said:
+                    self.notify(FORM_BUSY, title="Not loaded", severity="warning")
             case AimedElsewhere() as elsewhere:
-                self._ask_elsewhere(elsewhere, lambda: self.attend(number, load, anywhere=True))
+
+                def answered(answer: Answer) -> None:
+                    if answer.confirmed:
+                        self.load(chosen, anywhere=True)
+
+                # Asked once the screen it was chosen on, which closes on this choice, is gone.
+                question = elsewhere_question(elsewhere, answered)
+                self.call_after_refresh(self.app.push_screen, question)
             case NotTaken(title=title, reason=reason):
                 self.notify(visible(reason), title=title, severity="warning")
-        self.show_state()
-
-    def _ask_elsewhere(self, elsewhere: AimedElsewhere, load: Callable[[], None]) -> None:
-
-        def answered(answer: Answer) -> None:
-            if answer.confirmed:
-                load()
-
-        # Asked once the screen it was chosen on, which closes on this choice, is gone.
-        self.call_after_refresh(self.app.push_screen, elsewhere_question(elsewhere, answered))
+        return loading
 
     # History ----------------------------------------------------------------------------------
 
@@ -614,14 +607,9 @@ class SendScreen(OrderedScreen[None]):
         self.app.push_screen(HistoryScreen(self._load_from_history, self._resend))
 
     def _load_from_history(self, entry: HistoryEntry) -> str | None:
-        if self.form.holds_typing():
-            return FORM_BUSY
-        elsewhere = aimed_elsewhere(entry, self.service.status().aim)
-        if elsewhere is None:
-            self.form.load(entry.typed)
-        else:
-            self._ask_elsewhere(elsewhere, lambda: self.form.load(entry.typed))
-        return None
+        # A form being typed in is said in the history, which stays open.
+        loading = self.load(FromHistory(entry), busy_said=False)
+        return FORM_BUSY if isinstance(loading, FormBusy) else None
 
     def _resend(self, entry: HistoryEntry) -> str | None:
         # To the current target (protected: asked first); the words say why not.
@@ -659,7 +647,7 @@ class SendScreen(OrderedScreen[None]):
 
     def action_clear_log(self) -> None:
         """Empty the log (plants still pending keep their entries)."""
-        self.log_panel.clear_entries()
+        self.log_panel.clear_entries(self.service.open_plants())
         self.notify("The log is empty.", title="Log cleared")
 
     def action_save_log(self) -> None:

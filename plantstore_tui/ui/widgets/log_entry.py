@@ -30,7 +30,7 @@ from plantstore_tui.core.store.records import PlantState
 
 if TYPE_CHECKING:
     from plantstore_tui.core.plant.outcome import Outcome
-    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.sending.events import PlantView
 
 # "to send " is the longest label; values start one column after it.
 _LABEL_WIDTH = 8  # "to send" and a space
@@ -267,7 +267,7 @@ def _outcome_rows(outcome: Outcome, header: Text, styles: Mapping[str, Style]) -
 
 
 def render_plant(
-    plant: QueuedPlant,
+    plant: PlantView,
     at: datetime,
     styles: Mapping[str, Style] | None = None,
     *,

@@ -28,7 +28,7 @@ from plantstore_tui.core.plant.form import (
     field_error,
 )
 from plantstore_tui.core.plant.id_range import IdRange, used_up_words
-from plantstore_tui.core.sending.next_id import UNREAD, NextFree
+from plantstore_tui.core.sending.events import UNREAD, NextFree
 from plantstore_tui.ui.browser_keys import key_to_press
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput

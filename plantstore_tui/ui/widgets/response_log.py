@@ -10,7 +10,7 @@ reading `entries` or `lines` still gives every entry whole.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -23,11 +23,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from plantstore_tui.core.store.records import PlantState
 from plantstore_tui.ui.widgets.log_entry import STYLE_NAMES, Entry, render_note, render_plant
 
 if TYPE_CHECKING:
-    from plantstore_tui.core.sending.queue import QueuedPlant
+    from plantstore_tui.core.sending.events import PlantView
 
 
 class ResponseLog(ScrollView, can_focus=True):
@@ -62,8 +61,6 @@ class ResponseLog(ScrollView, can_focus=True):
         self._old_style_map: dict[str, Style] | None = None
         # A line below the last entry, in the log's style.
         self._blank: Strip | None = None
-        # The plants whose entry may still change (not created, not dealt with), as last shown.
-        self._open: dict[int, QueuedPlant] = {}
 
     @property
     def entries(self) -> list[Entry]:
@@ -105,12 +102,8 @@ class ResponseLog(ScrollView, can_focus=True):
                     entry.restyle(new)
         return self._style_map
 
-    def show_plant(self, plant: QueuedPlant, after: str | None = None) -> None:
+    def show_plant(self, plant: PlantView, after: str | None = None) -> None:
         """Show a submitted plant's entry as it stands now, in place once it has one."""
-        if plant.state is PlantState.CREATED or after is not None:
-            self._open.pop(plant.number, None)
-        else:
-            self._open[plant.number] = plant
         self._put(
             lambda: render_plant(plant, plant.queued_at, self._styles(), after=after),
             ("plant", plant.number),
@@ -212,9 +205,9 @@ class ResponseLog(ScrollView, can_focus=True):
         if stale:
             self._lay_out_from(stale[0])
 
-    def clear_entries(self) -> None:
-        """Forget every entry but those of plants that may still change (queued, in flight,
-        needing attention), which are shown anew."""
+    def clear_entries(self, kept: Iterable[PlantView] = ()) -> None:
+        """Forget every entry; the plants `kept` (those that may still change: queued, in
+        flight, needing attention) are shown anew."""
         self._entries.clear()
         self._pending.clear()
         self._index.clear()
@@ -225,7 +218,7 @@ class ResponseLog(ScrollView, can_focus=True):
         self.virtual_size = Size(self._width, 0)
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
-        for plant in list(self._open.values()):
+        for plant in kept:
             self.show_plant(plant)
 
     def plain_text(self) -> str:

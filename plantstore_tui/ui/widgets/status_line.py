@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple
 from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.text import Text
 from textual import events
-from textual.message import Message
 from textual.widget import Widget
 
 from plantstore_tui.core.sending.state import (
@@ -29,11 +28,12 @@ from plantstore_tui.core.sending.state import (
     Unreachable,
     state_words,
 )
+from plantstore_tui.ui.messages import TargetClicked
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from plantstore_tui.core.sending.counted import Counts
+    from plantstore_tui.core.sending.service import Counts
 
 # The state's kind colours it (app.tcss).
 StatusKind = StateKind
@@ -285,9 +285,6 @@ class StatusLine(Widget, can_focus=False):
         "status-line--problem",
     }
 
-    class TargetClicked(Message):
-        """The operator clicked the target: they want to see or switch profiles."""
-
     def __init__(
         self,
         target: Sequence[StatusPart],
@@ -436,4 +433,4 @@ class StatusLine(Widget, can_focus=False):
         """A click on the target asks for the profiles."""
         offset = event.get_content_offset(self)
         if offset is not None and offset.x < self._target_end:
-            self.post_message(self.TargetClicked())
+            self.post_message(TargetClicked())

@@ -5,17 +5,22 @@ event loop."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import threading
 from datetime import UTC, datetime
 
+import pytest
 from burst_support import stored_plants
 from ledger_support import all_rows, new_row, opened
 
 from plantstore_tui.core.http.client import PlantStoreClient
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.sending.connection import Connection
-from plantstore_tui.core.sending.events import CannotConnect, Connected, Event
+from plantstore_tui.core.sending.events import CannotConnect, Connected, Event, PlantMoved
 from plantstore_tui.core.sending.service import SendService
-from plantstore_tui.core.sending.submitted import NotTaken, SentAgain
+from plantstore_tui.core.sending.session import EntrySession
+from plantstore_tui.core.sending.submitted import NotTaken, SentAgain, Taken
 from plantstore_tui.core.store import PlantState
 from plantstore_tui.server.runner import BackgroundServer
 
@@ -159,3 +164,54 @@ async def test_closing_right_after_sending_held_plants_again_still_deals_with_th
     with opened("tui") as ledger:
         offered = [plant.entry for plant in ledger.attention()]
     assert not set(numbers) & set(offered)
+
+
+async def test_what_the_service_tells_of_a_plant_is_a_copy_nothing_changes_after(
+    reference_server: BackgroundServer,
+) -> None:
+    # A front end keeps what it was told (the log draws an entry later, in its own turn): the
+    # plant told as queued stays queued there, while the plant itself goes on to be created.
+    told: list[Event] = []
+    service = await connected_service(reference_server, told)
+    try:
+        taken = service.submit(FormTexts(name="Fern", id="41", tag=""), typed=True)
+        assert isinstance(taken, Taken)
+        await service.wait_until_quiet()
+        moved = [event.plant for event in told if isinstance(event, PlantMoved)]
+        assert [plant.state for plant in moved][-1] is PlantState.CREATED
+        assert {plant.number for plant in moved} == {taken.plant.number}
+        # Each told as it stood: no two tellings share one changing object.
+        assert len({id(plant) for plant in moved}) == len(moved)
+        assert taken.plant.state is PlantState.QUEUED
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            taken.plant.state = PlantState.CREATED  # type: ignore[misc]
+        assert service.open_plants() == ()
+    finally:
+        await service.close()
+
+
+async def test_the_count_needing_attention_is_written_on_the_event_loop_only(
+    reference_server: BackgroundServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The settle runs in a worker thread and counts there; what the session keeps of the count
+    # is written on the loop (service.py: thread work touches nothing of the service).
+    loop_thread = threading.current_thread()
+    written_on: list[threading.Thread] = []
+    counted = EntrySession._counted
+
+    def recorded(session: EntrySession, attention: int | None) -> None:
+        written_on.append(threading.current_thread())
+        counted(session, attention)
+
+    monkeypatch.setattr(EntrySession, "_counted", recorded)
+    told: list[Event] = []
+    service = await connected_service(reference_server, told)
+    try:
+        for name in ("Fern", "Ivy"):  # the second a duplicate id: it needs attention
+            service.submit(FormTexts(name=name, id="42", tag=""), typed=True)
+        await service.wait_until_quiet()
+        assert service.status().counts.attention == 1
+        assert written_on, "the settles told no count"
+        assert set(written_on) == {loop_thread}
+    finally:
+        await service.close()

@@ -29,12 +29,15 @@ from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, parse_new_plant
 from plantstore_tui.core.sending.counted import Counts
+from plantstore_tui.core.sending.events import PlantView
 from plantstore_tui.core.sending.queue import NOT_CONFIRMED, QueuedPlant
-from plantstore_tui.core.sending.session import FORM_BUSY, EntrySession, LedgerNews
+from plantstore_tui.core.sending.session import EntrySession, LedgerNews
 from plantstore_tui.core.sending.state import Asking, Running
 from plantstore_tui.core.sending.submitted import (
     AimedElsewhere,
     Dismissed,
+    FormBusy,
+    FromAttention,
     Invalid,
     Loaded,
     NeedsConfirmation,
@@ -114,12 +117,11 @@ def typed(name: str, id: str, tag: str = "") -> tuple[FormTexts, NewPlant]:
     return FormTexts(name=name, id=id, tag=tag), plant
 
 
-def submit(session: EntrySession, name: str, id: str, tag: str = "") -> QueuedPlant:
+def submit(session: EntrySession, name: str, id: str, tag: str = "") -> PlantView:
     """Take a plant and put it in line, as a valid submit of the form does."""
-    texts, plant = typed(name, id, tag)
-    queued = session.take(texts, plant, confirmed=True)
-    session.enqueue(queued)
-    return queued
+    taken = session.submit(FormTexts(name=name, id=id, tag=tag), confirmed=True)
+    assert isinstance(taken, Taken)
+    return taken.plant
 
 
 def on_server(server: BackgroundServer) -> tuple[Reports, EntrySession, Target]:
@@ -133,12 +135,11 @@ async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
 ) -> None:
     reports, session, target = on_server(reference_server)
     async with sending_to(session, target):
-        texts, plant = typed("Fern", " 7", "shade")
-        queued = session.take(texts, plant, confirmed=True)
-        # Committed before it is in line (another process reads it; a killed one keeps it).
+        queued = submit(session, "Fern", " 7", "shade")
+        # Committed before the front end lets go of it (another process reads it; a killed one
+        # keeps it), and before anything is reported.
         assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "queued", 0)]
         assert reports.seen == []
-        session.enqueue(queued)
         await session.wait_until_quiet()
         # Reported once on disk for good: queued, unless its durable `sending` came first.
         states = reports.states(queued.number)
@@ -149,7 +150,7 @@ async def test_a_plant_is_on_disk_before_it_is_in_line_and_settles_created(
         assert stored_plants(reference_server.db_path) == [(7, "Fern", "shade")]
         assert ledger_rows(data_dir()) == [("Fern", " 7", "shade", "created", 0)]
         assert session.counts() == Counts(queued=0, sending=0, attention=0)
-        assert session.plants == ()
+        assert session.open_plants() == ()
         assert session.unsettled() == []
         assert session.next_id() == 8
         assert "plant 7 was created here" in (session.duplicate_warning("+7") or "")
@@ -203,7 +204,7 @@ async def test_plants_taken_before_the_connection_wait_and_go_in_order_to_its_ta
     second = submit(session, "Second", "2", "b")
     assert session.counts() == Counts(queued=2, sending=0, attention=0)
     assert sorted(session.unsettled()) == [first.number, second.number]
-    assert [plant.number for plant in session.plants] == [first.number, second.number]
+    assert [plant.number for plant in session.open_plants()] == [first.number, second.number]
     early = session.ledger().get(first.number)
     assert early is not None
     assert early.base_url == "loading…"
@@ -285,7 +286,7 @@ async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it
         await session.wait_until_quiet()
         assert reports.states(again.number)[-1] is PlantState.REJECTED
         assert session.counts() == Counts(queued=0, sending=0, attention=1)
-        assert session.plants == (again,)
+        assert [plant.number for plant in session.open_plants()] == [again.number]
         [waiting] = session.ledger().attention()
         assert waiting.typed == FormTexts(name="Ivy", id="5", tag="dup")
 
@@ -297,7 +298,7 @@ async def test_a_rejected_plant_needs_attention_until_the_operator_deals_with_it
             "Dismissed at 09:30:15.",
         )
         assert session.ledger().attention() == []
-        assert session.plants == ()
+        assert session.open_plants() == ()
         assert session.counts() == Counts(queued=0, sending=0, attention=0)
         assert not session.release(again.number, "Dismissed again.")
 
@@ -346,7 +347,7 @@ async def test_a_cancelled_send_is_of_unknown_fate_and_the_plants_behind_it_can_
             slow = submit(session, "Slow", "1")
             behind = submit(session, "Behind", "2")
             await server.wait_for_requests(1)
-            await reports.until(lambda: session.sending)
+            await reports.until(lambda: session.counts().sending == 1)
             assert session.in_line() == 2
             # The screen asks about the plants behind before it cancels.
             session.question_opened()
@@ -375,7 +376,7 @@ async def test_a_plant_not_confirmed_when_its_turn_comes_is_held_not_sent(
 ) -> None:
     reports = Reports()
     session = new_session(reports, reference_server.base_url)
-    texts, plant = typed("Fern", "9")
+    texts = FormTexts(name="Fern", id="9", tag="")
     asked: list[int] = []
 
     async def refuse(queued: QueuedPlant) -> bool:
@@ -384,8 +385,9 @@ async def test_a_plant_not_confirmed_when_its_turn_comes_is_held_not_sent(
 
     target = target_of(reference_server.base_url, reference_server.token)
     client = PlantStoreClient(target.base_url, target.token)
-    queued = session.take(texts, plant, confirmed=False)
-    session.enqueue(queued)
+    taken = session.submit(texts)  # before the connection: confirmed at its turn, if need be
+    assert isinstance(taken, Taken)
+    queued = taken.plant
     runner = asyncio.create_task(session.run(session.connected(target, client), refuse))
     try:
         await session.wait_until_quiet()
@@ -501,7 +503,7 @@ async def test_a_plant_taken_before_the_connection_is_confirmed_when_its_turn_co
     assert early.plant.confirmed is False
 
 
-async def test_attend_loads_dismisses_or_says_why_not(
+async def test_a_plant_of_needs_attention_is_loaded_dismissed_or_said_why_not(
     reference_server: BackgroundServer,
 ) -> None:
     reports, session, target = on_server(reference_server)
@@ -512,18 +514,17 @@ async def test_attend_loads_dismisses_or_says_why_not(
         assert reports.states(again.number)[-1] is PlantState.REJECTED
         assert reports.states(first.number)[-1] is PlantState.CREATED
 
-        busy = session.attend(again.number, load=True, form_busy=True)
-        assert busy == NotTaken("Not loaded", FORM_BUSY)
-        loaded = session.attend(again.number, load=True)
-        assert isinstance(loaded, Loaded)
-        assert loaded.entry.typed == FormTexts(name="Ivy", id="1", tag="")
-        assert not loaded.may_exist
+        busy = session.load(FromAttention(again.number), form_busy=True)
+        assert busy == FormBusy()
+        assert [row.entry for row in session.ledger().attention()] == [again.number]
+        loaded = session.load(FromAttention(again.number), form_busy=False)
+        assert loaded == Loaded(FormTexts(name="Ivy", id="1", tag=""), False, 1)
         assert session.ledger().attention() == []
         # Dealt with already (here, or by another instance): said, not done twice.
-        assert session.attend(again.number, load=False) == NotTaken(
+        assert session.dismiss(again.number) == NotTaken(
             "Not loaded", "Another plantstore-tui has already dealt with this plant."
         )
-        assert session.attend(99_999, load=True) == NotTaken(
+        assert session.load(FromAttention(99_999), form_busy=False) == NotTaken(
             "Not found", "Plant #99999 is no longer in the ledger."
         )
 
@@ -538,16 +539,17 @@ async def test_a_plant_meant_for_another_target_is_loaded_only_once_confirmed(
         dropped = submit(session, "Yew", "2")
         await session.wait_until_quiet()
         session.choose("http://127.0.0.1:9", "elsewhere")
-        elsewhere = session.attend(refused.number, load=True)
+        elsewhere = session.load(FromAttention(refused.number), form_busy=False)
         assert isinstance(elsewhere, AimedElsewhere)
         assert elsewhere.here == "elsewhere · 127.0.0.1:9"
         assert [row.entry for row in session.ledger().attention()] == [
             refused.number,
             dropped.number,
         ]
-        assert isinstance(session.attend(refused.number, load=True, anywhere=True), Loaded)
+        chosen = FromAttention(refused.number)
+        assert isinstance(session.load(chosen, form_busy=False, anywhere=True), Loaded)
         # Dismissing asks nothing: the plant goes nowhere.
-        assert isinstance(session.attend(dropped.number, load=False), Dismissed)
+        assert isinstance(session.dismiss(dropped.number), Dismissed)
         assert session.ledger().attention() == []
 
 
@@ -567,8 +569,9 @@ async def test_a_plant_confirmed_at_its_turn_is_not_asked_about_again_when_it_go
             return True
 
         target = target_of(server.base_url, SecretStr("token-for-a-503"))
-        queued = session.take(*typed("Fern", "9"), confirmed=False)
-        session.enqueue(queued)
+        taken = session.submit(FormTexts(name="Fern", id="9", tag=""))
+        assert isinstance(taken, Taken)
+        queued = taken.plant
         client = PlantStoreClient(target.base_url, target.token)
         runner = asyncio.create_task(session.run(session.connected(target, client), confirm))
         try:
