@@ -27,6 +27,8 @@ from plantstore_tui.core.store.probes import (
 
 # A list shows this much of a probe's body (`history show` has it whole).
 _BODY_LISTED = 40
+# A request line (method and path) listed to this many characters.
+_REQUEST_LISTED = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,21 @@ def echo_probes(store: Ledger | None, where: HistoryFilter, *, limit: int, as_js
 
 def probe_table(probes: list[ProbeEntry]) -> str:
     """The probes listed, one a line under a header."""
-    rows = [("#", "time", "profile", "target", "token", "status", "shape", "fate", "ms", "body")]
+    rows = [
+        (
+            "#",
+            "time",
+            "profile",
+            "target",
+            "request",
+            "token",
+            "status",
+            "shape",
+            "fate",
+            "ms",
+            "body",
+        )
+    ]
     for probe in probes:
         sent = probe.body.decode("utf-8", errors="backslashreplace")
         rows.append(
@@ -98,10 +114,12 @@ def probe_table(probes: list[ProbeEntry]) -> str:
                 local_time(probe.time),
                 visible(probe.profile or "-"),
                 visible(host_port(probe.base_url)),
+                visible(shorten(probe.request.line, _REQUEST_LISTED)),
                 probe.token.value,
                 "-" if probe.status is None else str(probe.status),
                 "-" if probe.shape is None else probe.shape.value,
-                probe.fate.value,
+                # What it means for a plant: nothing, of a request the spec does not describe.
+                probe.fate.value if probe.request.in_spec else "-",
                 "-" if probe.elapsed_ms is None else f"{probe.elapsed_ms:.1f}",
                 visible(shorten(sent, _BODY_LISTED)),
             )
@@ -129,7 +147,8 @@ def probe_text(probe: ProbeEntry) -> str:
     lines = [
         f"Probe {probe.label}: {local_time(probe.time)} from {probe.source}"
         + (f" (profile {visible(probe.profile)})" if probe.profile else ""),
-        f"  POST {visible(probe.url)}{visible(through_words(probe.proxy))}: {status}{timing}",
+        f"  {visible(probe.method)} {visible(probe.url)}{visible(through_words(probe.proxy))}: "
+        f"{status}{timing}",
         f"  token: {probe.token.value}",
         "  sent headers:",
         *_headers(probe.sent_headers),
@@ -150,6 +169,14 @@ def probe_text(probe: ProbeEntry) -> str:
 
 def probe_export(probe: ProbeEntry, as_: ExportFormat) -> str:
     """The probe as one shell command that sends it again."""
+    request = probe.request
     return export_probe(
-        probe.url, probe.body, as_, token=probe.token, headers=probe.headers, proxy=probe.proxy
+        probe.url,
+        probe.body,
+        as_,
+        token=probe.token,
+        headers=probe.headers,
+        proxy=probe.proxy,
+        method=request.method,
+        bodyless=request.bodyless,
     )

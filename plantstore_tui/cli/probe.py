@@ -1,10 +1,12 @@
-"""`plantstore-tui probe`: one request to POST /plants exactly as given, what came back, and the
-spec's reading of it; kept in the ledger's history as a probe, never as a plant."""
+"""`plantstore-tui probe`: one request exactly as given (POST /plants, or any method and path under
+the base URL), what came back, and the spec's reading of it; kept in the ledger's history as a
+probe, never as a plant."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,10 +31,14 @@ from plantstore_tui.core.http.cases import (
 )
 from plantstore_tui.core.http.check import with_limits
 from plantstore_tui.core.http.probe import (
+    SPEC_METHOD,
+    SPEC_PATH,
     ProbeAnswer,
     ProbeRequest,
     TokenChoice,
     parse_header,
+    parse_method,
+    parse_path,
     send_probe,
 )
 from plantstore_tui.core.http.proxy import through_words
@@ -68,7 +74,33 @@ def _headers(
     return tuple(pairs)
 
 
+def _parsed(parse: Callable[[str], str]) -> Callable[[click.Context, click.Parameter, str], str]:
+    def callback(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        try:
+            return parse(value)
+        except ValueError as exc:
+            raise click.BadParameter(visible(str(exc)), ctx, param) from None
+
+    return callback
+
+
 @click.command()
+@click.option(
+    "--method",
+    default=SPEC_METHOD,
+    show_default=True,
+    callback=_parsed(parse_method),
+    metavar="METHOD",
+    help="The method, sent as given (GET, DELETE, OPTIONS, ...).",
+)
+@click.option(
+    "--path",
+    default=SPEC_PATH,
+    show_default=True,
+    callback=_parsed(parse_path),
+    metavar="PATH",
+    help="The path under the base URL, its query string as typed (/openapi.json, /plants?limit=5).",
+)
 @one_body("--body", metavar="TEXT", help="The body to send, exactly as given (JSON or not).")
 @one_body(
     "--body-file",
@@ -115,6 +147,8 @@ def _headers(
 @merged_target_options
 def probe(
     options: TargetOptions,
+    method: str,
+    path: str,
     body: str | None,
     body_file: BinaryIO | None,
     token: str,
@@ -125,19 +159,24 @@ def probe(
     yes: bool,
     timeout: float | None,
 ) -> None:
-    """Send one request to POST /plants exactly as given, and read the answer by the spec.
+    """Send one request exactly as given, and read the answer by the spec.
 
-    The body goes byte for byte, valid JSON or not; the token is the target's unless --token
-    none or wrong. Prints the request (the token as its last 4 characters at most), the status,
-    headers and body of the answer, the time, and the spec's reading: the body's shape (Plant,
-    Error, neither), whether the spec lists the status, and what it means for a plant. Every
+    POST /plants unless --method or --path say otherwise (a request the spec does not describe
+    is read by HTTP alone). The body goes byte for byte, valid JSON or not, and may be left out
+    of any request but POST /plants; the token is the target's unless --token none or wrong.
+    Prints the request (the token as its last 4 characters at most), the status, headers and
+    body of the answer, the time, and the spec's reading: the body's shape (Plant, Error,
+    neither), whether the spec lists the status, and what it means for a plant. Every
     probe is kept in the history (history --probes), never as a plant. Exits 0 when an answer
     came, whatever its status; 3 when none did; 2 for a usage error; 4 for a configuration
     problem.
     """
     if case_name is not None and cases_path is None:
         raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
-    request = ProbeRequest(_body(body, body_file), TokenChoice(token), headers)
+    in_spec = ProbeRequest(b"", method=method, path=path).in_spec
+    request = ProbeRequest(
+        _body(body, body_file, required=in_spec), TokenChoice(token), headers, method, path
+    )
     # The names the file holds, read before anything is sent (a file that cannot take one more,
     # or a request no case can keep, stops the probe there).
     taken = None if cases_path is None else _case_names(cases_path, case_name)
@@ -147,9 +186,8 @@ def probe(
     # A probe that sends no token of the profile needs none: it is not read.
     target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
     if target.protected and not yes and request.may_create:
-        confirm_protected(
-            target, "Send this probe (it may create a plant) to", interactive=not as_json
-        )
+        change = "create a plant" if request.in_spec else "change the deployment"
+        confirm_protected(target, f"Send this probe (it may {change}) to", interactive=not as_json)
     if timeout is not None:
         target = with_limits(target, timeout)
     checked_data_dir()  # before it goes: a probe is kept, and a file there is a mistake to fix
@@ -169,12 +207,17 @@ def probe(
     raise SystemExit(ExitCode.CREATED if answer.answered else ExitCode.TRANSPORT_FAILURE)
 
 
-def _body(text: str | None, file: BinaryIO | None) -> bytes:
+def _body(text: str | None, file: BinaryIO | None, *, required: bool) -> bytes:
     if file is not None:
         # click closes the file (never stdin) when the command ends.
         return file.read()
+    if text is None and not required:
+        return b""
     if text is None:
-        raise click.UsageError("Give the body as --body TEXT or --body-file FILE ('-': stdin).")
+        raise click.UsageError(
+            "Give the body as --body TEXT or --body-file FILE ('-': stdin): POST /plants "
+            "takes one (another --method or --path may go without)."
+        )
     # Bytes the shell passed that are not UTF-8 go as they came.
     return text.encode("utf-8", errors="surrogateescape")
 
@@ -230,9 +273,11 @@ def render_probe(answer: ProbeAnswer) -> str:
     request = answer.request
     sent = request.body.decode("utf-8", errors="backslashreplace")
     lines = [
-        f"POST {visible(answer.url + through_words(answer.outcome.proxy))}",
+        f"{visible(request.method)} {visible(answer.url + through_words(answer.outcome.proxy))}",
         *_header_lines(answer.sent_headers),
-        f"  body ({len(request.body):,} bytes): {visible(shorten(sent, what='the body'))}",
+        f"  body ({len(request.body):,} bytes): {visible(shorten(sent, what='the body'))}"
+        if request.body or request.in_spec
+        else "  no body",
     ]
     timing = "" if answer.elapsed_ms is None else f" in {answer.elapsed_ms:.1f} ms"
     if answer.status is None:

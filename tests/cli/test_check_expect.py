@@ -338,3 +338,107 @@ def test_a_protected_profile_is_asked_about_every_id_the_cases_may_create(
         (71, "plantstore-tui check 71"),
         (72, "Fern"),
     ]
+
+
+ANY_REQUEST = """
+[[case]]
+name = "GET /plants is not allowed"
+method = "GET"
+path = "/plants"
+status = 405
+
+[[case]]
+name = "the OpenAPI document is served"
+method = "GET"
+path = "/openapi.json"
+status = 200
+
+[[case]]
+name = "no DELETE of a plant"
+method = "DELETE"
+path = "/plants/1"
+status = 404
+"""
+
+
+def test_cases_of_any_method_and_path_run_with_their_junit_entries(
+    reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    # Issue 45, part 6: a GET runs as any case does; a DELETE with the profile's token could
+    # change the deployment, so it is held until --create.
+    cases = _cases_file(tmp_path, ANY_REQUEST)
+    junit = tmp_path / "check.xml"
+    token = reference_server.token.get_secret_value()
+    done = _check(
+        reference_server.base_url, "--expect", str(cases), "--report-junit", str(junit), token=token
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout[done.stdout.index(f"Cases of {cases}") :].splitlines()
+    assert "PASS" in next(line for line in lines if "GET /plants is not allowed" in line)
+    assert "PASS" in next(line for line in lines if "the OpenAPI document is served" in line)
+    assert "SKIP" in next(line for line in lines if "no DELETE of a plant" in line)
+    assert "its method may change the deployment" in done.stdout
+    suite = _suites(junit)[str(cases)]
+    named = {case.attrib["name"]: case for case in suite.findall("testcase")}
+    assert list(named) == [
+        "GET /plants is not allowed",
+        "the OpenAPI document is served",
+        "no DELETE of a plant",
+    ]
+    assert named["no DELETE of a plant"].find("skipped") is not None
+    assert (suite.attrib["tests"], suite.attrib["failures"], suite.attrib["skipped"]) == (
+        "3",
+        "0",
+        "1",
+    )
+    # With --create, the DELETE goes too (and the reference server has no such address).
+    created = _check(
+        reference_server.base_url,
+        "--expect",
+        str(cases),
+        "--create",
+        "--ids",
+        "900-999",
+        token=token,
+    )
+    assert created.returncode == 0, created.stdout + created.stderr
+    row = next(line for line in created.stdout.splitlines() if "no DELETE of a plant" in line)
+    assert "PASS" in row
+
+
+def test_a_probe_of_another_method_saved_as_a_case_runs_as_it_went(
+    shared_reference_server: BackgroundServer, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases.toml"
+    base, token = shared_reference_server.base_url, shared_reference_server.token
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plantstore_tui",
+            "probe",
+            "--base-url",
+            base,
+            "--method",
+            "GET",
+            "--path",
+            "/plants?limit=5",
+            "--save-case",
+            str(cases),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PLANTSTORE_TOKEN": token.get_secret_value()},
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    saved = cases.read_text(encoding="utf-8")
+    assert 'method = "GET"' in saved
+    assert 'path = "/plants?limit=5"' in saved
+    assert "status = 405" in saved
+    assert "raw" not in saved
+    assert "body" not in saved
+    done = _check(base, "--expect", str(cases), token=token.get_secret_value())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PASS" in next(line for line in done.stdout.splitlines() if "405" in line)

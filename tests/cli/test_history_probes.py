@@ -51,8 +51,10 @@ def test_history_probes_lists_them_and_history_of_plants_never_does(
     lines = listed.stdout.splitlines()
     assert lines[0].split()[:2] == ["#", "time"]
     assert [line.split()[0] for line in lines[1:]] == ["p4", "p3", "p2", "p1"]
-    # token, status, shape, fate (after the number, the date and time, profile and target)
-    cells = [line.split()[5:10] for line in lines[1:]]
+    # the request, then token, status, shape, fate (after the number, the date and time,
+    # profile and target)
+    assert {tuple(line.split()[5:7]) for line in lines[1:]} == {("POST", "/plants")}
+    cells = [line.split()[7:12] for line in lines[1:]]
     assert cells[0] == ["profile", "-", "-", "not", "created"]
     assert cells[1] == ["wrong", "401", "Error", "not", "created"]
     assert cells[2] == ["none", "401", "Error", "not", "created"]

@@ -549,3 +549,35 @@ async def test_a_protected_profile_is_asked_before_a_body_that_may_create_a_plan
         assert screen.answer is not None
         assert screen.answer.status == 200
     assert [row[:2] for row in stored_plants(reference_server.db_path)] == [(4, "Fern")]
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "110x32"])
+async def test_a_method_and_path_typed_above_the_body_go_and_are_read_by_http(
+    reference_server: BackgroundServer, size: tuple[int, int]
+) -> None:
+    # Issue 45, part 1: the same two fields as `probe --method --path`.
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=size) as pilot:
+        await ready(app, pilot)
+        screen = await open_probe(app, pilot)
+        assert f"Probe POST {reference_server.base_url}/plants" in shown(app)
+        # From the body, Shift+Tab to the path, then to the method: each typed over.
+        await pilot.press("shift+tab", *"/openapi.json", "shift+tab", *"get")
+        await until(
+            pilot,
+            lambda: f"Probe GET {reference_server.base_url}/openapi.json" in shown(app),
+            "the title naming the request typed",
+        )
+        await probe_answered(app, pilot, screen)
+        answer = answer_shown(screen)
+        assert "200 OK" in answer or answer.startswith("200"), answer
+        assert "The spec describes only POST /plants: it says nothing of this request." in answer
+        assert f"GET {reference_server.base_url}/openapi.json" in answer
+        [kept] = probes_kept()
+        assert (kept.method, kept.path, kept.status) == ("GET", "/openapi.json", 200)
+        # A path that cannot be sent is said, and nothing goes.
+        await pilot.press("tab", "ctrl+u", *"openapi.json", "ctrl+s")
+        await until(pilot, lambda: "Nothing was sent" in answer_shown(screen), "the path refused")
+        assert "starting with /" in answer_shown(screen)
+        assert len(probes_kept()) == 1
+    assert stored_plants(reference_server.db_path) == []

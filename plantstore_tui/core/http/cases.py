@@ -1,9 +1,10 @@
 """Expectations: a TOML file of probes and the answers they should get (`check --expect`).
 
 Each `[[case]]` names a request (`body` as a TOML value sent as JSON, or `raw` text sent byte for
-byte; `token`; optional `headers`) and its expected `status`, optionally the Error's `error`
-code. `probe --save-case` and the probe screen append the request just sent, with the status it
-got, so a finding made by hand becomes a case CI runs (docs/expectations.md).
+byte; `token`; optional `headers`; `method` and `path`, POST /plants when not given, which
+alone needs `body` or `raw`) and its expected `status`, optionally the Error's `error` code.
+`probe --save-case` and the probe screen append the request just sent, with the status it got,
+so a finding made by hand becomes a case CI runs (docs/expectations.md).
 """
 
 from __future__ import annotations
@@ -21,17 +22,21 @@ import tomlkit
 from plantstore_tui.core import toml_text
 from plantstore_tui.core.errors import InputError
 from plantstore_tui.core.http.probe import (
+    SPEC_METHOD,
+    SPEC_PATH,
     ProbeAnswer,
     ProbeRequest,
     Shape,
     TokenChoice,
     body_of_json,
     parse_header,
+    parse_method,
+    parse_path,
 )
 from plantstore_tui.core.plant.text import clipped, visible
 
 _INT64 = range(-(2**63), 2**63)
-_KEYS = frozenset({"name", "body", "raw", "token", "headers", "status", "error"})
+_KEYS = frozenset({"name", "method", "path", "body", "raw", "token", "headers", "status", "error"})
 
 
 class CasesError(InputError):
@@ -148,7 +153,15 @@ def case_of(name: str, answer: ProbeAnswer) -> Case:
 def _case_table(case: Case) -> tomlkit.items.Table:
     table = tomlkit.table()
     table["name"] = case.name
-    if case.body is not None:
+    request = case.request
+    # Only what differs from the spec's operation: a file of POST /plants cases reads as before.
+    if request.method != SPEC_METHOD:
+        table["method"] = request.method
+    if request.path != SPEC_PATH:
+        table["path"] = request.path
+    if request.bodyless:
+        pass  # neither `body` nor `raw`: it went without a body
+    elif case.body is not None:
         body = tomlkit.inline_table()
         body.update(case.body)
         table["body"] = body
@@ -228,10 +241,23 @@ def _case(table: dict[str, Any], where: str) -> Case:
     if not isinstance(name, str) or not name.strip():
         raise CasesError(f"{where}: `name` is required, as text")
     where = f"{where} ({name!r})"
-    if ("body" in table) == ("raw" in table):
+    try:
+        method = parse_method(_text(table, "method", SPEC_METHOD, where))
+        path = parse_path(_text(table, "path", SPEC_PATH, where))
+    except ValueError as exc:
+        raise CasesError(f"{where}: {exc}") from None
+    in_spec = ProbeRequest(b"", method=method, path=path).in_spec
+    if "body" in table and "raw" in table:
         raise CasesError(f"{where}: give exactly one of `body` (a TOML value) or `raw` (text)")
+    if in_spec and "body" not in table and "raw" not in table:
+        raise CasesError(
+            f"{where}: give exactly one of `body` (a TOML value) or `raw` (text): POST /plants "
+            "takes one"
+        )
     body = table.get("body")
-    if "raw" in table:
+    if "body" not in table and "raw" not in table:
+        content = b""
+    elif "raw" in table:
         if not isinstance(table["raw"], str):
             raise CasesError(f"{where}: `raw` must be text")
         content = table["raw"].encode("utf-8")
@@ -261,5 +287,12 @@ def _case(table: dict[str, Any], where: str) -> Case:
         pairs = tuple(parse_header(f"{key}:{value}") for key, value in headers.items())
     except ValueError as exc:
         raise CasesError(f"{where}: {exc}") from None
-    request = ProbeRequest(content, token, pairs)
+    request = ProbeRequest(content, token, pairs, method, path)
     return Case(name, request, status, error, body)
+
+
+def _text(table: dict[str, Any], key: str, default: str, where: str) -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str):
+        raise CasesError(f"{where}: `{key}` must be text")
+    return value

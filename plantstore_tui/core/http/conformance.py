@@ -54,11 +54,22 @@ def status_reading(status: int) -> str:
     is named by what HTTP says it means, and "not in the spec"."""
     if status in SPEC_STATUSES:
         return "the spec lists this status"
-    named = f"{status} {status_phrase(status)}".rstrip()
+    named, means = _named(status)
+    return f"{named} is not in the spec" + (f" (HTTP: {means})" if means else "")
+
+
+def http_reading(status: int) -> str:
+    """A status as HTTP reads it, for a request the spec does not describe: "405 Method Not
+    Allowed (HTTP: the address does not take this method)"."""
+    named, means = _named(status)
+    return named + (f" (HTTP: {means})" if means else "")
+
+
+def _named(status: int) -> tuple[str, str | None]:
     means = _HTTP_MEANS.get(status)
     if means is None and not status_phrase(status):
         means = "a status HTTP does not name"
-    return f"{named} is not in the spec" + (f" (HTTP: {means})" if means else "")
+    return f"{status} {status_phrase(status)}".rstrip(), means
 
 
 def token_refused(status: int | None) -> bool:

@@ -21,7 +21,6 @@ from plantstore_tui.core.http.check_report import CaseResult, Verdict
 from plantstore_tui.core.http.conformance import against_sent
 from plantstore_tui.core.http.probe import (
     ProbeAnswer,
-    ProbeRequest,
     Shape,
     body_of_json,
     send_probe,
@@ -44,6 +43,10 @@ MAY_CREATE = (
     "only with --create, its id in --ids"
 )
 NOT_REACHED = "not sent: the deployment did not answer the first probe"
+CHANGES = (
+    "its method may change the deployment (HTTP does not call it safe), with the profile's "
+    "token: runs only with --create"
+)
 
 # Told each plant a case created (the plant its body holds), as --create's sends are.
 OnSent = Callable[[Outcome], None]
@@ -68,8 +71,14 @@ class CaseFile:
 
 
 def takes_id(case: Case) -> bool:
-    """True for a case that expects 2xx and whose body is a table with an integer `id`."""
-    return case.expects_success and isinstance(case.body, dict) and type(case.body.get("id")) is int
+    """True for a case of POST /plants that expects 2xx and whose body is a table with an
+    integer `id`."""
+    return (
+        case.request.in_spec
+        and case.expects_success
+        and isinstance(case.body, dict)
+        and type(case.body.get("id")) is int
+    )
 
 
 def expected_words(case: Case) -> str:
@@ -127,6 +136,9 @@ def valid_plant_id(case: Case) -> int | None:
 
 def _skip_reason(case: Case, allowed: range | None) -> str | None:
     creating = allowed is not None
+    if not case.request.in_spec:
+        # No plant of --ids: any method HTTP calls safe goes; another, only when asked to.
+        return CHANGES if case.request.may_create and not creating else None
     if not case.expects_success:
         # The check creates nothing without --create, and with it only on the ids of --ids:
         # a case expecting a refusal (a duplicate id) with a body that is a plant is held so.
@@ -163,8 +175,7 @@ async def run_cases(
         request, plant_id = case.request, None
         if ids is not None and takes_id(case):
             plant_id = next(ids)
-            body = body_of_json({**case.body, "id": plant_id})
-            request = ProbeRequest(body, request.token, request.headers)
+            request = replace(request, body=body_of_json({**case.body, "id": plant_id}))
         answer = await send_probe(target, request)
         # A plant on an id of --ids is kept whatever came, as --create's are; any other case
         # only when it created one.

@@ -10,9 +10,10 @@ printable Unicode) can break the command or run anything. A replay the deploymen
 4xx or 5xx) ends the command with a non-zero exit, the answer's body still printed (curl's
 `--fail-with-body`, HTTPie's `--check-status`), so a script sees it.
 
-A probe (`export_probe`) is sent again as it went: its body's bytes exactly (through `printf` on
-stdin when they are not printable text), its headers, and its token choice's Authorization: the
-token from `$PLANTSTORE_TOKEN`, none at all, or the fixed wrong token.
+A probe (`export_probe`) is sent again as it went: its method, its body's bytes exactly (through
+`printf` on stdin when they are not printable text; none when it had none, but for POST
+/plants), its headers, and its token choice's Authorization: the token from `$PLANTSTORE_TOKEN`,
+none at all, or the fixed wrong token.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import shlex
 from collections.abc import Sequence
 from enum import StrEnum
 
-from plantstore_tui.core.http.probe import WRONG_TOKEN, TokenChoice
+from plantstore_tui.core.http.probe import SPEC_METHOD, WRONG_TOKEN, TokenChoice
 from plantstore_tui.core.plant.text import visible
 
 # The shell reads the token when the command runs; `:?` stops it, with these words, when unset.
@@ -74,8 +75,11 @@ def _command(
     headers: list[str],
     *,
     piped: bool = False,
+    method: str = SPEC_METHOD,
+    bodyless: bool = False,
 ) -> str:
-    """The command; `piped`: the body goes through printf on stdin, not as a word."""
+    """The command; `piped`: the body goes through printf on stdin, not as a word;
+    `bodyless`: no body at all."""
     text = body.decode("utf-8", errors="replace")
     match as_:
         case ExportFormat.CURL:
@@ -83,16 +87,20 @@ def _command(
             head = _quoted(
                 "curl", "--silent", "--show-error", "--fail-with-body", *through, "--request"
             )
-            data = _quoted("--data-binary", "@-" if piped else text)
-            command = " ".join([f"{head} POST {shlex.quote(url)}", *headers, data])
+            data = () if bodyless else (_quoted("--data-binary", "@-" if piped else text),)
+            command = " ".join(
+                [f"{head} {shlex.quote(method)} {shlex.quote(url)}", *headers, *data]
+            )
         case ExportFormat.HTTPIE:
             # HTTPie takes a proxy per scheme of the target: "https:http://proxy:3128".
             scheme = url.partition(":")[0]
             through = () if proxy is None else (f"--proxy={scheme}:{proxy}",)
             # Without --ignore-stdin, HTTPie sends what comes on stdin as the body.
             stdin = () if piped else ("--ignore-stdin",)
-            head = _quoted("http", *stdin, "--check-status", *through, "POST", url)
-            command = " ".join([head, *headers, *(() if piped else (_quoted("--raw", text),))])
+            stdin = ("--ignore-stdin",) if bodyless else stdin
+            head = _quoted("http", *stdin, "--check-status", *through, method, url)
+            raw = () if piped or bodyless else (_quoted("--raw", text),)
+            command = " ".join([head, *headers, *raw])
     return f"printf {_printf_format(body)} | {command}" if piped else command
 
 
@@ -115,14 +123,17 @@ def export_probe(
     token: TokenChoice,
     headers: Sequence[tuple[str, str]] = (),
     proxy: str | None = None,
+    method: str = SPEC_METHOD,
+    bodyless: bool = False,
 ) -> str:
     """One shell command that sends a probe again: its body's bytes exactly, its headers, and the
     Authorization of its token choice (the token from $PLANTSTORE_TOKEN, none, or the fixed wrong
     token). An Authorization given as a header was kept masked: its scheme is kept, and the
-    token is read from $PLANTSTORE_TOKEN."""
+    token is read from $PLANTSTORE_TOKEN. `bodyless`: it had no body, nor the client's
+    Content-Type."""
     given = {name.lower() for name, _ in headers}
     words = []
-    if "content-type" not in given:
+    if "content-type" not in given and not bodyless:
         words.append(_header(as_, "Content-Type", "application/json"))
     for name, value in headers:
         if name.lower() == "authorization":
@@ -139,5 +150,7 @@ def export_probe(
     # A body of printable text goes as one word; anything else (bytes that are not UTF-8,
     # controls, a leading @ that curl would read as a file name) through printf on stdin.
     text = body.decode("utf-8", errors="replace")
-    piped = text.encode("utf-8") != body or visible(text) != text or text.startswith("@")
-    return _command(url, body, as_, proxy, words, piped=piped)
+    piped = not bodyless and (
+        text.encode("utf-8") != body or visible(text) != text or text.startswith("@")
+    )
+    return _command(url, body, as_, proxy, words, piped=piped, method=method, bodyless=bodyless)

@@ -1,7 +1,9 @@
-"""`probe`: one request to `POST /plants`, exactly as given, and the spec's reading of its answer.
+"""`probe`: one request, exactly as given, and the spec's reading of its answer.
 
-A probe's body is sent byte for byte, JSON or not; its token is the profile's, none, or a fixed
-wrong one; its headers may add to or replace the client's. The request still goes through the
+A probe is `POST /plants`, the spec's one operation, unless it names another method or a path
+under the base URL (`GET /plants`, `/openapi.json`: what the spec does not describe is read by
+HTTP alone). Its body is sent byte for byte, JSON or not; its token is the profile's, none, or a
+fixed wrong one; its headers may add to or replace the client's. The request still goes through the
 client (`ProbeTransport` rewrites it on its way out), so it has the profile's TLS, proxy and limits,
 and its answer is read by the same rules as a plant's: `Outcome` says what it means for a plant,
 `conformance` how it departs from the spec. A probe is never a plant of the queue.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import string
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -20,11 +23,16 @@ import httpx
 from pydantic import SecretStr
 
 from plantstore_tui.core.http.client import HEADERS, PlantStoreClient, one_connection
-from plantstore_tui.core.http.conformance import SPEC_STATUSES, off_spec, status_reading
+from plantstore_tui.core.http.conformance import (
+    SPEC_STATUSES,
+    http_reading,
+    off_spec,
+    status_reading,
+)
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
 from plantstore_tui.core.http.target import Target, redact_bytes
 from plantstore_tui.core.http.tls import CABundleError
-from plantstore_tui.core.http.urls import plants_url, token_problem
+from plantstore_tui.core.http.urls import token_problem
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.outcome import (
     Created,
@@ -41,6 +49,14 @@ _WRONG = f"Bearer {WRONG_TOKEN}"
 _STAND_IN = "stand-in-never-sent"
 # The client builds a request from a NewPlant; the probe transport replaces its body.
 _PLACEHOLDER = NewPlant(id=0, name="plantstore-tui probe")
+# The spec's one operation: what a probe sends unless told another method or path.
+SPEC_METHOD = "POST"
+SPEC_PATH = "/plants"
+# Methods that change nothing on a server that follows HTTP (RFC 9110, 9.2.1).
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+# RFC 9110's token characters: what a method may be made of.
+_TOKEN = frozenset(string.ascii_letters + string.digits + "!#$%&'*+-.^_`|~")
+_PATH_LIMIT = 2048
 
 
 class TokenChoice(StrEnum):
@@ -61,12 +77,35 @@ class Shape(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ProbeRequest:
-    """One request as the tester gives it: the body's bytes, the token choice, extra headers."""
+    """One request as the tester gives it: the body's bytes, the token choice, extra headers,
+    the method and the path under the base URL (its query string as typed)."""
 
     body: bytes
     token: TokenChoice = TokenChoice.PROFILE
     # Added to the client's headers; one of the same name (Content-Type) replaces the client's.
     headers: tuple[tuple[str, str], ...] = ()
+    method: str = SPEC_METHOD
+    path: str = SPEC_PATH
+
+    @property
+    def in_spec(self) -> bool:
+        """True for the spec's one operation, `POST /plants` (a query string or not)."""
+        return self.method == SPEC_METHOD and self.path.split("?", 1)[0] in (SPEC_PATH, "/plants/")
+
+    @property
+    def line(self) -> str:
+        """The method and path, as a request line names them: `GET /plants`."""
+        return f"{self.method} {self.path}"
+
+    def url(self, base_url: str) -> str:
+        """Where it goes: the path under the base URL."""
+        return base_url.rstrip("/") + self.path
+
+    @property
+    def bodyless(self) -> bool:
+        """True when it goes with no body and so none of the client's Content-Type (the spec's
+        operation always sends its own)."""
+        return not (self.in_spec or self.body)
 
     @property
     def sends_token(self) -> bool:
@@ -77,14 +116,50 @@ class ProbeRequest:
 
     @property
     def may_create(self) -> bool:
-        """Whether it could create a plant on a deployment that follows the spec: a JSON object
-        sent with the target's own token (a protected profile asks first)."""
+        """Whether it could create a plant, or change anything, on a deployment that follows
+        the spec and HTTP: `POST /plants` with a JSON object, or a method HTTP does not call
+        safe, sent with the target's own token (a protected profile asks first)."""
         if not self.sends_token:
             return False
+        if not self.in_spec:
+            return self.method.upper() not in SAFE_METHODS
         try:
             return isinstance(json.loads(self.body), dict)
         except (ValueError, RecursionError):
             return False
+
+
+def parse_method(text: str) -> str:
+    """A method in capitals, as the client (httpx) sends every method, or ValueError saying
+    what is wrong with it."""
+    method = text.strip().upper()
+    if not method:
+        raise ValueError("the method is empty: give one such as GET or POST")
+    if not set(method) <= _TOKEN:
+        raise ValueError(f"{method!r} is not a method: letters, digits and !#$%&'*+-.^_`|~ only")
+    return method
+
+
+def parse_path(text: str) -> str:
+    """A path under the base URL, with its query string as typed (`/plants?limit=5`), or
+    ValueError saying what is wrong with it."""
+    path = text.strip()
+    if not path.startswith("/"):
+        raise ValueError(
+            f"{path!r} is not a path: give it from the base URL on, starting with / "
+            "(e.g. /plants or /openapi.json)"
+        )
+    if path.startswith("//"):
+        raise ValueError(f"{path!r} names another host: give a path under the base URL")
+    if len(path) > _PATH_LIMIT:
+        raise ValueError(f"the path is longer than {_PATH_LIMIT:,} characters")
+    if not path.isascii() or not path.isprintable() or " " in path:
+        raise ValueError(
+            f"{path!r} cannot be sent: a path is ASCII with no spaces (percent-encode others)"
+        )
+    if "#" in path:
+        raise ValueError(f"{path!r} holds a fragment (#...), which is never sent: leave it out")
+    return path
 
 
 def parse_header(text: str) -> tuple[str, str]:
@@ -115,20 +190,27 @@ class Reading:
     status: int | None
     fate: PlantFate
     off_spec: tuple[str, ...] = ()
+    # False for a request the spec does not describe (another method or path): HTTP reads it.
+    in_spec: bool = True
 
     @property
     def listed(self) -> bool:
-        """True for the statuses the spec lists: 200 and 400."""
-        return self.status in SPEC_STATUSES
+        """True for the statuses the spec lists: 200 and 400 (for `POST /plants` only)."""
+        return self.in_spec and self.status in SPEC_STATUSES
 
     @property
     def words(self) -> str:
         """The reading in one or two sentences."""
         if self.shape is None or self.status is None:
-            return f"No answer came. {fate_sentence(self.fate)}"
+            return f"No answer came. {fate_sentence(self.fate) if self.in_spec else ''}".strip()
         body = "is neither a Plant nor an Error" if self.shape is Shape.NEITHER else "is a"
         if self.shape is not Shape.NEITHER:
             body += f"{'n' if self.shape is Shape.ERROR else ''} {self.shape.value}"
+        if not self.in_spec:
+            return (
+                f"The body {body}; {http_reading(self.status)}. The spec describes only "
+                f"{SPEC_METHOD} {SPEC_PATH}: it says nothing of this request."
+            )
         return f"The body {body}; {status_reading(self.status)}. {fate_sentence(self.fate)}"
 
 
@@ -164,6 +246,8 @@ class ProbeAnswer:
         return {
             "url": self.url,
             "request": {
+                "method": self.request.method,
+                "path": self.request.path,
                 "headers": [list(pair) for pair in self.sent_headers],
                 "body": self.request.body.decode("utf-8", errors="replace"),
                 "token": self.request.token.value,
@@ -175,7 +259,7 @@ class ProbeAnswer:
             "verdict": {
                 "shape": None if self.reading.shape is None else self.reading.shape.value,
                 "listed": self.reading.listed,
-                "fate": self.reading.fate.value,
+                "fate": self.reading.fate.value if self.reading.in_spec else None,
                 "off_spec": list(self.reading.off_spec),
                 "words": self.reading.words,
             },
@@ -197,10 +281,15 @@ def shape_of(status: int, body: str) -> Shape:
     return Shape.NEITHER
 
 
-def read_answer(outcome: Outcome, body: str, content_type: str | None) -> Reading:
-    """The spec's reading of what the client made of an answer."""
+def read_answer(
+    outcome: Outcome, body: str, content_type: str | None, *, in_spec: bool = True
+) -> Reading:
+    """The spec's reading of what the client made of an answer (`in_spec` False: of a request
+    the spec does not describe, which nothing it says can mark off spec)."""
     if outcome.status is None:
-        return Reading(None, None, fate=outcome.fate)
+        return Reading(None, None, fate=outcome.fate, in_spec=in_spec)
+    if not in_spec:
+        return Reading(shape_of(outcome.status, body), outcome.status, outcome.fate, (), False)
     marks = outcome.off_spec
     if isinstance(outcome, Created):
         # Only the answer's own departures: the client also held the Plant against the
@@ -233,7 +322,7 @@ def shown_request(target: Target, request: ProbeRequest) -> ProbeRequest:
 def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str], ...]:
     """Every header of the request as a probe shows them, `request` as `shown_request` made
     it: never the token, at most its last 4."""
-    given = {name.lower() for name, _ in request.headers}
+    given = {name.lower() for name, _ in request.headers} | _dropped(request)
     shown = [(name, value) for name, value in HEADERS if name.lower() not in given]
     # An Authorization given as a header replaces the token choice's (masked already).
     shown.extend(request.headers)
@@ -246,6 +335,11 @@ def shown_headers(target: Target, request: ProbeRequest) -> tuple[tuple[str, str
     elif request.token is TokenChoice.PROFILE:
         shown.append(("Authorization", f"Bearer {target.token_hint() or '…'}"))
     return tuple(shown)
+
+
+def _dropped(request: ProbeRequest) -> set[str]:
+    # The client's headers a request leaves out.
+    return {"content-type"} if request.bodyless else set()
 
 
 def masked_header(name: str, value: str) -> tuple[str, str]:
@@ -279,6 +373,8 @@ async def send_probe(
         probe.body = request.body
         probe.authorization = authorization(target, request.token)
         probe.headers = request.headers
+        probe.method, probe.url = request.method, request.url(target.base_url)
+        probe.dropped = frozenset(name.encode("ascii") for name in _dropped(request))
     # A probe that sends no token of the target may have none (its token was not read): the
     # client is then given a stand-in, which the probe transport never sends. A token that was
     # read stays the client's, for the client to take its echo out of the answer; the probe
@@ -290,11 +386,11 @@ async def send_probe(
         outcome = await client.create_plant(_PLACEHOLDER)
     body = "" if isinstance(outcome, Failed) and outcome.status is None else outcome.body
     seen = Seen() if probe is None else probe.seen
-    reading = read_answer(outcome, body, seen.content_type)
+    reading = read_answer(outcome, body, seen.content_type, in_spec=request.in_spec)
     shown = shown_request(target, request)
     return ProbeAnswer(
         request=shown,
-        url=outcome.url,
+        url=request.url(target.base_url),
         started=started,
         sent_headers=shown_headers(target, shown),
         status=outcome.status,
@@ -315,7 +411,7 @@ def cancelled_probe(
 ) -> ProbeAnswer:
     """A probe stopped before its answer came (its screen was left): the request may have
     reached the deployment, so what came of it is unknown, and it is kept so."""
-    outcome = cancelled(plants_url(target.base_url), _PLACEHOLDER, elapsed_ms)
+    outcome = cancelled(request.url(target.base_url), _PLACEHOLDER, elapsed_ms)
     shown = shown_request(target, request)
     return ProbeAnswer(
         request=shown,
@@ -325,7 +421,7 @@ def cancelled_probe(
         status=None,
         elapsed_ms=elapsed_ms,
         outcome=outcome,
-        reading=read_answer(outcome, "", None),
+        reading=read_answer(outcome, "", None, in_spec=request.in_spec),
         note=target.token_note,
     )
 

@@ -42,6 +42,11 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         self.authorization: object = KEEP
         # Added to the request; a header of the same name (Content-Type) replaces the client's.
         self.headers: tuple[tuple[str, str], ...] = ()
+        # The client's headers left out (lower-case names).
+        self.dropped: frozenset[bytes] = frozenset()
+        # None: the client's (POST to /plants).
+        self.method: str | None = None
+        self.url: str | None = None
         self.seen = Seen()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -52,6 +57,7 @@ class ProbeTransport(httpx.AsyncBaseTransport):
             for name, value in request.headers.raw
             if name.lower() != b"content-length"
             and name.lower() not in given
+            and name.lower() not in self.dropped
             and not (self.authorization is not KEEP and name.lower() == b"authorization")
         ]
         headers.extend(
@@ -61,8 +67,8 @@ class ProbeTransport(httpx.AsyncBaseTransport):
             headers.append((b"Authorization", self.authorization.encode("ascii")))
         content = self.body if self.body is not None else request.content
         rewritten = httpx.Request(
-            request.method,
-            request.url,
+            self.method or request.method,
+            self.url or request.url,
             headers=headers,
             content=content,
             extensions=request.extensions,

@@ -20,8 +20,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from plantstore_tui.core.http.conformance import SPEC_STATUSES
-from plantstore_tui.core.http.probe import Reading, Shape, TokenChoice
+from plantstore_tui.core.http.probe import (
+    SPEC_METHOD,
+    SPEC_PATH,
+    ProbeRequest,
+    Reading,
+    Shape,
+    TokenChoice,
+)
 from plantstore_tui.core.plant.outcome import PlantFate
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.operator import this_operator
@@ -41,7 +47,8 @@ Headers = tuple[tuple[str, str], ...]
 
 _COLUMNS = (
     "number, sent_at, source, profile, base_url, url, proxy, body, token, headers, sent_headers, "
-    "status, message, answer_headers, answer_body, elapsed_ms, shape, listed, fate, off_spec"
+    "status, message, answer_headers, answer_body, elapsed_ms, shape, listed, fate, off_spec, "
+    "method, path"
 )
 
 
@@ -70,17 +77,28 @@ class ProbeEntry:
     shape: Shape | None
     fate: PlantFate
     off_spec: tuple[str, ...]
+    method: str = SPEC_METHOD
+    # Under the base URL, its query string as typed.
+    path: str = SPEC_PATH
+
+    @property
+    def request(self) -> ProbeRequest:
+        """The request as it was kept (the token's choice, an Authorization given masked)."""
+        return ProbeRequest(self.body, self.token, self.headers, self.method, self.path)
 
     @property
     def listed(self) -> bool:
-        """True when the spec lists its status (200, 400); read from the status, so that a
-        probe kept by an older release that called a 401 listed is read right."""
-        return self.status in SPEC_STATUSES
+        """True when the spec lists its status (200, 400, of POST /plants); read from the
+        status, so that a probe kept by an older release that called a 401 listed is read
+        right."""
+        return self.reading.listed
 
     @property
     def reading(self) -> Reading:
         """The spec's reading of its answer, as the probe read it (`.words` says it)."""
-        return Reading(self.shape, self.status, fate=self.fate, off_spec=self.off_spec)
+        return Reading(
+            self.shape, self.status, self.fate, self.off_spec, in_spec=self.request.in_spec
+        )
 
     @property
     def label(self) -> str:
@@ -98,6 +116,8 @@ class ProbeEntry:
             "url": self.url,
             "proxy": self.proxy,
             "request": {
+                "method": self.method,
+                "path": self.path,
                 "body": self.body.decode("utf-8", errors="replace"),
                 "token": self.token.value,
                 "headers": [list(pair) for pair in self.headers],
@@ -111,7 +131,7 @@ class ProbeEntry:
             "verdict": {
                 "shape": None if self.shape is None else self.shape.value,
                 "listed": self.listed,
-                "fate": self.fate.value,
+                "fate": self.fate.value if self.request.in_spec else None,
                 "off_spec": list(self.off_spec),
             },
         }
@@ -161,13 +181,15 @@ def write_probe(
         json.dumps([redact(mark) for mark in reading.off_spec], ensure_ascii=False),
         operator.user,
         operator.host,
+        answer.request.method,
+        answer.request.path,
     )
     with ledger.db.write() as connection:
         cursor = connection.execute(
             "INSERT INTO probes (session, source, sent_at, profile, base_url, url, proxy, body, "
             "token, headers, sent_headers, status, message, answer_headers, answer_body, "
-            "elapsed_ms, shape, listed, fate, off_spec, operator, host) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "elapsed_ms, shape, listed, fate, off_spec, operator, host, method, path) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
         number = cursor.lastrowid
@@ -318,6 +340,8 @@ def _select(ledger: Ledger, condition: str, values: Sequence[Any]) -> list[Probe
             shape=None if row[16] is None else Shape(row[16]),
             fate=PlantFate(row[18]),
             off_spec=tuple(json.loads(row[19])),
+            method=row[20],
+            path=row[21],
         )
         for row in rows
     ]

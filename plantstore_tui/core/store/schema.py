@@ -238,6 +238,13 @@ def _batch_owner(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE batches ADD COLUMN owner INTEGER")
 
 
+def _probe_method_path(db: sqlite3.Connection) -> None:
+    # A probe may send another method, or to another path under the base URL (its query string
+    # as typed); a probe kept before either could was POST /plants.
+    db.execute("ALTER TABLE probes ADD COLUMN method TEXT NOT NULL DEFAULT 'POST'")
+    db.execute("ALTER TABLE probes ADD COLUMN path TEXT NOT NULL DEFAULT '/plants'")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -252,6 +259,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("reservations", _reservations),
     Migration("plants.sent_again_as", _sent_again_as),
     Migration("batches.owner", _batch_owner),
+    Migration("probes.method, probes.path", _probe_method_path),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,6 +1,6 @@
-"""The probe screen (F6, or the palette's "Probe a request"): one request to `POST /plants`,
-exactly as typed, to the deployment plants go to now, and its answer beside it, read by the
-spec's rules (`core/http/probe.py`).
+"""The probe screen (F6, or the palette's "Probe a request"): one request, `POST /plants` or any
+method and path typed above the body, exactly as typed, to the deployment plants go to now, and
+its answer beside it, read by the spec's rules (`core/http/probe.py`).
 
 A probe is never a plant of the queue and never waits behind it: it goes over a connection of its
 own, in a worker, whatever the queue is doing. Each probe is kept in the ledger's history as a
@@ -33,11 +33,15 @@ from textual.worker import Worker, WorkerState
 from plantstore_tui.core.http.cases import CasesError, append_case, case_of, suggested_name
 from plantstore_tui.core.http.conformance import status_phrase
 from plantstore_tui.core.http.probe import (
+    SPEC_METHOD,
+    SPEC_PATH,
     ProbeAnswer,
     ProbeRequest,
     TokenChoice,
     cancelled_probe,
     parse_header,
+    parse_method,
+    parse_path,
     send_probe,
 )
 from plantstore_tui.core.http.proxy import through_words
@@ -128,7 +132,7 @@ def answer_text(answer: ProbeAnswer) -> Text:
         text.append("\n\nHeaders received", _BOLD)
         text.append(_pairs(answer.headers))
     text.append("\n\nSent", _BOLD)
-    text.append(f"\nPOST {visible(answer.url)}", _DIM)
+    text.append(f"\n{visible(answer.request.method)} {visible(answer.url)}", _DIM)
     text.append(_pairs(answer.sent_headers))
     return text
 
@@ -152,6 +156,8 @@ class ProbeScreen(OrderedScreen[None]):
     among the characters of a burst, act as typed slowly."""
 
     CSS_PATH = "../probe.tcss"
+    # The body takes the keys (Textual's own focus on opening, not the method above it).
+    AUTO_FOCUS = "#probe-body"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back to the form"),
         Binding("ctrl+s", "send", "Send"),
@@ -170,10 +176,17 @@ class ProbeScreen(OrderedScreen[None]):
         """True while a probe is in flight (a second Send is refused meanwhile)."""
 
     def compose(self) -> ComposeResult:
-        """The target above; the request (body, token, headers, buttons) beside the answer."""
+        """The target above; the request (method and path, body, token, headers, buttons)
+        beside the answer."""
         yield Static(id="probe-title")
         with Horizontal(id="probe-panes"):
             with Vertical(id="probe-request"):
+                with Horizontal(id="probe-line"):
+                    method = TypedInput(SPEC_METHOD, placeholder="method", id="probe-method")
+                    path = TypedInput(SPEC_PATH, placeholder="/path?query", id="probe-path")
+                    method.compact = path.compact = True
+                    yield method
+                    yield path
                 body = TypedTextArea.code_editor(
                     self._first_body, language="json", tab_behavior="focus", id="probe-body"
                 )
@@ -213,8 +226,18 @@ class ProbeScreen(OrderedScreen[None]):
             words = "Probe: no deployment yet (F2 for profiles)"
         else:
             proxy = None if target.proxy is None else target.proxy.url
-            words = f"Probe POST {visible(target.base_url)}/plants{visible(through_words(proxy))}"
+            # In capitals, as it is sent.
+            method = self.query_one("#probe-method", TypedInput).value.strip().upper()
+            path = self.query_one("#probe-path", TypedInput).value.strip()
+            where = f"{target.base_url.rstrip('/')}{path}{through_words(proxy)}"
+            words = f"Probe {visible(method)} {visible(where)}"
         self.query_one("#probe-title", Static).update(Text(words))
+
+    @on(Input.Changed, "#probe-method")
+    @on(Input.Changed, "#probe-path")
+    def _line_changed(self) -> None:
+        # The title says where the probe goes as the method and path are typed.
+        self._show_where(self._target())
 
     def _say(self, words: str) -> None:
         self.query_one("#probe-answer-text", Static).update(Text(words))
@@ -238,6 +261,8 @@ class ProbeScreen(OrderedScreen[None]):
             )
             return
         try:
+            method = parse_method(self.query_one("#probe-method", TypedInput).value)
+            path = parse_path(self.query_one("#probe-path", TypedInput).value)
             headers = headers_of(self.query_one("#probe-headers", TypedTextArea).text)
         except ValueError as exc:
             self._say(f"Nothing was sent: {visible(str(exc))}.")
@@ -245,10 +270,12 @@ class ProbeScreen(OrderedScreen[None]):
         choice = self.query_one("#probe-token", Select).value
         token = choice if isinstance(choice, TokenChoice) else TokenChoice.PROFILE
         body = self.query_one("#probe-body", TypedTextArea).text.encode("utf-8")
-        request = ProbeRequest(body, token, headers)
+        request = ProbeRequest(body, token, headers, method, path)
         if target.protected and request.may_create:
-            # As `probe` asks on the command line: this body could create a plant there.
-            self.app.push_screen(_protected_question(target), self._confirmed(target, request))
+            # As `probe` asks on the command line: this request could create a plant there, or
+            # change the deployment.
+            question = _protected_question(target, request)
+            self.app.push_screen(question, self._confirmed(target, request))
             return
         self._go(target, request)
 
@@ -334,15 +361,20 @@ class ProbeScreen(OrderedScreen[None]):
         self.dismiss()
 
 
-def _protected_question(target: Target) -> ConfirmScreen:
+def _protected_question(target: Target, request: ProbeRequest) -> ConfirmScreen:
     subject = Text()
     subject.append(visible(target.profile or "(no profile)"), style="bold")
     subject.append(f"\n{visible(target.base_url)}")
+    harm = (
+        "this body, a JSON object sent with its token, may create a plant there"
+        if request.in_spec
+        else f"this request, {visible(request.method)} sent with its token, may change the "
+        "deployment"
+    )
     return ConfirmScreen(
         "Send this probe to a protected profile?",
         subject,
-        "This profile is marked protected, and this body, a JSON object sent with its token, "
-        "may create a plant there.",
+        f"This profile is marked protected, and {harm}.",
         yes="Send",
         no="Cancel",
         danger=True,
