@@ -86,7 +86,7 @@ def test_every_top_level_key_is_known_to_the_store_and_another_is_not(tmp_path: 
     assert ProfileStore(tmp_path).load().problems == (
         f"{tmp_path / 'profiles.toml'}, line 4: there is no setting `surprise`, so it is ignored.",
     )
-    assert set(TOP_LEVEL_KEYS) == {"default", "history_limit", "theme", "profiles"}
+    assert set(TOP_LEVEL_KEYS) == {"default", "history_limit", "theme", "profiles", "keymap"}
 
 
 @pytest.mark.parametrize(
