@@ -24,7 +24,7 @@ from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.sending.connection import connect_to_profile
 from plantstore_tui.core.sending.session import FORM_BUSY
-from plantstore_tui.ui.browser_keys import escape_then_character
+from plantstore_tui.ui.browser_keys import alt_key_alone, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.findings import tell_findings
@@ -122,6 +122,11 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
+        alone = alt_key_alone(event) if self.is_web else None
+        if alone is not None:
+            if not await self.take_key_first(alone):
+                await self.deliver(alone)
+            return True
         typed = None if self.is_web else escape_then_character(event)
         if typed is not None:
             # Esc keeps its meaning in a terminal (it closes the screen, cancels the send), and
