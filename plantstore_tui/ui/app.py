@@ -18,16 +18,18 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.config.errors import ConfigError
+from plantstore_tui.core.config.keymap import saved_keymap
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.theme import save_theme, saved_theme
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.text import plural, visible
 from plantstore_tui.core.sending.service import SendService
 from plantstore_tui.core.sending.submitted import FromFile, Loaded
-from plantstore_tui.ui.browser_keys import BROWSER_KEYMAP, escape_then_character
+from plantstore_tui.ui.browser_keys import alt_key_alone, escape_then_character
 from plantstore_tui.ui.commands import ProfileCommands
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.findings import tell_findings
+from plantstore_tui.ui.keys import apply_keymap
 from plantstore_tui.ui.messages import TakingKeys, Told
 from plantstore_tui.ui.ordered_input import OrderedInput, OrderedScreen
 from plantstore_tui.ui.screens.confirm import Choice, ChoiceScreen
@@ -65,10 +67,10 @@ class PlantStoreApp(KeysFirstApp[None]):
     crash_report_shows_locals = False
     COMMANDS: ClassVar = App.COMMANDS | {ProfileCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "help", "Help"),
-        Binding("f2", "profiles", "Profiles"),
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("f2", "profiles", "Profiles", id="app.profiles"),
         # Not in the footer, which keeps to the keys of every plant: the palette and help name it.
-        Binding("f5", "import", "Import", show=False),
+        Binding("f5", "import", "Import", show=False, id="app.import"),
     ]
 
     def __init__(
@@ -116,6 +118,9 @@ class PlantStoreApp(KeysFirstApp[None]):
             self.theme = self._kept_theme
         else:
             self._kept_theme = None
+        self.operator_keymap = saved_keymap()
+        """profiles.toml's `[keymap]` as it can be applied (its mistakes are said with the
+        file's others, `_read_findings`)."""
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux and macOS one that copes with the terminal hanging up."""
@@ -130,6 +135,11 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     async def take_key_first(self, event: events.Key | events.Paste) -> bool:
         """Keys and pastes go to a screen that applies them in order, if the screen can."""
+        alone = alt_key_alone(event) if self.is_web else None
+        if alone is not None:
+            if not await self.take_key_first(alone):
+                await self.deliver(alone)
+            return True
         typed = None if self.is_web else escape_then_character(event)
         if typed is not None:
             # Esc keeps its meaning in a terminal (it closes the screen, cancels the send), and
@@ -162,10 +172,10 @@ class PlantStoreApp(KeysFirstApp[None]):
         browser, take the keys the page receives; on a first run, offer to create a profile or
         to start the demo."""
         self._signal_end.install(asyncio.get_running_loop())
-        if self.is_web:
-            # Before any key is applied: keys read earlier wait for the screen (`TakingKeys`),
-            # which the app handles after this.
-            self.update_keymap(BROWSER_KEYMAP)
+        # The operator's keymap over the defaults (a browser's in a browser), before any key
+        # is applied: keys read earlier wait for the screen (`TakingKeys`), which the app
+        # handles after this.
+        apply_keymap(self)
         self.call_after_refresh(self._read_findings, frozenset(self.available_themes))
         if self._note is not None:
             self.call_after_refresh(self._put_note, self._note)

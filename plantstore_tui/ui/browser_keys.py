@@ -1,27 +1,9 @@
-"""The keys a browser keeps for itself, and what the TUI offers instead when it runs in one
-(`plantstore-tui web`): the page never sees Ctrl+N, Ctrl+T or Ctrl+W, whatever it does."""
+"""An Alt+letter: in a terminal Esc then the letter, typed quickly; in a browser a key of its
+own (the keys a browser keeps, and the TUI's keys there instead, are core/config/keymap.py's)."""
 
 from __future__ import annotations
 
 from textual import events
-
-# The app's keymap in a browser (binding ids of the send screen). Only there: in a terminal an
-# Alt+letter is Esc then the letter, typed quickly, and Esc keeps its own meaning.
-BROWSER_KEYMAP = {"toggle_next_id": "alt+n", "toggle_keep_tag": "alt+t"}
-
-# As the form and the help write them.
-_INSTEAD = {
-    "^N": "Alt+N",
-    "^T": "Alt+T",
-    "Ctrl+N": "Alt+N",
-    "Ctrl+T": "Alt+T",
-}
-
-
-def key_to_press(key: str, *, in_browser: bool) -> str:
-    """The key to press for `key`: in a browser, the one the page receives instead of a key the
-    browser keeps; otherwise `key` itself."""
-    return _INSTEAD.get(key, key) if in_browser else key
 
 
 def escape_then_character(event: events.Key | events.Paste) -> tuple[events.Key, events.Key] | None:
@@ -34,3 +16,11 @@ def escape_then_character(event: events.Key | events.Paste) -> tuple[events.Key,
     if character is None or len(character) != 1 or not character.isalnum():
         return None
     return events.Key("escape", "\x1b"), events.Key(character, character)
+
+
+def alt_key_alone(event: events.Key | events.Paste) -> events.Key | None:
+    """In a browser, an Alt+letter without the letter it carries: a focused field would type
+    the letter and keep the key from its binding (History's Alt+H); None for any other event."""
+    if not isinstance(event, events.Key) or not event.key.startswith("alt+"):
+        return None
+    return None if event.character is None else events.Key(event.key, None)

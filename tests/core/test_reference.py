@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from plantstore_tui.core.config.keymap import BINDINGS, BY_ID, key_words
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.http.proxy import choose_proxy
 from plantstore_tui.core.reference import ENVIRONMENT, PROFILE_KEYS, TOP_LEVEL_KEYS
@@ -37,6 +38,7 @@ def documented(section: str) -> list[str]:
         ("profiles.toml: the top level", TOP_LEVEL_KEYS),
         ("profiles.toml: each profile", PROFILE_KEYS),
         ("Environment variables", tuple(ENVIRONMENT)),
+        ("profiles.toml: [keymap]", tuple(BY_ID)),
     ],
 )
 def test_the_document_lists_each_name_the_code_reads_once_and_no_other(
@@ -45,6 +47,13 @@ def test_the_document_lists_each_name_the_code_reads_once_and_no_other(
     listed = documented(section)
     assert len(listed) == len(set(listed)), f"listed twice in {section}: {listed}"
     assert sorted(listed) == sorted(names)
+
+
+def test_the_documents_keymap_gives_each_binding_its_keys_in_a_terminal_and_a_browser() -> None:
+    text = DOCUMENT.read_text(encoding="utf-8")
+    for binding in BINDINGS:
+        browser = key_words(binding.browser) if binding.browser else "the same"
+        assert f"| `{binding.id}` | {key_words(binding.keys)} | {browser} |" in text, binding.id
 
 
 def _string_constants() -> dict[str, str]:
@@ -86,7 +95,7 @@ def test_every_top_level_key_is_known_to_the_store_and_another_is_not(tmp_path: 
     assert ProfileStore(tmp_path).load().problems == (
         f"{tmp_path / 'profiles.toml'}, line 4: there is no setting `surprise`, so it is ignored.",
     )
-    assert set(TOP_LEVEL_KEYS) == {"default", "history_limit", "theme", "profiles"}
+    assert set(TOP_LEVEL_KEYS) == {"default", "history_limit", "theme", "profiles", "keymap"}
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,7 @@ def test_a_fate_unknown_is_said_once_when_the_note_says_it_already() -> None:
 def test_help_and_the_readme_say_the_same_of_tag_suggestions_and_the_ditto_key() -> None:
     from pathlib import Path
 
+    from plantstore_tui.core.config.keymap import BY_ID
     from plantstore_tui.ui.screens.help import ABOUT, KEYS
 
     readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
@@ -171,7 +172,8 @@ def test_help_and_the_readme_say_the_same_of_tag_suggestions_and_the_ditto_key()
     for words in ("tags of plants created since", "the most recent first"):
         assert words in help_text, words
         assert words in readme, words
-    assert "Ctrl+D" in dict(KEYS)
+    assert "send.same_as_last" in dict(KEYS)
+    assert BY_ID["send.same_as_last"].keys == "ctrl+d"
     assert "| Ctrl+D | same as last" in readme
 
 

@@ -417,3 +417,76 @@ def test_plants_typed_as_the_tab_opens_on_a_range_get_the_ids_offered_in_turn(
         stored = stored_plants(reference_server.db_path)
         assert stored == expected, describe_arrival(expected, stored)
         screen_has(page, "Created plant 70002")
+
+
+def test_in_a_browser_a_keymap_moves_send_history_and_needs_attention(
+    reference_server: BackgroundServer, context: BrowserContext, plant_id: int
+) -> None:
+    config = Path(os.environ["PLANTSTORE_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "profiles.toml").write_text(
+        '[keymap]\nsend.send = "ctrl+g"\nsend.history = "f9"\nsend.attention = "f8"\n'
+    )
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        screen_has(page, "^g Send")
+        # Ctrl+S no longer sends: the X after it is typed into Tag, and Ctrl+G sends it all.
+        page.keyboard.type("Fern")
+        page.keyboard.press("Tab")
+        page.keyboard.type(str(plant_id))
+        page.keyboard.press("Tab")
+        page.keyboard.type("porch")
+        page.keyboard.press("Control+s")
+        page.keyboard.type("X")
+        page.keyboard.press("Control+g")
+        screen_has(page, f"Created plant {plant_id}")
+        assert stored_plants(reference_server.db_path) == [(plant_id, "Fern", "porchX")]
+        # F4 and Alt+H (the browser's default for history) no longer do anything; F9 opens
+        # the history.
+        mark = screen_mark(page)
+        page.keyboard.press("F4")
+        page.keyboard.press("Alt+h")
+        page.keyboard.press("F9")
+        screen_has(page, "Search name, tag", since=mark)
+        assert "Nothing needs attention" not in screen_text(page)
+        page.keyboard.press("Escape")
+        mark = screen_mark(page)
+        page.keyboard.press("F8")
+        screen_has(page, "Nothing needs attention", since=mark)
+        mark = screen_mark(page)
+        page.keyboard.press("F1")
+        screen_has(page, "shift summary", since=mark)
+        shown = screen_text(page, since=mark)
+        for key in ("Ctrl+G", "F9", "F8"):
+            assert key in shown, key
+        for key in ("Ctrl+S", "F4", "Alt+H"):
+            assert key not in shown, key
+
+
+def test_in_a_browser_history_probe_and_summary_have_keys_the_page_receives(
+    reference_server: BackgroundServer, context: BrowserContext
+) -> None:
+    """A desktop browser keeps F3 (find), F6 (the address bar), F7 (caret browsing), F1 and
+    F5: a tab offers Alt+letters beside them, which reach the page."""
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env=env) as web:
+        page = open_tab(context, web)
+        for key, shown in (
+            ("Alt+h", "Search name, tag"),
+            ("Alt+p", "Body, sent as typed"),
+            ("Alt+s", "Shift summary"),
+            ("Alt+i", "Path (→ completes)"),
+            ("Alt+k", "this help"),
+        ):
+            mark = screen_mark(page)
+            page.keyboard.press(key)
+            screen_has(page, shown, since=mark)
+            page.keyboard.press("Escape")
+            screen_has(page, READY, since=mark)
+        mark = screen_mark(page)
+        page.keyboard.press("Alt+k")
+        screen_has(page, "shift summary", since=mark)
+        shown_help = screen_text(page, since=mark)
+        for words in ("Alt+H / F3", "Alt+P / F6", "Alt+S / F7", "Alt+I / F5", "Alt+K / F1"):
+            assert words in shown_help, words

@@ -11,6 +11,7 @@ from typing import Any
 
 from plantstore_tui.core.config.files import ConfigFileError, parse_toml, read_bytes
 from plantstore_tui.core.config.findings import Finding, FindingsOf, nearest, shown_value
+from plantstore_tui.core.config.keymap import KEYMAP_KEY, check_keymap
 from plantstore_tui.core.config.profiles import (
     FIELDS,
     InvalidProfile,
@@ -20,7 +21,7 @@ from plantstore_tui.core.config.profiles import (
 from plantstore_tui.core.config.theme import THEME_KEY, check_theme
 
 # The keys of profiles.toml's top level (each profile's are `profiles.FIELDS`).
-TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY)
+TOP_LEVEL_KEYS = ("default", "profiles", "history_limit", THEME_KEY, KEYMAP_KEY)
 _DEFAULT_HISTORY_LIMIT = 100_000
 
 
@@ -116,6 +117,10 @@ def read_profiles(path: Path, themes: Collection[str] | None = None) -> SavedPro
         history_limit = _DEFAULT_HISTORY_LIMIT
     if THEME_KEY in data:
         check_theme(findings, data[THEME_KEY], themes)
+    if KEYMAP_KEY in data:
+        # The TUI applies the keymap before its first key (`saved_keymap`); its mistakes are
+        # said here, with the file's others, wherever the file is read.
+        check_keymap(data[KEYMAP_KEY], findings)
     default = data.get("default")
     broken_default = None
     if default is not None and not isinstance(default, str):

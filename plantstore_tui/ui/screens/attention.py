@@ -71,10 +71,10 @@ class AttentionScreen(ModalScreen[None]):
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "load", "Load into the form"),
-        Binding("ctrl+s", "send_held", "Send the held plants"),
-        Binding("delete", "dismiss_plant", "Dismiss"),
-        Binding("escape,f4", "close", "Close"),
+        Binding("enter", "load", "Load into the form", id="attention.load"),
+        Binding("ctrl+s", "send_held", "Send the held plants", id="attention.send_held"),
+        Binding("delete", "dismiss_plant", "Dismiss", id="attention.dismiss"),
+        Binding("escape,f4", "close", "Close", id="attention.close"),
     ]
 
     def __init__(

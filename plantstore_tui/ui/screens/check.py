@@ -65,8 +65,8 @@ class CheckScreen(Screen[CheckReport | None]):
 
     CSS_PATH = "../check.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("r", "again", "Check again"),
+        Binding("escape", "close", "Close", id="check.close"),
+        Binding("r", "again", "Check again", id="check.again"),
     ]
 
     def __init__(self, target: Target) -> None:

@@ -81,10 +81,10 @@ class DifferencesScreen(ModalScreen[Settled], OrderedScreen[Settled]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Take nothing"),
-        Binding("enter,ctrl+j", "next", "Next field / take it", show=False),
-        Binding("up", "take(1)", "First keying"),
-        Binding("down", "take(2)", "Second keying"),
+        Binding("escape", "cancel", "Take nothing", id="differences.cancel"),
+        Binding("enter,ctrl+j", "next", "Next field / take it", show=False, id="differences.next"),
+        Binding("up", "take(1)", "First keying", id="differences.first"),
+        Binding("down", "take(2)", "Second keying", id="differences.second"),
     ]
 
     def __init__(self, differs: Differs) -> None:

@@ -50,10 +50,10 @@ class FirstRunScreen(Screen[FirstRunChoice]):
     CSS_PATH = "../profiles.tcss"
     AUTO_FOCUS = "#first-run-create"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "create", "Create a profile"),
-        Binding("d", "demo", "Start the demo"),
-        Binding("r", "read_again", "Read profiles.toml again"),
-        Binding("q,escape", "quit_first_run", "Quit"),
+        Binding("c", "create", "Create a profile", id="first_run.create"),
+        Binding("d", "demo", "Start the demo", id="first_run.demo"),
+        Binding("r", "read_again", "Read profiles.toml again", id="first_run.read_again"),
+        Binding("q,escape", "quit_first_run", "Quit", id="first_run.quit"),
     ]
 
     def __init__(self, store: ProfileStore | None = None) -> None:

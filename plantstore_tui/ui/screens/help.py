@@ -11,27 +11,42 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from plantstore_tui.ui.browser_keys import key_to_press
+from plantstore_tui.core.config.keymap import BY_ID
+from plantstore_tui.ui.keys import key_in_force
 
-KEYS = (
+# Each row's binding ids (its keys are the ones in force: profiles.toml's [keymap] may move
+# them), or the words of a key Textual keeps.
+KEYS: tuple[tuple[str, str], ...] = (
     ("Tab / Shift+Tab", "next / previous field"),
-    ("Enter", "next field; on Tag, send"),
-    ("Ctrl+S", "send the plant (it joins the queue; type the next one at once)"),
-    ("Ctrl+D", "same as last: the focused field gets the last plant's value (the ditto key)"),
-    ("Esc", "cancel the send in flight; asks before holding the rest of the queue"),
-    ("Ctrl+R", "after a refused token: read it again and resume; while unreachable: try now"),
-    ("F4", "needs attention: load a plant that did not go through, or dismiss it"),
-    ("Ctrl+N", "turn moving the ID on after a send on or off"),
-    ("Ctrl+T", "turn keeping the tag after a send on or off"),
-    ("Ctrl+L", "clear the log"),
-    ("Ctrl+O", "save the log to a text file in the current directory"),
+    ("form.enter", "next field; on Tag, send"),
+    ("send.send", "send the plant (it joins the queue; type the next one at once)"),
+    (
+        "send.same_as_last",
+        "same as last: the focused field gets the last plant's value (the ditto key)",
+    ),
+    ("send.cancel", "cancel the send in flight; asks before holding the rest of the queue"),
+    (
+        "send.resume,send.try_now",
+        "after a refused token: read it again and resume; while unreachable: try now",
+    ),
+    ("send.attention", "needs attention: load a plant that did not go through, or dismiss it"),
+    ("send.next_id", "turn moving the ID on after a send on or off"),
+    ("send.keep_tag", "turn keeping the tag after a send on or off"),
+    ("send.clear_log", "clear the log"),
+    ("send.save_log", "save the log to a text file in the current directory"),
     ("Ctrl+P", "command palette: every action by name"),
-    ("F1", "this help (Esc closes it)"),
-    ("F2", "profiles: list, add, edit, delete, test, use (or click the target above)"),
-    ("F3", "history: every send kept, to show, load into the form, resend or copy as curl"),
-    ("F5", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
-    ("F6", "probe: POST /plants exactly as typed (any body, token), read by the spec"),
-    ("F7", "shift summary: today's plants created, rejected and per hour, the time to the answer"),
+    ("app.help", "this help ({close} closes it)"),
+    ("app.profiles", "profiles: list, add, edit, delete, test, use (or click the target above)"),
+    (
+        "send.history",
+        "history: every send kept, to show, load into the form, resend or copy as curl",
+    ),
+    ("app.import", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
+    ("send.probe", "probe: POST /plants exactly as typed (any body, token), read by the spec"),
+    (
+        "send.summary",
+        "shift summary: today's plants created, rejected and per hour, the time to the answer",
+    ),
     ("Ctrl+Q", "quit"),
 )
 
@@ -44,14 +59,14 @@ ABOUT = (
     "once, however fast you type or however slow the deployment: plants go one at a time, in "
     "the order sent. Each has its log entry from the start: queued, sending, then its answer. "
     "A plant that was refused, or whose fate is unknown (a timeout, a dropped connection, "
-    "Esc), waits in needs attention (F4) with its fields as typed, while the queue goes on: it "
-    "is never sent again by itself. A paste of several lines is refused (bulk entry is a "
-    "separate command).",
+    "{cancel}), waits in needs attention ({attention}) with its fields as typed, while the "
+    "queue goes on: it is never sent again by itself. A paste of several lines is refused "
+    "(bulk entry is a separate command).",
     "When the queue stops. Nothing leaves it while a question about it is open. A refused "
-    "token (401, 403) stops it, the refused plant first in line: fix the token (F2), then "
-    "Ctrl+R sends it and the rest. A deployment that cannot be reached (or answers 429 or "
+    "token (401, 403) stops it, the refused plant first in line: fix the token ({profiles}), "
+    "then {resume} sends it and the rest. A deployment that cannot be reached (or answers 429 or "
     "503) keeps the plants waiting in line: they go by themselves, in order, as soon as it "
-    "answers (Ctrl+R tries now). The status line says which, with its counts.",
+    "answers ({try_now} tries now). The status line says which, with its counts.",
     "Nothing is lost. A plant is in the ledger on disk before the form clears, so a crash, "
     "a closed terminal or a power cut loses none: the next start offers what was left in "
     "needs attention and sends nothing by itself. With plants queued, in flight or needing "
@@ -65,7 +80,7 @@ ABOUT = (
     "a profile is kept in the system keyring, or where there is none in a credentials file "
     "only you can read (mode 0600); a profile may read it from an environment variable or a "
     "command instead. It is never in profiles.toml, which can be shared, and "
-    "$PLANTSTORE_TOKEN is never saved. F2 lists them; the palette's Use profile switches "
+    "$PLANTSTORE_TOKEN is never saved. {profiles} lists them; the palette's Use profile switches "
     "at once. A protected profile shows in red, and every send to it asks first: A in that "
     "question stops asking for that profile until you quit.",
 )
@@ -76,19 +91,30 @@ class HelpScreen(ModalScreen[None]):
 
     CSS_PATH = "../help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,q", "dismiss", "Close help"),
+        Binding("escape,f1,q", "dismiss", "Close help", id="help.close"),
     ]
 
     def compose(self) -> ComposeResult:
         """The keys in two columns, then a few paragraphs."""
         with VerticalScroll(id="help-panel") as panel:
             panel.border_title = "Help"
-            panel.border_subtitle = "Esc closes"
-            in_browser = self.app.is_web
-            for key, what in KEYS:
+            words = {
+                name: key_in_force(self.app, f"send.{name}")
+                for name in ("cancel", "attention", "resume", "try_now")
+            }
+            words["profiles"] = key_in_force(self.app, "app.profiles")
+            words["close"] = key_in_force(self.app, "help.close").split(" / ")[0]
+            panel.border_subtitle = f"{words['close']} closes"
+            for keys, what in KEYS:
                 with Horizontal(classes="help-row"):
-                    shown = key_to_press(key, in_browser=in_browser)
-                    yield Static(Text(shown), classes="help-key")
-                    yield Static(Text(what), classes="help-what")
+                    yield Static(Text(self._keys_said(keys)), classes="help-key")
+                    yield Static(Text(what.format_map(words)), classes="help-what")
             for paragraph in ABOUT:
-                yield Static(Text(paragraph), classes="help-text")
+                yield Static(Text(paragraph.format_map(words)), classes="help-text")
+
+    def _keys_said(self, keys: str) -> str:
+        ids = keys.split(",")
+        if not all(binding_id in BY_ID for binding_id in ids):
+            return keys
+        said = (key_in_force(self.app, binding_id) for binding_id in ids)
+        return " / ".join(dict.fromkeys(said))

@@ -79,7 +79,7 @@ class CommandScreen(ModalScreen[None]):
     """A command offered to the clipboard, shown whole in a view that scrolls, to select."""
 
     CSS_PATH = "../history.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back", id="command.close")]
 
     def __init__(self, command: str, title: str) -> None:
         super().__init__()
@@ -110,11 +110,11 @@ class HistoryTable(DataTable[Text]):
     """The page of sends; its keys act on the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("l", "screen.load", "Load"),
-        Binding("r", "screen.resend", "Resend"),
-        Binding("c", "screen.copy_curl", "Copy curl"),
-        Binding("n", "screen.page(1)", "Next page"),
-        Binding("p", "screen.page(-1)", "Prev page"),
+        Binding("l", "screen.load", "Load", id="history.load"),
+        Binding("r", "screen.resend", "Resend", id="history.resend"),
+        Binding("c", "screen.copy_curl", "Copy curl", id="history.copy_curl"),
+        Binding("n", "screen.page(1)", "Next page", id="history.next_page"),
+        Binding("p", "screen.page(-1)", "Prev page", id="history.prev_page"),
     ]
 
 
@@ -126,8 +126,8 @@ class HistoryScreen(OrderedScreen[None]):
 
     CSS_PATH = "../history.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f3", "close", "Close"),
-        Binding("ctrl+f", "search", "Search"),
+        Binding("escape,f3", "close", "Close", id="history.close"),
+        Binding("ctrl+f", "search", "Search", id="history.search"),
     ]
 
     def __init__(self, load: Act, resend: Act) -> None:

@@ -92,8 +92,8 @@ class ImportScreen(OrderedScreen[None]):
 
     CSS_PATH = "../import.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "stop_or_close", "Stop / close"),
-        Binding("ctrl+s", "send", "Send"),
+        Binding("escape", "stop_or_close", "Stop / close", id="import.stop_or_close"),
+        Binding("ctrl+s", "send", "Send", id="import.send"),
     ]
 
     def __init__(self, target: Target, load: LoadPlant, *, directory: Path | None = None) -> None:

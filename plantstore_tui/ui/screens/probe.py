@@ -159,9 +159,9 @@ class ProbeScreen(OrderedScreen[None]):
     # The body takes the keys (Textual's own focus on opening, not the method above it).
     AUTO_FOCUS = "#probe-body"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back to the form"),
-        Binding("ctrl+s", "send", "Send"),
-        Binding("ctrl+o", "save_case", "Save as case"),
+        Binding("escape", "close", "Back to the form", id="probe.close"),
+        Binding("ctrl+s", "send", "Send", id="probe.send"),
+        Binding("ctrl+o", "save_case", "Save as case", id="probe.save_case"),
     ]
 
     def __init__(self, target: Callable[[], Target | None], texts: FormTexts) -> None:
@@ -386,7 +386,9 @@ class SaveCaseScreen(ModalScreen[str | None], OrderedScreen[str | None]):
     words saying where it went (None: not saved). Its keys are applied in order."""
 
     CSS_PATH = "../probe.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="save_case.cancel")
+    ]
 
     def __init__(self, answer: ProbeAnswer) -> None:
         super().__init__()

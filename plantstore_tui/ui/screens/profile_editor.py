@@ -63,9 +63,9 @@ class ProfileEditor(ModalScreen[SaveReport | None], OrderedScreen[SaveReport | N
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-        Binding("ctrl+r", "reveal", "Show/hide token"),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel"),
+        Binding("ctrl+s", "save", "Save", id="editor.save"),
+        Binding("ctrl+r", "reveal", "Show/hide token", id="editor.reveal"),
     ]
 
     def __init__(self, store: ProfileStore, profile: Profile | None = None) -> None:

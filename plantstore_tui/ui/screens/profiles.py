@@ -74,13 +74,13 @@ class ProfilesScreen(Screen[str | None]):
 
     CSS_PATH = "../profiles.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "use", "Use"),
-        Binding("a", "add", "Add"),
-        Binding("e", "edit", "Edit"),
-        Binding("d,delete", "delete", "Delete"),
-        Binding("s", "set_default", "Set default"),
-        Binding("t", "test", "Test"),
-        Binding("escape", "close", "Close"),
+        Binding("u", "use", "Use", id="profiles.use"),
+        Binding("a", "add", "Add", id="profiles.add"),
+        Binding("e", "edit", "Edit", id="profiles.edit"),
+        Binding("d,delete", "delete", "Delete", id="profiles.delete"),
+        Binding("s", "set_default", "Set default", id="profiles.set_default"),
+        Binding("t", "test", "Test", id="profiles.test"),
+        Binding("escape", "close", "Close", id="profiles.close"),
     ]
 
     def __init__(

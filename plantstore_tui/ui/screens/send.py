@@ -94,30 +94,37 @@ class SendScreen(OrderedScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Enter on Tag or Send sends too (the form's binding).
-        Binding("ctrl+s", "send", "Send"),
-        Binding("escape", "cancel_send", "Cancel send"),
+        Binding("ctrl+s", "send", "Send", id="send.send"),
+        Binding("escape", "cancel_send", "Cancel send", id="send.cancel"),
         # Shown only when they apply (check_action): after a refused token, while the
         # deployment cannot be reached.
-        Binding("ctrl+r", "resume", "Resume"),
-        Binding("ctrl+r", "try_now", "Try now"),
-        Binding("f3", "history", "History"),
-        Binding("f4", "attention", "Needs attention"),
+        Binding("ctrl+r", "resume", "Resume", id="send.resume"),
+        Binding("ctrl+r", "try_now", "Try now", id="send.try_now"),
+        Binding("f3", "history", "History", id="send.history"),
+        Binding("f4", "attention", "Needs attention", id="send.attention"),
         # Not in the footer, which keeps to the keys of every plant: the palette and help name it.
-        Binding("f6", "probe", "Probe", show=False),
-        Binding("f7", "summary", "Shift summary", show=False),
-        # In a browser, Alt+N and Alt+T instead (`BROWSER_KEYMAP`); priority, as an Alt+letter
+        Binding("f6", "probe", "Probe", show=False, id="send.probe"),
+        Binding("f7", "summary", "Shift summary", show=False, id="send.summary"),
+        # In a browser, Alt+N and Alt+T instead (core/config/keymap.py); priority, as an Alt+letter
         # is a printable key, which a focused field would type.
         Binding(
-            "ctrl+n", "toggle_next_id", "Next id", show=False, priority=True, id="toggle_next_id"
+            "ctrl+n", "toggle_next_id", "Next id", show=False, priority=True, id="send.next_id"
         ),
         Binding(
-            "ctrl+t", "toggle_keep_tag", "Keep tag", show=False, priority=True, id="toggle_keep_tag"
+            "ctrl+t", "toggle_keep_tag", "Keep tag", show=False, priority=True, id="send.keep_tag"
         ),
         # The ditto key; a priority binding, as Input's own Ctrl+D (delete right) is the Delete
         # key's twin. Applied in order with the keys around it (ui/ordered_input.py).
-        Binding("ctrl+d", "same_as_last", "Same as last", show=False, priority=True),
-        Binding("ctrl+l", "clear_log", "Clear log", show=False),
-        Binding("ctrl+o", "save_log", "Save log", show=False),
+        Binding(
+            "ctrl+d",
+            "same_as_last",
+            "Same as last",
+            show=False,
+            priority=True,
+            id="send.same_as_last",
+        ),
+        Binding("ctrl+l", "clear_log", "Clear log", show=False, id="send.clear_log"),
+        Binding("ctrl+o", "save_log", "Save log", show=False, id="send.save_log"),
     ]
 
     def __init__(self, service: SendService, label: TargetLabel, clock: Clock) -> None:

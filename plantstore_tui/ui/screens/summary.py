@@ -52,7 +52,9 @@ class SummaryScreen(ModalScreen[None]):
     """Today's plants at a glance, over the send screen."""
 
     CSS_PATH = "../summary.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f7", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f7", "dismiss", "Close", id="summary.close")
+    ]
 
     def __init__(self) -> None:
         super().__init__()

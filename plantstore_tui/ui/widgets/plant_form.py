@@ -29,13 +29,14 @@ from plantstore_tui.core.plant.form import (
 )
 from plantstore_tui.core.plant.id_range import IdRange, used_up_words
 from plantstore_tui.core.sending.events import UNREAD, NextFree
-from plantstore_tui.ui.browser_keys import key_to_press
+from plantstore_tui.ui.keys import key_in_force
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 
 # Two short lines (the switches name their own keys): they fit the form at its narrowest (80
 # columns), under three messages of several lines at 24 rows.
-HINTS = "Tab next · Enter on Tag: send\n^D same as the last plant"
+# The keys in force fill it in (profiles.toml's `[keymap]` may have moved them).
+HINTS = "Tab next · {enter} on Tag: send\n{same_as_last} same as the last plant"
 
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
@@ -111,7 +112,7 @@ class PlantForm(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Ctrl+J too: an Enter typed before the TUI owns the terminal reaches it as a line feed
         # (the terminal's line discipline turns CR into NL), as Ctrl+J does.
-        Binding("enter,ctrl+j", "enter", "Next field / send", show=False),
+        Binding("enter,ctrl+j", "enter", "Next field / send", show=False, id="form.enter"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -140,14 +141,22 @@ class PlantForm(Vertical):
         made when the field first has something to say (`_message_line`)."""
         for field in FORM_FIELDS:
             yield FieldInput(field)
-        # In a browser the keys' names are longer (Alt+N): the switches go one under the other.
-        in_browser = self.app.is_web
-        with Horizontal(id="switches", classes="-browser" if in_browser else ""):
-            next_id, keep_tag = (key_to_press(key, in_browser=in_browser) for key in ("^N", "^T"))
+        next_id, keep_tag = (
+            key_in_force(self.app, binding, short=True)
+            for binding in ("send.next_id", "send.keep_tag")
+        )
+        # Keys with longer names than ^N (Alt+N in a browser): the switches go one under the
+        # other.
+        long_keys = max(len(next_id), len(keep_tag)) > len("^N")
+        with Horizontal(id="switches", classes="-long-keys" if long_keys else ""):
             yield MarkedCheckbox(f"Next id {next_id}", value=True, id="next-id")
             yield MarkedCheckbox(f"Keep tag {keep_tag}", value=False, id="keep-tag")
         yield Button("Send", id=self.SEND_BUTTON_ID, variant="primary")
-        yield Static(HINTS, id="form-hint")
+        hints = HINTS.format(
+            enter=key_in_force(self.app, "form.enter", short=True),
+            same_as_last=key_in_force(self.app, "send.same_as_last", short=True),
+        )
+        yield Static(hints, id="form-hint")
 
     @property
     def send_button(self) -> Button:
