@@ -30,6 +30,7 @@ from plantstore_tui.core.http.cases import (
     unsaveable,
 )
 from plantstore_tui.core.http.check import with_limits
+from plantstore_tui.core.http.follow import MAX_HOPS, Followed, follow_probe
 from plantstore_tui.core.http.probe import (
     SPEC_METHOD,
     SPEC_PATH,
@@ -140,6 +141,12 @@ def _parsed(parse: Callable[[str], str]) -> Callable[[click.Context, click.Param
 @click.option(
     "--case-name", metavar="NAME", help="With --save-case: the case's name (else one is made)."
 )
+@click.option(
+    "--follow",
+    is_flag=True,
+    help=f"Follow redirects, up to {MAX_HOPS}, showing each; the token goes only to the base "
+    "URL's own origin (as curl --location).",
+)
 @yes_option("Probe a protected profile without asking.")
 @timeout_option(
     3600, "Give up waiting for the answer after this long [default: the profile's, else 30]."
@@ -156,6 +163,7 @@ def probe(
     as_json: bool,
     cases_path: Path | None,
     case_name: str | None,
+    follow: bool,
     yes: bool,
     timeout: float | None,
 ) -> None:
@@ -191,19 +199,29 @@ def probe(
     if timeout is not None:
         target = with_limits(target, timeout)
     checked_data_dir()  # before it goes: a probe is kept, and a file there is a mistake to fix
-    answer = asyncio.run(send_probe(target, request))
+    if follow:
+        followed = asyncio.run(follow_probe(target, request))
+    else:
+        followed = Followed((asyncio.run(send_probe(target, request)),))
+    answer = followed.last
     if answer.note is not None:
         _warn(answer.note)
-    number = record_probe(target, answer, warn=_warn)
-    label = None if number is None else f"{PREFIX}{number}"
+    # Every request that went out is kept, each a probe of its own.
+    numbers = [record_probe(target, sent, warn=_warn) for sent in followed.answers]
+    label = None if numbers[-1] is None else f"{PREFIX}{numbers[-1]}"
     if as_json:
-        click.echo(json.dumps(answer.to_json() | {"probe": label}, ensure_ascii=True))
+        redirects = {"redirects": followed.to_json()} if follow else {}
+        click.echo(json.dumps(answer.to_json() | {"probe": label} | redirects, ensure_ascii=True))
     else:
+        for line in followed.words():
+            click.echo(visible(line))
         click.echo(render_probe(answer))
         if label is not None:
             click.echo(f"  history {label}")
     if cases_path is not None and taken is not None:
-        _save_case(cases_path, case_name or suggested_name(answer, taken), answer, quiet=as_json)
+        # The request as given, with what it got: `check --expect` follows no redirect.
+        first = followed.answers[0]
+        _save_case(cases_path, case_name or suggested_name(first, taken), first, quiet=as_json)
     raise SystemExit(ExitCode.CREATED if answer.answered else ExitCode.TRANSPORT_FAILURE)
 
 

@@ -581,3 +581,27 @@ async def test_a_method_and_path_typed_above_the_body_go_and_are_read_by_http(
         assert "starting with /" in answer_shown(screen)
         assert len(probes_kept()) == 1
     assert stored_plants(reference_server.db_path) == []
+
+
+async def test_follow_in_the_screen_shows_each_redirect_and_keeps_the_token_home() -> None:
+    # Issue 45, part 5: the screen's switch, reached with Tab and turned on with Space.
+    async with (
+        MisbehavingServer([Send(json_response(200, {"name": "Fern"}))]) as elsewhere,
+        MisbehavingServer(
+            [Send(response(302, b"", headers=[("Location", f"{elsewhere.base_url}/landed")]))]
+        ) as server,
+    ):
+        app = app_for(server.base_url, SecretStr("token-for-the-redirecting-server"))
+        async with app.run_test(size=SMALL) as pilot:
+            await ready(app, pilot)
+            screen = await open_probe(app, pilot)
+            await pilot.press("tab", "tab", "tab", "tab", "tab", "space")
+            await probe_answered(app, pilot, screen)
+            answer = answer_shown(screen)
+            assert f"Redirect 1: POST {server.base_url}/plants answered 302" in answer
+            assert f"The token was not sent to {elsewhere.base_url}/landed" in answer
+            assert f"GET {elsewhere.base_url}/landed" in answer
+            assert [probe.status for probe in probes_kept()] == [200, 302]
+        [received] = elsewhere.requests
+        assert "authorization" not in received.headers
+        assert server.requests[0].headers["authorization"].endswith("redirecting-server")

@@ -115,6 +115,12 @@ class ProbeRequest:
         return self.token is TokenChoice.PROFILE and not given
 
     @property
+    def credential(self) -> bool:
+        """True when an Authorization goes with it: the token's choice, or one given."""
+        given = any(name.lower() == "authorization" for name, _ in self.headers)
+        return given or self.token is not TokenChoice.NONE
+
+    @property
     def may_create(self) -> bool:
         """Whether it could create a plant, or change anything, on a deployment that follows
         the spec and HTTP: `POST /plants` with a JSON object, or a method HTTP does not call
@@ -360,8 +366,11 @@ async def send_probe(
     request: ProbeRequest,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
+    url: str | None = None,
 ) -> ProbeAnswer:
-    """Send one probe to the target and read its answer. Never raises on I/O."""
+    """Send one probe to the target (to `url` instead of its path under the base URL: a
+    redirect followed) and read its answer. Never raises on I/O."""
+    url = url or request.url(target.base_url)
     started = datetime.now(UTC)
     probe: ProbeTransport | None = None
     try:
@@ -373,7 +382,7 @@ async def send_probe(
         probe.body = request.body
         probe.authorization = authorization(target, request.token)
         probe.headers = request.headers
-        probe.method, probe.url = request.method, request.url(target.base_url)
+        probe.method, probe.url = request.method, url
         probe.dropped = frozenset(name.encode("ascii") for name in _dropped(request))
     # A probe that sends no token of the target may have none (its token was not read): the
     # client is then given a stand-in, which the probe transport never sends. A token that was
@@ -390,7 +399,7 @@ async def send_probe(
     shown = shown_request(target, request)
     return ProbeAnswer(
         request=shown,
-        url=request.url(target.base_url),
+        url=url,
         started=started,
         sent_headers=shown_headers(target, shown),
         status=outcome.status,

@@ -55,7 +55,8 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         headers = [
             (name, value)
             for name, value in request.headers.raw
-            if name.lower() != b"content-length"
+            # Made again from the URL sent to (a redirect followed may go to another host).
+            if name.lower() not in (b"content-length", b"host")
             and name.lower() not in given
             and name.lower() not in self.dropped
             and not (self.authorization is not KEEP and name.lower() == b"authorization")

@@ -32,6 +32,7 @@ from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.cases import CasesError, append_case, case_of, suggested_name
 from plantstore_tui.core.http.conformance import status_phrase
+from plantstore_tui.core.http.follow import Followed, follow_probe
 from plantstore_tui.core.http.probe import (
     SPEC_METHOD,
     SPEC_PATH,
@@ -53,6 +54,7 @@ from plantstore_tui.core.store.probes import record_probe
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.widgets.log_entry import body_block
+from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 from plantstore_tui.ui.widgets.typed_text_area import TypedTextArea
 
@@ -171,7 +173,10 @@ class ProbeScreen(OrderedScreen[None]):
         self._target = target
         self._first_body = body_of_form(texts)
         self.answer: ProbeAnswer | None = None
-        """The last answer shown, which Save as case keeps."""
+        """The last answer shown."""
+        self.first_answer: ProbeAnswer | None = None
+        """The answer to the request as typed (a redirect followed: the first), which Save as
+        case keeps."""
         self.sending = False
         """True while a probe is in flight (a second Send is refused meanwhile)."""
 
@@ -211,6 +216,8 @@ class ProbeScreen(OrderedScreen[None]):
                 with Horizontal(id="probe-buttons"):
                     yield Button("Send", variant="primary", compact=True, id="probe-send")
                     yield Button("Save as case", compact=True, id="probe-save")
+                    # Off: a redirect is shown as the answer, as every send of the client does.
+                    yield MarkedCheckbox("Follow", value=False, id="probe-follow")
             with VerticalScroll(id="probe-answer") as answer:
                 answer.border_title = "Answer"
                 yield Static(Text(NOTHING_YET), id="probe-answer-text")
@@ -297,7 +304,10 @@ class ProbeScreen(OrderedScreen[None]):
     async def _send(self, target: Target, request: ProbeRequest) -> None:
         started, clock = datetime.now(UTC), time.perf_counter()
         try:
-            answer = await send_probe(target, request)
+            if self.query_one("#probe-follow", MarkedCheckbox).value:
+                followed = await follow_probe(target, request)
+            else:
+                followed = Followed((await send_probe(target, request),))
         except asyncio.CancelledError:
             # The screen was left (Esc) with the probe in flight: it may have reached the
             # deployment, so it is kept, of unknown fate, by a thread that outlives the screen.
@@ -306,15 +316,24 @@ class ProbeScreen(OrderedScreen[None]):
             keep = threading.Thread(target=_keep_left, args=(self.app, target, left), name="probe")
             keep.start()
             raise
+        answer = followed.last
         try:
             self.answer = answer
-            self.query_one("#probe-answer-text", Static).update(answer_text(answer))
+            # Save as case keeps the request as typed, with what it got (check --expect
+            # follows no redirect).
+            self.first_answer = followed.answers[0]
+            shown = Text("\n").join(Text(visible(line)) for line in followed.words())
+            if shown:
+                shown.append("\n\n")
+            self.query_one("#probe-answer-text", Static).update(shown + answer_text(answer))
             self.query_one("#probe-answer", VerticalScroll).scroll_home(animate=False)
         finally:
             self.sending = False
-        # Kept in the history as every probe is; the ledger is written off the event loop.
+        # Kept in the history as every probe is, each request that went out; the ledger is
+        # written off the event loop.
         problems: list[str] = []
-        await asyncio.to_thread(record_probe, target, answer, warn=problems.append, source="tui")
+        for sent in followed.answers:
+            await asyncio.to_thread(record_probe, target, sent, warn=problems.append, source="tui")
         for problem in problems:
             self.notify(
                 f"This probe is not kept in the history: {visible(problem)}",
@@ -338,7 +357,8 @@ class ProbeScreen(OrderedScreen[None]):
                 severity="warning",
             )
             return
-        if self.answer is None:
+        answer = self.first_answer
+        if answer is None:
             self.notify(
                 "Send the probe first: a case keeps the request with the status it got.",
                 title="Nothing to save",
@@ -346,11 +366,11 @@ class ProbeScreen(OrderedScreen[None]):
             )
             return
         try:
-            case_of("", self.answer)
+            case_of("", answer)
         except CasesError as exc:
             self.notify(visible(str(exc)), title="Nothing to save", severity="warning")
             return
-        self.app.push_screen(SaveCaseScreen(self.answer), self._saved)
+        self.app.push_screen(SaveCaseScreen(answer), self._saved)
 
     def _saved(self, words: str | None) -> None:
         if words is not None:
