@@ -250,8 +250,11 @@ class ProfileStore:
         found = self.tokens.find(profile.name)
         return None if found is None else found[1]
 
-    def token_status(self, profile: Profile, environ: Mapping[str, str] | None = None) -> str:
-        """Where the profile's token comes from, in words for a list; never runs a command."""
+    def token_status(
+        self, profile: Profile, environ: Mapping[str, str] | None = None, *, brief: bool = False
+    ) -> str:
+        """Where the profile's token comes from, in words for a list; never runs a command.
+        `brief`: the credentials file without its path (a column; the details name it)."""
         environ = os.environ if environ is None else environ
         try:
             source = self.token_source(profile)
@@ -261,6 +264,8 @@ class ProfileStore:
             return "none saved"
         if source.kind is SourceKind.ENV and not environ.get(source.detail, "").strip():
             return f"{source} (not set)"
+        if brief and source.kind is SourceKind.CREDENTIALS_FILE:
+            return str(source.kind)
         return str(source)
 
     def token_home(self) -> TokenSource:
