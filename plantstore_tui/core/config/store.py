@@ -54,7 +54,8 @@ class SaveReport(NamedTuple):
 
     profile: Profile
     token_source: TokenSource | None
-    is_default: bool
+    # The save made it the default profile (the first one added): news to tell, once.
+    made_default: bool
     notice: str | None = None
 
 
@@ -125,8 +126,8 @@ class ProfileStore:
                     raise ProfileExists(
                         f"Profile {checked.name!r} already exists: edit it, or remove it first"
                     )
-                is_default = "default" not in draft.data
-                self._append(draft, checked, is_default)
+                made_default = "default" not in draft.data
+                self._append(draft, checked, made_default)
                 if token is not None:
                     saved_in = self.tokens.save(checked.name, token)
                 else:
@@ -136,9 +137,9 @@ class ProfileStore:
             if saved_in is not None:
                 self._forget_quietly(checked.name)
             raise
-        return SaveReport(checked, saved_in, is_default, self._notice(saved_in))
+        return SaveReport(checked, saved_in, made_default, self._notice(saved_in))
 
-    def _append(self, draft: Draft, profile: Profile, is_default: bool) -> None:
+    def _append(self, draft: Draft, profile: Profile, make_default: bool) -> None:
         # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
         from plantstore_tui.core.config import toml_edit
 
@@ -147,7 +148,7 @@ class ProfileStore:
         name, fields = profile.name, profile.fields()
         if not self._propose(draft, toml_edit.appended(draft.original, name, fields), profile):
             self._require(draft, toml_edit.with_profile(draft.original, name, fields), profile)
-        if is_default:
+        if make_default:
             self._require(draft, toml_edit.with_default(draft.text, profile.name), profile)
 
     def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
@@ -210,8 +211,8 @@ class ProfileStore:
             elif not profile.keeps_token and "token_env" not in old and "token_command" not in old:
                 # It kept its token until now: the kept copy must not outlive the switch.
                 self.tokens.forget(name)
-        is_default = draft.data.get("default") == name
-        return SaveReport(profile, saved_in, is_default, self._notice(saved_in))
+        # An edit never changes which profile is the default: nothing to tell about it.
+        return SaveReport(profile, saved_in, False, self._notice(saved_in))
 
     def remove(self, name: str) -> str | None:
         """Delete a profile and the token kept for it; a warning if that token stayed behind."""

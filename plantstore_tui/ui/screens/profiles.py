@@ -334,7 +334,7 @@ class ProfilesScreen(Screen[str | None]):
             lines.append(f"Token saved in: {visible(str(report.token_source))}")
         if report.notice is not None:
             lines.append(visible(report.notice))
-        if report.is_default:
+        if report.made_default:
             lines.append(f"{report.profile.name} is the default profile.")
         self.notify("\n".join(lines), title="Profile saved")
         self._tests.pop(report.profile.name, None)
