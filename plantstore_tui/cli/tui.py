@@ -124,7 +124,8 @@ def run_demo() -> None:
     """The TUI on a throwaway reference server, in a sandbox: its profiles, tokens and ledger
     live in a temporary directory of its own, removed with the server's database however the
     demo ends; the operator's are neither read nor written."""
-    # An optional feature, the demo: its server (Starlette, uvicorn) costs 25 ms and 3 MiB.
+    # An optional feature, the demo: its server (Starlette, uvicorn) would weigh on every
+    # start (benchmarks/README.md, "Imports kept out of the start").
     from plantstore_tui.server.demo import ThrowawayServer, demo_note
 
     # The operator's theme is the one thing the demo takes along (a theme chosen in the demo

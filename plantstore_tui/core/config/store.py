@@ -140,7 +140,8 @@ class ProfileStore:
         return SaveReport(checked, saved_in, made_default, self._notice(saved_in))
 
     def _append(self, draft: Draft, profile: Profile, make_default: bool) -> None:
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         # Appending leaves every byte the operator wrote untouched; tomlkit is the fallback for
@@ -176,7 +177,8 @@ class ProfileStore:
         Giving `token` makes plantstore-tui keep the token, dropping token_env and token_command;
         setting token_env or token_command forgets a token it kept.
         """
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         unknown = sorted(set(changes) - set(FIELDS))
@@ -216,7 +218,8 @@ class ProfileStore:
 
     def remove(self, name: str) -> str | None:
         """Delete a profile and the token kept for it; a warning if that token stayed behind."""
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
@@ -232,7 +235,8 @@ class ProfileStore:
 
     def set_default(self, name: str) -> Profile:
         """Make `name` the profile used when none is chosen."""
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         profile = self.get(name)
