@@ -17,7 +17,8 @@ from plantstore_tui.core.plant.text import visible
 # Each column's cells have the class `profile-<column>`, in this order.
 COLUMNS = ("marks", "name", "url", "token", "badge", "test")
 # The cells a column takes when it has anything to show ("PROTECTED" with its margin; the
-# longest short verdict, "not tested"); a name gets up to _NAME_MOST. Each includes the gap after.
+# longest short verdict, "not tested"); a name gets up to _NAME_MOST, more from the room left
+# over. Each includes the gap after.
 _FIXED = {"marks": 5, "badge": 12, "test": 12}
 _NAME_MOST = 16
 
@@ -36,8 +37,11 @@ def fit_columns(room: int, widest: Mapping[str, int]) -> dict[str, int]:
     rest = max(room - sum(widths.values()), 0)
     url, token = widest.get("url", 0) + 1, widest.get("token", 0) + 1
     if url + token <= rest:
-        # The room left over stays at the end of the row: the badge and the test stay close.
+        # A long name takes what is left over, up to its whole; the rest stays at the end of
+        # the row, so the badge and the test stay close to the profile they belong to.
         widths.update(url=url, token=token)
+        spare = rest - url - token
+        widths["name"] = min(widths["name"] + spare, widest.get("name", 0) + 1)
     else:
         widths["url"] = min(url, max(rest // 2, rest - token))
         widths["token"] = rest - widths["url"]
