@@ -189,16 +189,21 @@ def list_profiles(as_json: bool) -> None:
         click.echo("Add one: plantstore-tui profile add NAME --base-url URL")
         return
     click.echo(f"Profiles in {visible(str(saved.path))}:")
-    width = max(len(item.name) for item in saved.profiles)
-    url_width = max(len(visible(item.base_url)) for item in saved.profiles)
+    # Titles once, not a label on every row: a real base URL and token source fit 80 columns.
+    rows = [("", "name", "base URL", "token from", "settings")]
     for item in saved.profiles:
+        settings = ["PROTECTED"] if item.protected else []
+        settings += ["verify"] if item.verify else []
+        settings += [f"ids {item.ids}"] if item.ids else []
         mark = "*" if item.name == saved.default else " "
-        flags = f"  ids {item.ids}" if item.ids else ""
-        flags += "  PROTECTED" if item.protected else ""
-        click.echo(
-            f"{mark} {item.name:<{width}}  {visible(item.base_url):<{url_width}}  "
-            f"token: {visible(store.token_status(item))}{flags}"
-        )
+        token = visible(store.token_status(item))
+        rows.append((mark, item.name, visible(item.base_url), token, ", ".join(settings)))
+    if not any(row[4] for row in rows[1:]):
+        rows[0] = (*rows[0][:4], "")
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    for row in rows:
+        cells = [f"{text:<{width}}" for text, width in zip(row, widths, strict=False)]
+        click.echo(f"{cells[0]} {'  '.join([*cells[1:], row[4]])}".rstrip())
     if os.environ.get(TOKEN_ENV, "").strip():
         click.echo(f"{TOKEN_ENV} is set: in this run it is the token of every profile.")
 
@@ -247,7 +252,7 @@ def _say_saved(report: SaveReport, verb: str) -> None:
         click.echo(f"Note: {visible(report.notice)}")
     if saved.token_env is not None and not os.environ.get(saved.token_env, "").strip():
         click.echo(f"Note: {saved.token_env} is not set in this shell.")
-    if report.is_default:
+    if report.made_default:
         click.echo(f"{saved.name} is the default profile.")
     click.echo(f"Check it without creating a plant: plantstore-tui profile test {saved.name}")
 

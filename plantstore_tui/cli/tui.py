@@ -19,7 +19,7 @@ from plantstore_tui.core.config.options import (
     chosen_ad_hoc_url,
     unprompted_ad_hoc_url,
 )
-from plantstore_tui.core.config.sandbox import sandboxed
+from plantstore_tui.core.config.sandbox import ignored_variables, sandboxed
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.config.theme import save_theme, saved_theme
 from plantstore_tui.core.sending.connection import Connect, Connection, connect_to
@@ -124,12 +124,14 @@ def run_demo() -> None:
     """The TUI on a throwaway reference server, in a sandbox: its profiles, tokens and ledger
     live in a temporary directory of its own, removed with the server's database however the
     demo ends; the operator's are neither read nor written."""
-    # An optional feature, the demo: its server (Starlette, uvicorn) costs 25 ms and 3 MiB.
-    from plantstore_tui.server.demo import DEMO_NOTE, ThrowawayServer
+    # An optional feature, the demo: its server (Starlette, uvicorn) would weigh on every
+    # start (benchmarks/README.md, "Imports kept out of the start").
+    from plantstore_tui.server.demo import ThrowawayServer, demo_note
 
     # The operator's theme is the one thing the demo takes along (a theme chosen in the demo
     # is the sandbox's, gone with it).
     theme = saved_theme()
+    note = demo_note(ignored_variables(os.environ))
     # Through the environment (PLANTSTORE_CONFIG_DIR, PLANTSTORE_DATA_DIR): every room finds
     # its files there, at each use, and a token command run from the demo inherits the same.
     with sandboxed() as sandbox:
@@ -138,7 +140,7 @@ def run_demo() -> None:
         server = ThrowawayServer(sandbox.server_dir)
         try:
             target = server.start()
-            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=DEMO_NOTE, demo=True)
+            run_tui(lambda: connect_to(target), TargetLabel.of(target), note=note, demo=True)
         finally:
             server.stop()
 

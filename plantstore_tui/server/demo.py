@@ -4,6 +4,7 @@ sandbox, and the words that tell the operator what the demo keeps (nothing)."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -12,11 +13,19 @@ from plantstore_tui.core.http.target import Target
 from plantstore_tui.server.runner import BackgroundServer
 
 DEMO_TOKEN_SOURCE = "the demo (random)"  # noqa: S105 (words, not a token)
-DEMO_NOTE = (
+_SANDBOX = (
     "Demo sandbox: plants go to a throwaway server on this machine and are not kept; this run's "
     "ledger and profiles are deleted when you quit. Your own profiles, tokens and ledger are "
     "not touched."
 )
+
+
+def demo_note(ignored: Sequence[str]) -> str:
+    """The demo's first log line: a sandbox, and the operator's variables it ignores, named."""
+    if not ignored:
+        return _SANDBOX
+    names = ", ".join(ignored)
+    return f"{_SANDBOX} Set in your shell and ignored here: {names}."
 
 
 class ThrowawayServer:

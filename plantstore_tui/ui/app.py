@@ -379,8 +379,8 @@ class PlantStoreApp(KeysFirstApp[None]):
 
     def action_help(self) -> None:
         """Show the help screen (once)."""
-        # A screen opened on demand (F1): with the differences and attention screens, 3.6 ms of
-        # CPU and 0.1 MiB before the first frame (benchmarks/README.md, issue 34 part 5).
+        # A screen opened on demand (F1): the first frame does not wait for it (its cost:
+        # benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.ui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):

@@ -102,7 +102,8 @@ class KeysFirstApp(App[ReturnType]):
         if self.crash_report_shows_locals:
             super()._fatal_error()
             return
-        # An optional feature, a crash's traceback (Rich's, with pygments: 18 ms, 2.4 MiB).
+        # An optional feature, a crash's traceback: Rich's, with pygments, would weigh on every
+        # start (benchmarks/README.md, "Imports kept out of the start").
         import rich.traceback
 
         self.bell()

@@ -6,6 +6,8 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,18 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(main, list(args), input=input, env=env)
+
+
+def shell(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`plantstore-tui ARGS` run as from a shell (the test's config dir, no OS keyring)."""
+    return subprocess.run(
+        [sys.executable, "-m", "plantstore_tui", *args],
+        env={**os.environ, "PLANTSTORE_NO_KEYRING": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def plants_in(server: Any) -> int:
@@ -72,17 +86,20 @@ def test_list_marks_the_default_and_protected_and_names_each_token_source(
     store.add(Profile(name="ci", base_url="https://ci.example.com", token_command="pass ci"))
     result = run("profile", "list")
     assert result.exit_code == 0, result.output
+    # The titles, then a profile a line.
     lines = result.stdout.splitlines()
-    assert lines[1].startswith("* local  http://127.0.0.1:8000")
-    assert lines[1].endswith(f"token: credentials file {store.tokens.credentials_path}")
-    assert lines[2].startswith("  prod ")
-    assert "token: $PROD (not set)  PROTECTED" in lines[2]
-    assert lines[3].startswith("  ci ")
-    assert lines[3].endswith("token: command")
+    assert lines[1].split() == ["name", "base", "URL", "token", "from", "settings"]
+    assert lines[2].startswith("* local  http://127.0.0.1:8000")
+    assert lines[2].endswith(f"credentials file {store.tokens.credentials_path}")
+    assert lines[3].startswith("  prod ")
+    assert "$PROD (not set)" in lines[3]
+    assert lines[3].endswith("PROTECTED")
+    assert lines[4].startswith("  ci ")
+    assert lines[4].split()[-1] == "command"
     monkeypatch.setenv("PROD", "x")
     monkeypatch.setenv("PLANTSTORE_TOKEN", "y")
     result = run("profile", "list")
-    assert "token: $PROD  PROTECTED" in result.stdout
+    assert re.search(r"\$PROD +PROTECTED", result.stdout), result.stdout
     assert "PLANTSTORE_TOKEN is set: in this run it is the token of every profile." in result.stdout
 
 
@@ -205,6 +222,24 @@ def test_show_of_an_unknown_profile_names_the_known_ones_and_exits_4() -> None:
     result = run("profile", "show", "prod")
     assert result.exit_code == 4
     assert "Unknown profile 'prod'; saved profiles: local" in result.stderr
+
+
+def test_list_says_which_profiles_key_each_plant_twice_and_stays_inside_80_columns() -> None:
+    url = "https://plants.example.test:8443/api/v1"
+    for argv in (
+        ["greenhouse", "--base-url", url, "--token-env", "PLANTS_TOKEN", "--verify"],
+        ["bench", "--base-url", url, "--token-env", "PLANTS_TOKEN", "--protected"],
+    ):
+        assert shell("profile", "add", *argv).returncode == 0
+    listed = shell("profile", "list", PLANTS_TOKEN="x" * 40)
+    assert listed.returncode == 0, listed.stderr
+    [greenhouse] = [line for line in listed.stdout.splitlines() if "greenhouse" in line]
+    [bench] = [line for line in listed.stdout.splitlines() if "bench" in line]
+    assert "verify" in greenhouse, greenhouse
+    assert "verify" not in bench, bench
+    assert all(len(line) <= 80 for line in (greenhouse, bench)), listed.stdout
+    as_json = json.loads(shell("profile", "list", "--json").stdout)
+    assert [item["verify"] for item in as_json["profiles"]] == [True, False]
 
 
 # --- add ----------------------------------------------------------------------------------------
@@ -462,6 +497,21 @@ def test_use_makes_a_profile_the_default() -> None:
     assert "Default profile: b (https://b.example)" in result.stdout
     assert store.load().default == "b"
     assert run("profile", "use", "c").exit_code == 4
+
+
+def test_edit_says_which_profile_is_the_default_only_when_that_is_news() -> None:
+    added = shell(
+        "profile", "add", "local", "--base-url", "http://127.0.0.1:8000", "--token-env", "T"
+    )
+    assert "local is the default profile." in added.stdout
+    second = shell(
+        "profile", "add", "prod", "--base-url", "https://p.example.test", "--token-env", "T"
+    )
+    assert "is the default profile" not in second.stdout
+    edited = shell("profile", "edit", "local", "--timeout", "5")
+    assert edited.returncode == 0, edited.stderr
+    assert "Changed profile local" in edited.stdout
+    assert "default profile" not in edited.stdout
 
 
 # --- test ---------------------------------------------------------------------------------------

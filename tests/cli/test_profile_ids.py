@@ -37,7 +37,7 @@ def test_add_saves_the_range_and_show_and_list_say_it(config: Path) -> None:
     shown = run("profile", "show", "keyer")
     assert "  ids:       70000-70999 (next id stays in this range)" in shown.stdout.splitlines()
     listed = run("profile", "list")
-    assert "ids 70000-70999" in listed.stdout.splitlines()[1]
+    assert "ids 70000-70999" in listed.stdout.splitlines()[2]
     as_json = json.loads(run("profile", "list", "--json").stdout)
     assert as_json["profiles"][0]["ids"] == "70000-70999"
 

@@ -161,3 +161,26 @@ def test_quitting_the_demo_with_a_plant_not_settled_says_it_is_lost(tmp_path: Pa
         terminal.write(b"d")
         assert terminal.wait_exit(EXIT_SECONDS) == 0
     assert list(temporary.iterdir()) == []
+
+
+def test_the_demo_names_the_operators_variables_it_ignores(tmp_path: Path) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = isolated_env(
+        tmp_path / "operator",
+        TMPDIR=str(temporary),
+        PLANTSTORE_TOKEN=OPERATOR_TOKEN,
+        PLANTSTORE_BASE_URL="https://plants.example.test",
+        PLANTSTORE_PROFILE="",  # empty: not set
+    )
+    command = [sys.executable, "-m", "plantstore_tui", "demo"]
+    with PtyProcess(command, env=env, cwd=tmp_path, columns=80, rows=24) as terminal:
+        terminal.wait_for("sandbox", STARTUP_SECONDS)
+        terminal.wait_for("ready", STARTUP_SECONDS)
+        shown = " ".join(terminal.screen_text().split())
+        assert "PLANTSTORE_TOKEN" in shown
+        assert "PLANTSTORE_BASE_URL" in shown
+        assert "PLANTSTORE_PROFILE" not in shown
+        assert OPERATOR_TOKEN not in shown
+        terminal.write(CTRL_Q)
+        assert terminal.wait_exit(EXIT_SECONDS) == 0

@@ -13,8 +13,9 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "plantstore_tui"
 # Each kept import is listed by imports_inside_functions(); raise this only with a reason
 # written beside the import. 16 + 3: the help, differences and attention screens, opened on
-# demand, no longer load before the first frame (issue 34 part 5: 3.6 ms of CPU, 0.1 MiB);
-# + 1: the probe screen, opened on demand (F6).
+# demand, no longer load before the first frame; + 1: the probe screen, opened on demand (F6).
+# What each costs, measured again by benchmarks/deferred.py: benchmarks/README.md, "Imports
+# kept out of the start".
 LIMIT = 20
 
 

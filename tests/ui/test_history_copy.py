@@ -83,3 +83,33 @@ async def test_copy_as_curl_shows_the_command_whole_and_never_claims_a_copy(
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is history
+
+
+@SIZES
+async def test_the_command_is_drawn_alone_on_its_rows_so_a_mouse_selection_takes_only_it(
+    reference_server: BackgroundServer, size: tuple[int, int]
+) -> None:
+    # A terminal's selection takes whole rows between its ends: a border, a scrollbar or the
+    # history behind on a row of the command would be pasted into the shell with it.
+    app = app_for(reference_server.base_url, reference_server.token)
+    async with app.run_test(size=size) as pilot:
+        screen = await ready(app, pilot)
+        await fill(pilot, screen, name="Monstera deliciosa", id="42", tag="tropical")
+        await send_and_wait(pilot, app, "enter")
+        await pilot.press("f3")
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.row_count == 1, "the send listed")
+        await pilot.press("c")
+        await pilot.pause()
+        command = app.clipboard
+        lines = screen_text(app).splitlines()
+        [first] = [number for number, line in enumerate(lines) if "curl --silent" in line]
+        assert lines[first].startswith("curl --silent"), lines[first]
+        rows, drawn = lines[first:], ""
+        while len(drawn) < len(command):
+            row = rows.pop(0)
+            assert not [char for char in row if "\u2500" <= char <= "\u259f"], row
+            # Words wrap: the space a row ended at is not drawn.
+            drawn += (" " if drawn and command[len(drawn)] == " " else "") + row
+            assert command.startswith(drawn), f"{row!r} is not the command's next part"
+        assert drawn == command

@@ -197,6 +197,33 @@ async def test_profile_names_and_urls_from_the_file_are_shown_literally(
         assert "[bold]" in static_text(app.screen, "#profiles-problems")
 
 
+async def test_at_80x24_a_real_base_url_and_token_source_are_shown_whole(
+    store: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing tested and nothing protected yet: those columns take no room from the ones that are.
+    monkeypatch.setenv("PLANTS_TOKEN", "x" * 40)
+    url = "https://plants.example.test:8443/api/v1"
+    store.add(Profile(name="greenhouse", base_url=url, token_env="PLANTS_TOKEN"))
+    store.add(Profile(name="bench", base_url="https://bench.example.test"), token=SecretStr(CANARY))
+    app = Host(ProfilesScreen(store))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        # A row of the list (the details under it start "greenhouse: https://...").
+        [greenhouse] = [line for line in lines if "greenhouse " in line]
+        assert f"{url} " in greenhouse, greenhouse
+        assert "$PLANTS_TOKEN" in greenhouse, greenhouse
+        assert "…" not in greenhouse
+        [bench] = [line for line in lines if "bench " in line]
+        assert "https://bench.example.test" in bench, bench
+        assert "keyring" in bench, bench
+        # The titles stand over their columns.
+        [titles] = [line for line in lines if "Base URL" in line]
+        assert titles.index("Base URL") == greenhouse.index(url)
+        assert titles.index("Token from") == greenhouse.index("$PLANTS_TOKEN")
+        assert "Last test" not in titles
+
+
 # --- add and edit ------------------------------------------------------------------------------
 
 

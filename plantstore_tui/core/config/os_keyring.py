@@ -1,8 +1,9 @@
 """The OS keyring, through keyring: where plantstore-tui keeps a token when one is usable.
 
 An optional feature: `tokens.usable_keyring` imports this module only for a token plantstore-tui
-keeps, not for one from the environment or a command (keyring costs such a run 11 ms and
-1.9 MiB). Every keyring error is said here in the core's words (`KeyringFailed`).
+keeps, not for one from the environment or a command, which keyring would only slow
+(benchmarks/README.md, "Imports kept out of the start"). Every keyring error is said here in
+the core's words (`KeyringFailed`).
 """
 
 from __future__ import annotations

@@ -27,6 +27,13 @@ SANDBOX_PREFIX = "plantstore-demo-"
 _LOCK_FILE = "demo.lock"
 # The operator's own target and token: a demo sends to its own server with its own token.
 _OPERATOR_VARIABLES = (TOKEN_ENV, PROFILE_ENV, BASE_URL_ENV)
+# Every variable of the operator's that a demo does not read: its target, token and directories.
+_IGNORED_VARIABLES = (TOKEN_ENV, BASE_URL_ENV, PROFILE_ENV, CONFIG_DIR_ENV, DATA_DIR_ENV)
+
+
+def ignored_variables(environ: Mapping[str, str]) -> list[str]:
+    """The variables set in the operator's `environ` that a demo ignores (the demo says so)."""
+    return [name for name in _IGNORED_VARIABLES if environ.get(name, "").strip()]
 
 
 @dataclass(frozen=True, slots=True)

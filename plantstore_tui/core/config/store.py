@@ -54,7 +54,8 @@ class SaveReport(NamedTuple):
 
     profile: Profile
     token_source: TokenSource | None
-    is_default: bool
+    # The save made it the default profile (the first one added): news to tell, once.
+    made_default: bool
     notice: str | None = None
 
 
@@ -125,8 +126,8 @@ class ProfileStore:
                     raise ProfileExists(
                         f"Profile {checked.name!r} already exists: edit it, or remove it first"
                     )
-                is_default = "default" not in draft.data
-                self._append(draft, checked, is_default)
+                made_default = "default" not in draft.data
+                self._append(draft, checked, made_default)
                 if token is not None:
                     saved_in = self.tokens.save(checked.name, token)
                 else:
@@ -136,10 +137,11 @@ class ProfileStore:
             if saved_in is not None:
                 self._forget_quietly(checked.name)
             raise
-        return SaveReport(checked, saved_in, is_default, self._notice(saved_in))
+        return SaveReport(checked, saved_in, made_default, self._notice(saved_in))
 
-    def _append(self, draft: Draft, profile: Profile, is_default: bool) -> None:
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+    def _append(self, draft: Draft, profile: Profile, make_default: bool) -> None:
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         # Appending leaves every byte the operator wrote untouched; tomlkit is the fallback for
@@ -147,7 +149,7 @@ class ProfileStore:
         name, fields = profile.name, profile.fields()
         if not self._propose(draft, toml_edit.appended(draft.original, name, fields), profile):
             self._require(draft, toml_edit.with_profile(draft.original, name, fields), profile)
-        if is_default:
+        if make_default:
             self._require(draft, toml_edit.with_default(draft.text, profile.name), profile)
 
     def _propose(self, draft: Draft, text: str, profile: Profile) -> bool:
@@ -175,7 +177,8 @@ class ProfileStore:
         Giving `token` makes plantstore-tui keep the token, dropping token_env and token_command;
         setting token_env or token_command forgets a token it kept.
         """
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         unknown = sorted(set(changes) - set(FIELDS))
@@ -210,12 +213,13 @@ class ProfileStore:
             elif not profile.keeps_token and "token_env" not in old and "token_command" not in old:
                 # It kept its token until now: the kept copy must not outlive the switch.
                 self.tokens.forget(name)
-        is_default = draft.data.get("default") == name
-        return SaveReport(profile, saved_in, is_default, self._notice(saved_in))
+        # An edit never changes which profile is the default: nothing to tell about it.
+        return SaveReport(profile, saved_in, False, self._notice(saved_in))
 
     def remove(self, name: str) -> str | None:
         """Delete a profile and the token kept for it; a warning if that token stayed behind."""
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         with locked_update(self.path) as draft:
@@ -231,7 +235,8 @@ class ProfileStore:
 
     def set_default(self, name: str) -> Profile:
         """Make `name` the profile used when none is chosen."""
-        # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+        # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.core.config import toml_edit
 
         profile = self.get(name)
@@ -250,8 +255,11 @@ class ProfileStore:
         found = self.tokens.find(profile.name)
         return None if found is None else found[1]
 
-    def token_status(self, profile: Profile, environ: Mapping[str, str] | None = None) -> str:
-        """Where the profile's token comes from, in words for a list; never runs a command."""
+    def token_status(
+        self, profile: Profile, environ: Mapping[str, str] | None = None, *, brief: bool = False
+    ) -> str:
+        """Where the profile's token comes from, in words for a list; never runs a command.
+        `brief`: the credentials file without its path (a column; the details name it)."""
         environ = os.environ if environ is None else environ
         try:
             source = self.token_source(profile)
@@ -261,6 +269,8 @@ class ProfileStore:
             return "none saved"
         if source.kind is SourceKind.ENV and not environ.get(source.detail, "").strip():
             return f"{source} (not set)"
+        if brief and source.kind is SourceKind.CREDENTIALS_FILE:
+            return str(source.kind)
         return str(source)
 
     def token_home(self) -> TokenSource:

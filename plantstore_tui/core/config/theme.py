@@ -55,7 +55,8 @@ def check_theme(findings: FindingsOf, value: object, themes: Collection[str] | N
 def save_theme(name: str, directory: Path | None = None) -> None:
     """Keep `name` as the theme; `ConfigFileError` in words when profiles.toml cannot be
     changed (one that does not parse is never overwritten)."""
-    # An optional feature, changing profiles.toml: tomlkit costs every start 0.8 MiB.
+    # An optional feature, changing profiles.toml: tomlkit would weigh on every start
+    # (benchmarks/README.md, "Imports kept out of the start").
     from plantstore_tui.core.config import toml_edit
 
     path = (directory or config_dir()) / PROFILES_FILE

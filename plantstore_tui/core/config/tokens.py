@@ -159,7 +159,9 @@ def usable_keyring() -> OsKeyring | None:
     only its fail or null backend."""
     if os.environ.get(NO_KEYRING_ENV, "").strip() not in ("", "0"):
         return None
-    # An optional feature, the OS keyring (keyring: 11 ms, 1.9 MiB, 43 modules).
+    # An optional feature, the OS keyring: keyring would weigh on every start, a token from
+    # the environment or a command needs none of it (benchmarks/README.md, "Imports kept out
+    # of the start").
     from plantstore_tui.core.config.os_keyring import os_keyring
 
     return os_keyring()
@@ -224,7 +226,8 @@ class StoredTokens:
         self._write_file(name, None)
 
     def _write_file(self, name: str, token: SecretStr | None) -> None:
-        # An optional feature, tokens kept in a file: tomlkit costs every start 0.8 MiB.
+        # An optional feature, tokens kept in a file: tomlkit would weigh on every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         import tomlkit
 
         if token is None and not self.credentials_path.exists():

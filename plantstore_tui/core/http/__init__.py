@@ -9,9 +9,9 @@ import sys
 # pygments) whenever those are installed, and Textual brings rich and pygments along: every
 # process that sends would load a program none of them runs. Every import of httpx in the package
 # comes after this: marked as missing, httpx keeps its stand-in `httpx.main`, as when its command
-# line's extras are not installed. (An httpx imported earlier is left as it is.) Measured: 35 ms
-# of every `plantstore-tui add` (median of 20 runs against `serve`, wall and CPU alike), 11 ms of
-# the TUI's start, where Textual has loaded most of it. httpx has no public way to leave it out:
+# line's extras are not installed. (An httpx imported earlier is left as it is.) It weighs most
+# on a command that sends (`add`), less on the TUI's start, where Textual has loaded most of it
+# (benchmarks/README.md, "Imports kept out of the start"). httpx has no public way to leave it out:
 # encode/httpx#3547 (importing it in `__main__` instead) is open; tests/core/http/test_upstream.py
 # says when a release does it, and this can go.
 if "httpx" not in sys.modules:

@@ -1,8 +1,8 @@
 """The client's transport: one kept-alive connection for each send in flight, none shared.
 
 The one transport of our own, for a measured reason (benchmarks/README.md, "AsyncClient in
-place of the transports"): httpx's own pool (httpcore's) costs about 0.3 ms more a send at 8 sends
-in flight, and 0.6 ms when sends start together, as the import's workers do when a group is
+place of the transports"): httpx's own pool (httpcore's) costs every send time with several in
+flight, and more when sends start together, as the import's workers do when a group is
 written. Each request it takes polls every idle connection's socket, and requests that arrive
 together are all handed the same idle connection, then retried one by one
 (httpcore.ConnectionNotAvailable; encode/httpcore#822 and the review of encode/httpcore#1111).

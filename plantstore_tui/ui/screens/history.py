@@ -76,7 +76,11 @@ OFFERED = (
 
 
 class CommandScreen(ModalScreen[None]):
-    """A command offered to the clipboard, shown whole in a view that scrolls, to select."""
+    """A command offered to the clipboard, shown whole in a view that scrolls, to select.
+
+    The command's rows hold nothing else (no border, no scrollbar, no screen behind): a
+    terminal's mouse selection takes whole rows, and whatever else is on them would be pasted
+    into the shell with the command. Its title is a line of its own above it."""
 
     CSS_PATH = "../history.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back", id="command.close")]
@@ -87,19 +91,31 @@ class CommandScreen(ModalScreen[None]):
         self._title = title
 
     def compose(self) -> ComposeResult:
-        """What was done with it, the command, the keys."""
-        with Vertical(id="command-panel") as panel:
-            panel.border_title = Text(self._title)
+        """Its title, what was done with it, the command, the keys."""
+        with Vertical(id="command-panel"):
+            yield Static(Text(self._title), id="command-title")
             yield Static(Text(OFFERED), id="command-offered")
             with VerticalScroll(id="command-view"):
                 yield Static(Text(self._command), id="command-text")
-            yield Static(
-                Text("↑ ↓ PgUp PgDn: scroll · Esc: back to the history"), id="command-hint"
-            )
+            yield Static(id="command-hint")
 
     def on_mount(self) -> None:
         """The view has the keys: a long command scrolls at once."""
-        self.set_focus(self.query_one("#command-view", VerticalScroll))
+        view = self.query_one("#command-view", VerticalScroll)
+        self.set_focus(view)
+        self.watch(view, "scroll_y", self._show_position)
+        self.watch(view, "virtual_size", self._show_position)
+
+    def _show_position(self) -> None:
+        # No scrollbar beside the command: the hint says which of its rows are in view.
+        view = self.query_one("#command-view", VerticalScroll)
+        keys = "Esc: back to the history"
+        total, shown = view.virtual_size.height, view.scrollable_content_region.height
+        if shown and total > shown:
+            top = round(view.scroll_y)
+            rows = f"rows {top + 1}-{min(top + shown, total)} of {total}"
+            keys = f"{rows}, ↑ ↓ PgUp PgDn: scroll · {keys}"
+        self.query_one("#command-hint", Static).update(Text(keys))
 
     def action_close(self) -> None:
         """Back to the history."""

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -28,7 +29,7 @@ from plantstore_tui.core.plant.text import visible
 from plantstore_tui.ui.screens.check import CheckScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.screens.profile_editor import ProfileEditor
-from plantstore_tui.ui.widgets.profile_row import ProfileRow
+from plantstore_tui.ui.widgets.profile_row import COLUMNS, ProfileRow, fit_columns
 
 _UNREADABLE = (
     "No profile can be used, added or changed until profiles.toml is fixed by hand (it is never "
@@ -37,14 +38,25 @@ _UNREADABLE = (
 )
 _DOING = {"load": "reading the profiles", "change": "saving the change", "test": "testing"}
 _VERDICT_KIND = {"pass": "ok", "warn": "busy", "fail": "bad"}
+# The column titles; a column with nothing in any row (protected, last test) shows no title.
+_TITLES = {
+    "marks": "",
+    "name": "Name",
+    "url": "Base URL",
+    "token": "Token from",
+    "badge": "",
+    "test": "Last test",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """What the screen shows: the file's profiles and, for each, where its token comes from."""
+    """What the screen shows: the file's profiles and, for each, where its token comes from (in
+    a few words for the list, and whole, with a file's path, for the details)."""
 
     saved: SavedProfiles
     token_words: Mapping[str, str]
+    token_whole: Mapping[str, str]
     override: bool
 
 
@@ -104,12 +116,8 @@ class ProfilesScreen(Screen[str | None]):
         yield Static(Text(f"Profiles in {visible(str(self._store.path))}"), id="profiles-file")
         yield Static("", id="profiles-problems")
         with Horizontal(id="profiles-columns", classes="profile-cells"):
-            yield Label("", classes="profile-marks")
-            yield Label("Name", classes="profile-name")
-            yield Label("Base URL", classes="profile-url")
-            yield Label("Token from", classes="profile-token")
-            yield Label("", classes="profile-badge")
-            yield Label("Last test", classes="profile-test")
+            for column in COLUMNS:
+                yield Label(_TITLES[column], classes=f"profile-{column}")
         yield ListView(id="profiles-list")
         yield Static(Text("Reading profiles…"), id="profiles-detail")
         yield Static(
@@ -137,11 +145,11 @@ class ProfilesScreen(Screen[str | None]):
     def _load(self) -> Listing:
         # The keyring and the file lock can block: this runs in a thread.
         saved = self._store.load()
-        words = {
-            profile.name: self._store.token_status(profile, self._environ)
-            for profile in saved.profiles
-        }
-        return Listing(saved, words, bool(self._environ.get(TOKEN_ENV, "").strip()))
+        words, whole = {}, {}
+        for profile in saved.profiles:
+            words[profile.name] = self._store.token_status(profile, self._environ, brief=True)
+            whole[profile.name] = self._store.token_status(profile, self._environ)
+        return Listing(saved, words, whole, bool(self._environ.get(TOKEN_ENV, "").strip()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, name="change", group="profiles-io")
     def _set_default(self, name: str) -> str:
@@ -213,6 +221,27 @@ class ProfilesScreen(Screen[str | None]):
             if shown is not None:
                 row.show_test(shown.short, shown.kind)
         self._show_detail()
+        self.call_after_refresh(self._fit_columns)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """The columns share the new width."""
+        self.call_after_refresh(self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        # The widths depend on every row's texts: a CSS width in cells or fractions would keep
+        # room for a long URL or an empty column whether or not any row has one.
+        room = self.query_one(ListView).scrollable_content_region.width
+        if room <= 0:
+            return
+        rows = [row.widest() for row in self.query(ProfileRow)]
+        widest = {column: max((row[column] for row in rows), default=0) for column in COLUMNS}
+        for column in ("name", "url", "token"):
+            widest[column] = max(widest[column], cell_len(_TITLES[column]))
+        for column, width in fit_columns(room, widest).items():
+            for cell in self.query(f".profile-{column}"):
+                cell.display = width > 0
+                if width:
+                    cell.styles.width = width - cell.styles.margin.right
 
     @on(ListView.Highlighted)
     def _moved(self, event: ListView.Highlighted) -> None:
@@ -241,6 +270,8 @@ class ProfilesScreen(Screen[str | None]):
         lines = [f"{visible(profile.name)}: {visible(profile.base_url)}"]
         if profile.token_command is not None:
             lines.append(f"Token command: {visible(profile.token_command)}")
+        else:
+            lines.append(f"Token from: {visible(listing.token_whole.get(profile.name, ''))}")
         settings = ["protected: sends ask first" if profile.protected else "not protected"]
         settings.append(
             "default timeouts" if profile.timeout is None else f"timeout {profile.timeout:g} s"
@@ -303,7 +334,7 @@ class ProfilesScreen(Screen[str | None]):
             lines.append(f"Token saved in: {visible(str(report.token_source))}")
         if report.notice is not None:
             lines.append(visible(report.notice))
-        if report.is_default:
+        if report.made_default:
             lines.append(f"{report.profile.name} is the default profile.")
         self.notify("\n".join(lines), title="Profile saved")
         self._tests.pop(report.profile.name, None)
@@ -387,3 +418,4 @@ class ProfilesScreen(Screen[str | None]):
             if row.profile_name == name:
                 row.show_test(short, kind)
         self._show_detail()
+        self._fit_columns()

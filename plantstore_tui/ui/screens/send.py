@@ -244,7 +244,7 @@ class SendScreen(OrderedScreen[None]):
                 self.show_state()
             case Differs() as differs:
                 # A screen opened on demand (verified entry's keyings differ): not loaded before
-                # the first frame (issue 34 part 5, with the help and attention screens).
+                # the first frame (benchmarks/README.md, "Imports kept out of the start").
                 from plantstore_tui.ui.screens.differences import DifferencesScreen
 
                 self.app.push_screen(DifferencesScreen(differs), self._settled(differs))
@@ -503,7 +503,7 @@ class SendScreen(OrderedScreen[None]):
         """List the plants that need attention: load one into the form, or dismiss it; send
         the held ones again."""
         # A screen opened on demand (F4 and the palette): not loaded before the first frame
-        # (issue 34 part 5, with the help and differences screens).
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.ui.screens.attention import AttentionScreen
 
         try:
@@ -608,7 +608,8 @@ class SendScreen(OrderedScreen[None]):
 
     def action_history(self) -> None:
         """Open the history: every send kept, to look at, load, resend or copy as curl."""
-        # An optional feature, a screen opened on demand (F3): its table costs 6 ms and 0.6 MiB.
+        # An optional feature, a screen opened on demand (F3): its table would slow every start
+        # (benchmarks/README.md, "Imports kept out of the start").
         from plantstore_tui.ui.screens.history import HistoryScreen
 
         self.app.push_screen(HistoryScreen(self._load_from_history, self._resend))

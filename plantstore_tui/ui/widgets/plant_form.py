@@ -38,6 +38,8 @@ from plantstore_tui.ui.widgets.typed_input import TypedInput
 # The keys in force fill it in (profiles.toml's `[keymap]` may have moved them).
 HINTS = "Tab next · {enter} on Tag: send\n{same_as_last} same as the last plant"
 
+# The key that opens the import (the app's binding, ui/app.py), named where a paste is refused.
+IMPORT_KEY = "F5"
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
     "name": "e.g. Monstera deliciosa",
@@ -89,10 +91,10 @@ class FieldInput(TypedInput):
         return super().check_action(action, parameters)
 
     def several_lines(self, count: int) -> str:
-        """A refused paste of several lines, in the form's words."""
+        """A refused paste of several lines, in the form's words: where many plants go."""
         return (
-            f"The paste has {count} lines; a field takes one. Nothing was pasted: "
-            "enter plants one at a time here."
+            f"The paste has {count} lines; a field takes one. Nothing was pasted: type plants "
+            f"one at a time here, or import a file of them ({IMPORT_KEY})."
         )
 
 

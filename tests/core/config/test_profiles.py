@@ -126,8 +126,8 @@ def test_profiles_round_trip_with_every_setting(store: ProfileStore) -> None:
 
 
 def test_the_first_profile_becomes_the_default_and_later_ones_do_not(store: ProfileStore) -> None:
-    assert store.add(LOCAL).is_default
-    assert not store.add(PROD).is_default
+    assert store.add(LOCAL).made_default
+    assert not store.add(PROD).made_default
     assert store.load().default == "local"
 
 
