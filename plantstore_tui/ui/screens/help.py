@@ -60,8 +60,8 @@ ABOUT = (
     "the order sent. Each has its log entry from the start: queued, sending, then its answer. "
     "A plant that was refused, or whose fate is unknown (a timeout, a dropped connection, "
     "{cancel}), waits in needs attention ({attention}) with its fields as typed, while the "
-    "queue goes on: it is never sent again by itself. A paste of several lines is refused "
-    "(bulk entry is a separate command).",
+    "queue goes on: it is never sent again by itself. A paste of several lines is refused: a "
+    "file of plants is imported ({import_}).",
     "When the queue stops. Nothing leaves it while a question about it is open. A refused "
     "token (401, 403) stops it, the refused plant first in line: fix the token ({profiles}), "
     "then {resume} sends it and the rest. A deployment that cannot be reached (or answers 429 or "
@@ -103,6 +103,7 @@ class HelpScreen(ModalScreen[None]):
                 for name in ("cancel", "attention", "resume", "try_now")
             }
             words["profiles"] = key_in_force(self.app, "app.profiles")
+            words["import_"] = key_in_force(self.app, "app.import")
             words["close"] = key_in_force(self.app, "help.close").split(" / ")[0]
             panel.border_subtitle = f"{words['close']} closes"
             for keys, what in KEYS:

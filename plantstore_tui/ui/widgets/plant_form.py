@@ -38,8 +38,6 @@ from plantstore_tui.ui.widgets.typed_input import TypedInput
 # The keys in force fill it in (profiles.toml's `[keymap]` may have moved them).
 HINTS = "Tab next · {enter} on Tag: send\n{same_as_last} same as the last plant"
 
-# The key that opens the import (the app's binding, ui/app.py), named where a paste is refused.
-IMPORT_KEY = "F5"
 _LABELS: dict[FormField, str] = {"name": "Name", "id": "ID", "tag": "Tag (optional)"}
 _PLACEHOLDERS: dict[FormField, str] = {
     "name": "e.g. Monstera deliciosa",
@@ -92,9 +90,10 @@ class FieldInput(TypedInput):
 
     def several_lines(self, count: int) -> str:
         """A refused paste of several lines, in the form's words: where many plants go."""
+        import_key = key_in_force(self.app, "app.import")
         return (
             f"The paste has {count} lines; a field takes one. Nothing was pasted: type plants "
-            f"one at a time here, or import a file of them ({IMPORT_KEY})."
+            f"one at a time here, or import a file of them ({import_key})."
         )
 
 
