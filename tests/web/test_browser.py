@@ -490,3 +490,27 @@ def test_in_a_browser_history_probe_and_summary_have_keys_the_page_receives(
         shown_help = screen_text(page, since=mark)
         for words in ("Alt+H / F3", "Alt+P / F6", "Alt+S / F7", "Alt+I / F5", "Alt+K / F1"):
             assert words in shown_help, words
+
+
+def test_in_a_browser_the_probe_takes_a_method_and_path_typed(
+    reference_server: BackgroundServer, context: BrowserContext, tmp_path: Path
+) -> None:
+    # Issue 45, part 7: the probe screen's new fields, in a tab, by the keys the page receives.
+    data = tmp_path / "data"
+    arguments, env = _web(reference_server)
+    with running_web(*arguments, env={**env, "PLANTSTORE_DATA_DIR": str(data)}) as web:
+        page = open_tab(context, web)
+        mark = screen_mark(page)
+        page.keyboard.press("Alt+p")
+        screen_has(page, "Body, sent as typed", since=mark)
+        mark = screen_mark(page)
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.type("/openapi.json")
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.type("get")
+        screen_has(page, f"Probe GET {reference_server.base_url}/openapi.json", since=mark)
+        mark = screen_mark(page)
+        page.keyboard.press("Control+s")
+        screen_has(page, "The spec describes only POST", since=mark)
+        wait_until(lambda: _probes_kept(data) == 1, STARTUP_SECONDS, what="the probe kept")
+        assert stored_plants(reference_server.db_path) == []
