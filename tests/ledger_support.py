@@ -86,6 +86,7 @@ _UNDONE = {
     "reservations": ["DROP TABLE reservations"],
     "plants.sent_again_as": ["ALTER TABLE plants DROP COLUMN sent_again_as"],
     "batches.owner": ["ALTER TABLE batches DROP COLUMN owner"],
+    "probes.timings": ["ALTER TABLE probes DROP COLUMN timings"],
 }
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from plantstore_tui.core.http.conformance import SPEC_STATUSES
 from plantstore_tui.core.http.probe import Reading, Shape, TokenChoice
+from plantstore_tui.core.http.timings import Timings
 from plantstore_tui.core.plant.outcome import PlantFate
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.operator import this_operator
@@ -41,7 +42,8 @@ Headers = tuple[tuple[str, str], ...]
 
 _COLUMNS = (
     "number, sent_at, source, profile, base_url, url, proxy, body, token, headers, sent_headers, "
-    "status, message, answer_headers, answer_body, elapsed_ms, shape, listed, fate, off_spec"
+    "status, message, answer_headers, answer_body, elapsed_ms, shape, listed, fate, off_spec, "
+    "timings"
 )
 
 
@@ -70,6 +72,8 @@ class ProbeEntry:
     shape: Shape | None
     fate: PlantFate
     off_spec: tuple[str, ...]
+    # Where its time went (None: no request went out, or kept before timings were).
+    timings: Timings | None = None
 
     @property
     def listed(self) -> bool:
@@ -114,6 +118,7 @@ class ProbeEntry:
                 "fate": self.fate.value,
                 "off_spec": list(self.off_spec),
             },
+            "timings": None if self.timings is None else self.timings.to_json(),
         }
 
 
@@ -161,13 +166,14 @@ def write_probe(
         json.dumps([redact(mark) for mark in reading.off_spec], ensure_ascii=False),
         operator.user,
         operator.host,
+        None if answer.timings is None else json.dumps(answer.timings.to_json()),
     )
     with ledger.db.write() as connection:
         cursor = connection.execute(
             "INSERT INTO probes (session, source, sent_at, profile, base_url, url, proxy, body, "
             "token, headers, sent_headers, status, message, answer_headers, answer_body, "
-            "elapsed_ms, shape, listed, fate, off_spec, operator, host) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "elapsed_ms, shape, listed, fate, off_spec, operator, host, timings) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
         number = cursor.lastrowid
@@ -318,6 +324,7 @@ def _select(ledger: Ledger, condition: str, values: Sequence[Any]) -> list[Probe
             shape=None if row[16] is None else Shape(row[16]),
             fate=PlantFate(row[18]),
             off_spec=tuple(json.loads(row[19])),
+            timings=None if row[20] is None else Timings.from_json(json.loads(row[20])),
         )
         for row in rows
     ]
