@@ -6,7 +6,7 @@ every name and value before it got here (`core/http/wire.py`)."""
 from __future__ import annotations
 
 from plantstore_tui.core.http.probe import ProbeAnswer
-from plantstore_tui.core.http.timings import Timings
+from plantstore_tui.core.http.timings import OTHER_WORDS, Timings
 from plantstore_tui.core.http.wire import Wire, shown_bytes
 from plantstore_tui.core.plant.text import plural, shorten, visible
 
@@ -22,6 +22,8 @@ def timing_lines(timings: Timings, indent: str = "  ") -> list[str]:
         words = timings.words(phase)
         shown = f"{ms:>7.1f} ms" if ms is not None else f"{'-':>7}   "
         lines.append(f"{indent}{phase.label:<{_LABEL}}{shown}  {words}".rstrip())
+    if timings.other_ms is not None:
+        lines.append(f"{indent}{'other':<{_LABEL}}{timings.other_ms:>7.1f} ms  {OTHER_WORDS}")
     if timings.total_ms is not None:
         lines.append(f"{indent}{'total':<{_LABEL}}{timings.total_ms:>7.1f} ms")
     return lines

@@ -51,6 +51,7 @@ _LABELS = {
 }
 REUSED_WORDS = "reused connection"
 STOPPED_WORDS = "stopped here"
+OTHER_WORDS = "the client's own work between phases"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,6 +83,14 @@ class Timings:
             (Phase.FIRST_BYTE, self.first_byte_ms),
             (Phase.BODY, self.body_ms),
         )
+
+    @property
+    def other_ms(self) -> float | None:
+        """What no phase accounts for: the client's own work before and between the phases
+        (the first request of a process loads its network code). None without a total."""
+        if self.total_ms is None:
+            return None
+        return max(0.0, self.total_ms - sum(ms for _, ms in self.phases() if ms is not None))
 
     def words(self, phase: Phase) -> str:
         """What to say beside a phase besides its time: reused, stopped here, or why it has
