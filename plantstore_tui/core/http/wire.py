@@ -70,7 +70,8 @@ def wire_of(
     version = seen.http_version or seen.trace.version or _DEFAULT_VERSION
     path = request.url.raw_path.decode("ascii", errors="backslashreplace")
     wire = Wire(
-        request_line=f"{request.method} {path} {version}",
+        # A path or query may carry the token too.
+        request_line=target.redact(f"{request.method} {path} {version}"),
         request_headers=tuple(
             header(name.decode("latin-1"), value.decode("latin-1"))
             for name, value in request.headers.raw

@@ -131,3 +131,12 @@ async def test_the_wire_is_what_went_out_and_what_came_in_order_redacted() -> No
     assert wire.answer_body == b"seen [token] here"
     assert wire.answer_size == len(echoed)
     assert CANARY not in repr(answer)
+
+
+async def test_a_token_in_the_path_is_taken_out_of_the_request_line() -> None:
+    async with MisbehavingServer([Send(response(404))]) as server:
+        answer = await send_probe(_target(f"{server.base_url}/{CANARY}"), ProbeRequest(b"{}"))
+    [received] = server.requests
+    assert received.target == f"/{CANARY}/plants"
+    assert answer.wire is not None
+    assert answer.wire.request_line == "POST /[token]/plants HTTP/1.1"
