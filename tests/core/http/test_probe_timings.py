@@ -140,3 +140,15 @@ async def test_a_token_in_the_path_is_taken_out_of_the_request_line() -> None:
     assert received.target == f"/{CANARY}/plants"
     assert answer.wire is not None
     assert answer.wire.request_line == "POST /[token]/plants HTTP/1.1"
+
+
+async def test_a_refused_certificate_says_the_probe_stopped_at_tls(ca: trustme.CA) -> None:
+    async with TLSServer(plant_store, certificate=ca.issue_cert("127.0.0.1")) as server:
+        answer = await send_probe(_target(server.base_url, TOKEN), ProbeRequest(b"{}"))
+    assert answer.status is None
+    timings = answer.timings
+    assert timings is not None
+    assert timings.stopped is Phase.TLS
+    assert timings.connect_ms is not None
+    assert timings.tls_ms is not None
+    assert timings.request_ms is None
