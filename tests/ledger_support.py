@@ -90,6 +90,7 @@ _UNDONE = {
         "ALTER TABLE probes DROP COLUMN method",
         "ALTER TABLE probes DROP COLUMN path",
     ],
+    "probes.timings": ["ALTER TABLE probes DROP COLUMN timings"],
 }
 
 

@@ -11,6 +11,7 @@ import click
 
 from plantstore_tui.cli.exits import InvalidInput
 from plantstore_tui.cli.history_text import columns, local_time
+from plantstore_tui.cli.probe_verbose import timing_lines
 from plantstore_tui.core.http.address import host_port
 from plantstore_tui.core.http.export import ExportFormat, export_probe
 from plantstore_tui.core.http.proxy import through_words
@@ -164,6 +165,8 @@ def probe_text(probe: ProbeEntry) -> str:
     lines.append(f"  reading: {probe.reading.words}")
     if probe.off_spec:
         lines.append(f"  off spec: {visible('; '.join(probe.off_spec))}")
+    if probe.timings is not None:
+        lines.extend(["  timings:", *timing_lines(probe.timings, "    ")])
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ import click
 
 from plantstore_tui.cli.exits import ExitCode, InvalidInput
 from plantstore_tui.cli.options import json_option, one_of, timeout_option, yes_option
+from plantstore_tui.cli.probe_verbose import render_verbose
 from plantstore_tui.cli.targets import (
     TargetOptions,
     confirm_protected,
@@ -56,6 +57,8 @@ NOT_SENT: dict[str, Any] = {
     "body": None,
     "elapsed_ms": None,
     "verdict": None,
+    "timings": None,
+    "wire": None,
     "probe": None,
 }
 # A header's value is shown to this many characters (the ledger keeps it whole).
@@ -126,8 +129,17 @@ def _parsed(parse: Callable[[str], str]) -> Callable[[click.Context, click.Param
     help="Add this header (one of the same name, Content-Type, replaces the client's); repeat "
     "for more.",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    "verbose",
+    is_flag=True,
+    help="Also print where the time went (connect, TLS, request, first byte, body, total) and "
+    "the request and answer as they went on the wire (the token masked).",
+)
 @json_option(
-    "Print one JSON object: the status, headers, body, time and the spec's verdict.",
+    "Print one JSON object: the status, headers, body, time, the spec's verdict, the timings "
+    "and the wire.",
     not_run=NOT_SENT,
 )
 @click.option(
@@ -160,6 +172,7 @@ def probe(
     body_file: BinaryIO | None,
     token: str,
     headers: tuple[tuple[str, str], ...],
+    verbose: bool,
     as_json: bool,
     cases_path: Path | None,
     case_name: str | None,
@@ -174,7 +187,8 @@ def probe(
     of any request but POST /plants; the token is the target's unless --token none or wrong.
     Prints the request (the token as its last 4 characters at most), the status, headers and
     body of the answer, the time, and the spec's reading: the body's shape (Plant, Error,
-    neither), whether the spec lists the status, and what it means for a plant. Every
+    neither), whether the spec lists the status, and what it means for a plant; with -v, where
+    the time went and the request and answer as they went on the wire. Every
     probe is kept in the history (history --probes), never as a plant. Exits 0 when an answer
     came, whatever its status; 3 when none did; 2 for a usage error; 4 for a configuration
     problem.
@@ -216,6 +230,8 @@ def probe(
         for line in followed.words():
             click.echo(visible(line))
         click.echo(render_probe(answer))
+        if verbose:
+            click.echo(render_verbose(answer))
         if label is not None:
             click.echo(f"  history {label}")
     if cases_path is not None and taken is not None:

@@ -86,6 +86,7 @@ BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("probe.close", "probe", "escape", "Back to the form"),
     KeyBinding("probe.send", "probe", "ctrl+s", "Send"),
     KeyBinding("probe.save_case", "probe", "ctrl+o", "Save as case"),
+    KeyBinding("probe.wire", "probe", "f8", "Answer/Wire"),
     KeyBinding("save_case.cancel", "save_case", "escape", "Cancel"),
     KeyBinding("summary.close", "summary", "escape,f7", "Close", browser="escape,alt+s,f7"),
     KeyBinding("help.close", "help", "escape,f1,q", "Close help", browser="escape,alt+k,f1,q"),

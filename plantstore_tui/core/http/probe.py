@@ -31,8 +31,10 @@ from plantstore_tui.core.http.conformance import (
 )
 from plantstore_tui.core.http.probe_transport import KEEP, ProbeTransport, Seen
 from plantstore_tui.core.http.target import Target, redact_bytes
+from plantstore_tui.core.http.timings import Timings
 from plantstore_tui.core.http.tls import CABundleError
 from plantstore_tui.core.http.urls import token_problem
+from plantstore_tui.core.http.wire import Wire, wire_of
 from plantstore_tui.core.plant.models import ApiError, NewPlant, Plant
 from plantstore_tui.core.plant.outcome import (
     Created,
@@ -241,6 +243,9 @@ class ProbeAnswer:
     reading: Reading
     # Said once beside the answer: the token is too short to be hidden in it (`Target.token_note`).
     note: str | None = None
+    # Where the time went, and the exchange as it went on the wire (None: no request went out).
+    timings: Timings | None = None
+    wire: Wire | None = None
 
     @property
     def answered(self) -> bool:
@@ -270,6 +275,8 @@ class ProbeAnswer:
                 "words": self.reading.words,
             },
             "message": None if self.answered else self.outcome.headline,
+            "timings": None if self.timings is None else self.timings.to_json(),
+            "wire": None if self.wire is None else self.wire.to_json(),
         }
 
 
@@ -353,6 +360,14 @@ def masked_header(name: str, value: str) -> tuple[str, str]:
     return (name, _masked(value)) if name.lower() == "authorization" else (name, value)
 
 
+def _wire_header(name: str, value: str) -> tuple[str, str]:
+    """A header as it went, shown as `shown_headers` shows it: the credentials masked, but the
+    fixed wrong token, which is no secret."""
+    if name.lower() == "authorization" and value != _WRONG:
+        return name, _masked(value)
+    return name, value
+
+
 def _masked(value: str) -> str:
     scheme, _, credentials = value.partition(" ")
     if not credentials:
@@ -412,6 +427,8 @@ async def send_probe(
         outcome=outcome,
         reading=replace(reading, off_spec=tuple(map(target.redact, reading.off_spec))),
         note=target.token_note,
+        timings=None if probe is None else seen.timings(),
+        wire=None if probe is None else wire_of(target, seen, _wire_header),
     )
 
 

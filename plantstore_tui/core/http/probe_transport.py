@@ -3,28 +3,59 @@
 The client builds every request from a NewPlant; a probe needs a body no NewPlant makes (`{}`, a
 missing name, an id that is not an integer) and, at times, another Authorization or none. This
 transport rewrites the request on its way out, so the probes still go through the client and get
-its Outcome, its words and its limits.
+its Outcome, its words and its limits. It notes what actually went (the request after its
+rewrite), what came back as it came (the status line, the headers as named, the body's first
+bytes) and when each phase of the exchange happened (httpcore's `trace`).
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from plantstore_tui.core.http.timings import PhaseTrace, Timings
+
+# The most of an answer's body kept as it came, for the wire view (which shows a few hundred
+# characters of it): far more than is shown, so that a token at the cut is never on show.
+BODY_KEPT = 16 * 1024
+
 
 @dataclass(slots=True)
 class Seen:
-    """What the transport saw of the last answer that the Outcome does not keep."""
+    """What the transport saw of the last exchange that the Outcome does not keep."""
 
     content_type: str | None = None
     # Every header of the answer, in its order, as (name, value) text.
     headers: tuple[tuple[str, str], ...] = ()
     tls_version: str | None = None
     certificate: Mapping[str, Any] | None = None
+    # The request as it went out (its headers' repr hides the Authorization); None: none went.
+    request: httpx.Request | None = None
+    # The status line's parts and the headers as the server wrote them (names in their case).
+    status: int | None = None
+    http_version: str | None = None
+    reason: str | None = None
+    raw_headers: tuple[tuple[str, str], ...] = ()
+    # The body's first `BODY_KEPT` bytes as they came (an echo of the token too: never shown
+    # but through the wire's redaction), and its whole size.
+    body: bytearray = field(default_factory=bytearray, repr=False)
+    body_size: int = 0
+    trace: PhaseTrace = field(default_factory=PhaseTrace)
+
+    def timings(self) -> Timings | None:
+        """Where the exchange's time went, so far (None: no request went)."""
+        return self.trace.timings()
+
+    def note_body(self, chunk: bytes) -> None:
+        """Keep what fits of a piece of the body, and count it."""
+        room = BODY_KEPT - len(self.body)
+        if room > 0:
+            self.body += chunk[:room]
+        self.body_size += len(chunk)
 
 
 # The `authorization` that sends the client's own header, the profile's token.
@@ -67,24 +98,59 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         if isinstance(self.authorization, str) and b"authorization" not in given:
             headers.append((b"Authorization", self.authorization.encode("ascii")))
         content = self.body if self.body is not None else request.content
+        seen = self.seen = Seen()
         rewritten = httpx.Request(
             self.method or request.method,
             self.url or request.url,
             headers=headers,
             content=content,
-            extensions=request.extensions,
+            extensions={**request.extensions, "trace": seen.trace},
         )
-        self.seen = Seen()
-        response = await self._inner.handle_async_request(rewritten)
-        self.seen.content_type = response.headers.get("Content-Type")
-        self.seen.headers = tuple(response.headers.multi_items())
+        seen.request = rewritten
+        seen.trace.begin()
+        try:
+            response = await self._inner.handle_async_request(rewritten)
+        except BaseException:
+            seen.trace.fail()
+            raise
+        seen.status = response.status_code
+        seen.http_version = response.http_version
+        seen.reason = response.reason_phrase
+        raw = response.headers.raw
+        seen.raw_headers = tuple(
+            (name.decode("latin-1"), value.decode("latin-1")) for name, value in raw
+        )
+        if response.is_stream_consumed:
+            # A transport that built the whole answer in memory (a mock): its body is read.
+            seen.note_body(response.content)
+        elif isinstance(response.stream, httpx.AsyncByteStream):
+            response.stream = _Noted(response.stream, seen)
+        seen.content_type = response.headers.get("Content-Type")
+        seen.headers = tuple(response.headers.multi_items())
         stream = response.extensions.get("network_stream")
         ssl_object = stream.get_extra_info("ssl_object") if stream is not None else None
         if isinstance(ssl_object, ssl.SSLObject | ssl.SSLSocket):
-            self.seen.tls_version = ssl_object.version()
-            self.seen.certificate = ssl_object.getpeercert() or None
+            seen.tls_version = ssl_object.version()
+            seen.certificate = ssl_object.getpeercert() or None
         return response
 
     async def aclose(self) -> None:
         """Close the wrapped transport."""
+        await self._inner.aclose()
+
+
+class _Noted(httpx.AsyncByteStream):
+    """An answer's body passed on as the client reads it, its first bytes noted on the way."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, seen: Seen) -> None:
+        self._inner = inner
+        self._seen = seen
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._seen.note_body(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        """Close the stream it passes on."""
         await self._inner.aclose()

@@ -28,6 +28,7 @@ from plantstore_tui.core.http.probe import (
     Shape,
     TokenChoice,
 )
+from plantstore_tui.core.http.timings import Timings
 from plantstore_tui.core.plant.outcome import PlantFate
 from plantstore_tui.core.store.database import StoreError
 from plantstore_tui.core.store.operator import this_operator
@@ -48,7 +49,7 @@ Headers = tuple[tuple[str, str], ...]
 _COLUMNS = (
     "number, sent_at, source, profile, base_url, url, proxy, body, token, headers, sent_headers, "
     "status, message, answer_headers, answer_body, elapsed_ms, shape, listed, fate, off_spec, "
-    "method, path"
+    "method, path, timings"
 )
 
 
@@ -85,6 +86,9 @@ class ProbeEntry:
     def request(self) -> ProbeRequest:
         """The request as it was kept (the token's choice, an Authorization given masked)."""
         return ProbeRequest(self.body, self.token, self.headers, self.method, self.path)
+
+    # Where its time went (None: no request went out, or kept before timings were).
+    timings: Timings | None = None
 
     @property
     def listed(self) -> bool:
@@ -134,6 +138,7 @@ class ProbeEntry:
                 "fate": self.fate.value if self.request.in_spec else None,
                 "off_spec": list(self.off_spec),
             },
+            "timings": None if self.timings is None else self.timings.to_json(),
         }
 
 
@@ -183,13 +188,14 @@ def write_probe(
         operator.host,
         answer.request.method,
         answer.request.path,
+        None if answer.timings is None else json.dumps(answer.timings.to_json()),
     )
     with ledger.db.write() as connection:
         cursor = connection.execute(
             "INSERT INTO probes (session, source, sent_at, profile, base_url, url, proxy, body, "
             "token, headers, sent_headers, status, message, answer_headers, answer_body, "
-            "elapsed_ms, shape, listed, fate, off_spec, operator, host, method, path) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "elapsed_ms, shape, listed, fate, off_spec, operator, host, method, path, timings) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
         number = cursor.lastrowid
@@ -342,6 +348,7 @@ def _select(ledger: Ledger, condition: str, values: Sequence[Any]) -> list[Probe
             off_spec=tuple(json.loads(row[19])),
             method=row[20],
             path=row[21],
+            timings=None if row[22] is None else Timings.from_json(json.loads(row[22])),
         )
         for row in rows
     ]

@@ -245,6 +245,13 @@ def _probe_method_path(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE probes ADD COLUMN path TEXT NOT NULL DEFAULT '/plants'")
 
 
+def _probe_timings(db: sqlite3.Connection) -> None:
+    # Where each probe's time went (connect, TLS, request, first byte, body, total, whether the
+    # connection was reused, where it stopped), as the JSON object of `probe --json`'s
+    # `timings`. NULL: no request went out, or a probe kept before they were.
+    db.execute("ALTER TABLE probes ADD COLUMN timings TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants, sessions, batches", _plants_sessions_batches),
     Migration("plants.proxy", _plants_proxy),
@@ -260,6 +267,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("plants.sent_again_as", _sent_again_as),
     Migration("batches.owner", _batch_owner),
     Migration("probes.method, probes.path", _probe_method_path),
+    Migration("probes.timings", _probe_timings),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -27,7 +27,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from plantstore_tui.core.http.cases import CasesError, append_case, case_of, suggested_name
@@ -47,6 +47,7 @@ from plantstore_tui.core.http.probe import (
 )
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
+from plantstore_tui.core.http.wire import shown_bytes
 from plantstore_tui.core.plant.form import FormTexts, parse_id
 from plantstore_tui.core.plant.outcome import Failed
 from plantstore_tui.core.plant.text import shorten, visible
@@ -55,6 +56,7 @@ from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
 from plantstore_tui.ui.widgets.log_entry import body_block
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
+from plantstore_tui.ui.widgets.timing_bar import TimingBar
 from plantstore_tui.ui.widgets.typed_input import TypedInput
 from plantstore_tui.ui.widgets.typed_text_area import TypedTextArea
 
@@ -71,6 +73,10 @@ DEFAULT_CASES = "cases.toml"
 NOTHING_YET = (
     "Ctrl+S sends the request as it stands, whatever the queue is doing; its answer is shown "
     "here. A probe never joins the queue: it is kept in the history as a probe."
+)
+NO_WIRE_YET = (
+    "Once a probe is sent, the request line and headers as they went out and the answer's as "
+    "they came back are shown here, with each body's bytes; the token masked."
 )
 _BOLD = Style(bold=True)
 _DIM = Style(dim=True)
@@ -139,6 +145,33 @@ def answer_text(answer: ProbeAnswer) -> Text:
     return text
 
 
+def wire_text(answer: ProbeAnswer) -> Text:
+    """The exchange as it went on the wire: the request line, headers in the order sent and the
+    body's bytes; the status line, headers and body as received. Escaped and bounded as the
+    answer is; the token was taken out of every name and value (`core/http/wire.py`)."""
+    wire = answer.wire
+    if wire is None:
+        return Text("Nothing went on the wire: the request was not sent.")
+    text = Text()
+    text.append(visible(wire.request_line), _BOLD)
+    text.append(_pairs(wire.request_headers))
+    text.append(_bytes(wire.request_body, len(wire.request_body)))
+    text.append("\n\n")
+    if wire.status_line is None:
+        text.append("No answer came.", _BOLD)
+        return text
+    text.append(visible(wire.status_line), _BOLD)
+    text.append(_pairs(wire.answer_headers))
+    text.append(_bytes(wire.answer_body, wire.answer_size))
+    return text
+
+
+def _bytes(data: bytes, size: int) -> Text:
+    if not size:
+        return Text("\n\n(no body)", _DIM)
+    return Text(f"\n\n{shown_bytes(data, size)}")
+
+
 def _keep_left(app: App[Any], target: Target, left: ProbeAnswer) -> None:
     """Keep a probe whose screen was left in flight (in a thread of its own: it blocks)."""
 
@@ -164,6 +197,7 @@ class ProbeScreen(OrderedScreen[None]):
         Binding("escape", "close", "Back to the form", id="probe.close"),
         Binding("ctrl+s", "send", "Send", id="probe.send"),
         Binding("ctrl+o", "save_case", "Save as case", id="probe.save_case"),
+        Binding("f8", "toggle_wire", "Answer/Wire", id="probe.wire"),
     ]
 
     def __init__(self, target: Callable[[], Target | None], texts: FormTexts) -> None:
@@ -218,9 +252,12 @@ class ProbeScreen(OrderedScreen[None]):
                     yield Button("Save as case", compact=True, id="probe-save")
                     # Off: a redirect is shown as the answer, as every send of the client does.
                     yield MarkedCheckbox("Follow", value=False, id="probe-follow")
-            with VerticalScroll(id="probe-answer") as answer:
-                answer.border_title = "Answer"
-                yield Static(Text(NOTHING_YET), id="probe-answer-text")
+            with TabbedContent(id="probe-answer-tabs", initial="probe-answer-tab"):
+                with TabPane("Answer", id="probe-answer-tab"), VerticalScroll(id="probe-answer"):
+                    yield TimingBar(id="probe-timing")
+                    yield Static(Text(NOTHING_YET), id="probe-answer-text")
+                with TabPane("Wire", id="probe-wire-tab"), VerticalScroll(id="probe-wire"):
+                    yield Static(Text(NO_WIRE_YET), id="probe-wire-text")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -326,7 +363,10 @@ class ProbeScreen(OrderedScreen[None]):
             if shown:
                 shown.append("\n\n")
             self.query_one("#probe-answer-text", Static).update(shown + answer_text(answer))
-            self.query_one("#probe-answer", VerticalScroll).scroll_home(animate=False)
+            self.query_one("#probe-timing", TimingBar).show(answer.timings)
+            self.query_one("#probe-wire-text", Static).update(wire_text(answer))
+            for pane in ("#probe-answer", "#probe-wire"):
+                self.query_one(pane, VerticalScroll).scroll_home(animate=False)
         finally:
             self.sending = False
         # Kept in the history as every probe is, each request that went out; the ledger is
@@ -375,6 +415,11 @@ class ProbeScreen(OrderedScreen[None]):
     def _saved(self, words: str | None) -> None:
         if words is not None:
             self.notify(words, title="Case saved")
+
+    def action_toggle_wire(self) -> None:
+        """Show the wire, or the answer again."""
+        tabs = self.query_one("#probe-answer-tabs", TabbedContent)
+        tabs.active = "probe-answer-tab" if tabs.active == "probe-wire-tab" else "probe-wire-tab"
 
     def action_close(self) -> None:
         """Back to the form."""
