@@ -55,7 +55,11 @@ _SPACES_CLASS = "\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205
 # something besides space; the rule of `parse_name`, written for another reader. Lone surrogates
 # are not named: no JSON Schema string holds one (the server refuses them as JSON), and a
 # validator on Rust's regex (jsonschema-rs, Schemathesis's) cannot compile a range of them.
-TEXT_PATTERN = f"^[^{_CONTROLS_CLASS}]*[^{_CONTROLS_CLASS}{_SPACES_CLASS}][^{_CONTROLS_CLASS}]*$"
+# `(?!\n)$`: Python's `$` also matches before a last newline ("Fern\n"), ECMA-262's does not;
+# the lookahead makes both read the end of the text.
+TEXT_PATTERN = (
+    f"^[^{_CONTROLS_CLASS}]*[^{_CONTROLS_CLASS}{_SPACES_CLASS}][^{_CONTROLS_CLASS}]*(?!\\n)$"
+)
 
 
 def find_forbidden_char(text: str) -> tuple[int, str] | None:

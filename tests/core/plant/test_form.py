@@ -324,6 +324,7 @@ def test_the_patterns_spaces_are_every_space_strip_takes_that_is_not_forbidden()
 @example("\u3000")
 @example("\ufeff")
 @example("a\u202e")
+@example("0\n")  # Python's `$` matches before a last newline
 def test_the_pattern_takes_exactly_the_names_the_form_takes(text: str) -> None:
     taken = isinstance(parse_name(text), str)
     assert (re.search(TEXT_PATTERN, text) is not None) is taken
