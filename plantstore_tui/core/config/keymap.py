@@ -49,7 +49,16 @@ class KeyBinding:
 
 # Screens that are modal: the App's bindings do not reach them.
 MODAL_SCREENS = frozenset(
-    ("attention", "command", "differences", "editor", "help", "save_case", "summary")
+    (
+        "attention",
+        "command",
+        "differences",
+        "editor",
+        "help",
+        "kept_probes",
+        "save_case",
+        "summary",
+    )
 )
 
 BINDINGS: tuple[KeyBinding, ...] = (
@@ -86,6 +95,9 @@ BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("probe.close", "probe", "escape", "Back to the form"),
     KeyBinding("probe.send", "probe", "ctrl+s", "Send"),
     KeyBinding("probe.save_case", "probe", "ctrl+o", "Save as case"),
+    KeyBinding("probe.kept", "probe", "f3", "Kept probes", browser="alt+h,f3"),
+    KeyBinding("kept_probes.open", "kept_probes", "enter", "Open"),
+    KeyBinding("kept_probes.close", "kept_probes", "escape,f3", "Close", browser="escape,alt+h,f3"),
     KeyBinding("save_case.cancel", "save_case", "escape", "Cancel"),
     KeyBinding("summary.close", "summary", "escape,f7", "Close", browser="escape,alt+s,f7"),
     KeyBinding("help.close", "help", "escape,f1,q", "Close help", browser="escape,alt+k,f1,q"),
