@@ -96,7 +96,7 @@ BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("probe.send", "probe", "ctrl+s", "Send"),
     KeyBinding("probe.save_case", "probe", "ctrl+o", "Save as case"),
     KeyBinding("probe.kept", "probe", "f3", "Kept probes", browser="alt+h,f3"),
-    KeyBinding("kept_probes.open", "kept_probes", "enter", "Open"),
+    KeyBinding("kept_probes.open", "kept_probes", "enter", "Open", priority=True),
     KeyBinding("kept_probes.close", "kept_probes", "escape,f3", "Close", browser="escape,alt+h,f3"),
     KeyBinding("save_case.cancel", "save_case", "escape", "Cancel"),
     KeyBinding("summary.close", "summary", "escape,f7", "Close", browser="escape,alt+s,f7"),

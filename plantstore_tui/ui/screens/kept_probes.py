@@ -23,6 +23,7 @@ from plantstore_tui.core.plant.text import clipped, visible
 from plantstore_tui.core.store import StoreError, open_for_reading
 from plantstore_tui.core.store.probes import ProbeEntry, list_probes
 from plantstore_tui.ui.keys import key_in_force
+from plantstore_tui.ui.ordered_input import OrderedScreen
 
 # The newest probes listed (`history --probes --limit N` reaches further back).
 LISTED = 200
@@ -46,12 +47,16 @@ def probe_line(probe: ProbeEntry) -> Text:
     )
 
 
-class KeptProbesScreen(ModalScreen[ProbeEntry | None]):
-    """The probes kept, newest first: Enter opens the highlighted one in the probe screen."""
+class KeptProbesScreen(ModalScreen[ProbeEntry | None], OrderedScreen[ProbeEntry | None]):
+    """The probes kept, newest first: Enter opens the highlighted one in the probe screen.
+
+    Its keys are applied in order (`OrderedScreen`), Enter before the list's own: the keys typed
+    after it wait for the probe screen to have the probe in its fields (an edit typed on at
+    once goes there, never to this list)."""
 
     CSS_PATH = "../probe.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="kept_probes.open"),
+        Binding("enter", "open", "Open", id="kept_probes.open", priority=True),
         Binding("escape,f3", "close", "Close", id="kept_probes.close"),
     ]
 
@@ -114,10 +119,12 @@ class KeptProbesScreen(ModalScreen[ProbeEntry | None]):
         label = listed.get_option_at_index(listed.highlighted).id
         probe = None if label is None else self._probes.get(label)
         if probe is not None:
+            self.hold_keys()
             self.dismiss(probe)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
+        # A click on a line.
         event.stop()
         self.action_open()
 

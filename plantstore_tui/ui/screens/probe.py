@@ -245,14 +245,21 @@ class ProbeScreen(OrderedScreen[None]):
 
     def action_kept(self) -> None:
         """List the probes kept, to open one here."""
+        # The keys typed from now on wait until the probe chosen is in the fields.
+        self.hold_keys()
         self.app.push_screen(KeptProbesScreen(), self.open_kept)
 
     def open_kept(self, probe: ProbeEntry | None) -> None:
         """Put a kept probe's request in the fields as it was sent, to change and send again
         (a new probe: the one kept stays as it was); an Authorization kept masked is left out,
-        and said."""
-        if probe is None:
-            return
+        and said. Then the keys held meanwhile are applied."""
+        try:
+            if probe is not None:
+                self._fill(probe)
+        finally:
+            self.take_keys()
+
+    def _fill(self, probe: ProbeEntry) -> None:
         try:
             body = probe.body.decode("utf-8")
         except UnicodeDecodeError:
@@ -283,7 +290,7 @@ class ProbeScreen(OrderedScreen[None]):
         if target is not None and target.base_url != probe.base_url:
             words.append(f"It goes to {visible(target.base_url)}, where plants go now.")
         self._say("\n\n".join(words))
-        self.query_one("#probe-body", TypedTextArea).focus()
+        self.set_focus(self.query_one("#probe-body", TypedTextArea))
 
     def _say(self, words: str) -> None:
         self.query_one("#probe-answer-text", Static).update(Text(words))
