@@ -1,7 +1,7 @@
 """A probe from the history sent again, changed, in a real terminal of 80x24: `probe` gets a 400
 for an id written as text; in the TUI, F6, F3 lists it, and in one write Enter opens it, the
-quotes around the id are deleted with the keys a tester presses, Ctrl+S creates the plant. Two probes in
-`history --probes`, the first untouched (issue 45, part 4)."""
+quotes around the id are deleted with the keys a tester presses, Ctrl+S creates the plant. Two
+probes in `history --probes`, the first untouched (issue 45, part 4)."""
 
 from __future__ import annotations
 

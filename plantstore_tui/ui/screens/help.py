@@ -43,6 +43,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ),
     ("app.import", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
     ("send.probe", "probe: POST /plants exactly as typed (any body, token), read by the spec"),
+    ("probe.kept", "in the probe screen: the probes kept, to open one, change it and send again"),
     (
         "send.summary",
         "shift summary: today's plants created, rejected and per hour, the time to the answer",
