@@ -15,7 +15,7 @@ import click
 from click.core import ParameterSource
 
 from plantstore_tui.cli.completion import history_entries
-from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
 from plantstore_tui.cli.history_probes import ProbeRef, kept_probe, probe_named
 from plantstore_tui.cli.options import json_option, one_of, timeout_option, yes_option
 from plantstore_tui.cli.targets import (
@@ -210,7 +210,15 @@ def probe(
     if problem is not None:
         raise InvalidInput(f"Nothing was sent: {problem}")
     # A probe that sends no token of the profile needs none: it is not read.
-    target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
+    try:
+        target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
+    except ConfigProblem as exc:
+        if kept is not None and kept.profile is not None and options.profile == kept.profile:
+            exc.message += (
+                f" ({kept.label} was sent with that profile: name a target with --profile or "
+                "--base-url)"
+            )
+        raise
     if kept is not None and repeat is not None:
         _say_again(kept, repeat, target.base_url)
     if target.protected and not yes and request.may_create:

@@ -181,3 +181,18 @@ def test_a_target_named_wins_over_where_it_went_and_the_change_is_said(
     [two, one] = kept()
     assert (two["base_url"], one["base_url"]) == (shared_reference_server.base_url, server.base_url)
     assert two["request"]["body"] == "not json"
+
+
+def test_a_probe_whose_profile_is_gone_says_so_and_sends_nothing(closed_port: int) -> None:
+    base = f"http://127.0.0.1:{closed_port}"
+    added = run("profile", "add", "gone", "--base-url", base, "--token-env", "PLANTSTORE_TOKEN")
+    assert added.exit_code == 0, added.output
+    assert run("probe", "--profile", "gone", "--body", "{}").exit_code == 3
+    assert run("profile", "remove", "gone", "--yes").exit_code == 0
+    again = run("probe", "--again", "p1")
+    assert again.exit_code == 4
+    assert "Unknown profile 'gone'" in again.output
+    assert "p1 was sent with that profile: name a target with --profile or --base-url" in (
+        again.output
+    )
+    assert len(kept()) == 1
