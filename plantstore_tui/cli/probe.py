@@ -213,12 +213,12 @@ def probe(
     try:
         target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
     except ConfigProblem as exc:
-        if kept is not None and kept.profile is not None and options.profile == kept.profile:
-            exc.message += (
-                f" ({kept.label} was sent with that profile: name a target with --profile or "
-                "--base-url)"
-            )
-        raise
+        if kept is None or kept.profile is None or options.profile != kept.profile:
+            raise
+        raise ConfigProblem(
+            f"{exc.message} ({kept.label} was sent with that profile: name a target with "
+            "--profile or --base-url)"
+        ) from None
     if kept is not None and repeat is not None:
         _say_again(kept, repeat, target.base_url)
     if target.protected and not yes and request.may_create:
