@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from plantstore_tui.cli.history_probes import (
     probe_text,
     refuse_plant_filters,
 )
+from plantstore_tui.cli.history_reading import reading_history
 from plantstore_tui.cli.history_summary import (
     BY_OPERATOR,
     SUMMARY_NOT_RUN,
@@ -38,7 +37,6 @@ from plantstore_tui.cli.history_summary import (
 from plantstore_tui.cli.history_text import entry_text, history_table, pending_table
 from plantstore_tui.cli.options import confirm_deletion, json_option, yes_option
 from plantstore_tui.cli.targets import TargetOptions, one_target, profile_names
-from plantstore_tui.core.config.files import checked_data_dir
 from plantstore_tui.core.http.export import ExportFormat, export_command
 from plantstore_tui.core.http.urls import InvalidBaseURL, normalize_base_url
 from plantstore_tui.core.plant.text import plural, visible
@@ -47,9 +45,7 @@ from plantstore_tui.core.store import (
     HistoryFilter,
     Ledger,
     PlantState,
-    StoreError,
     ledger_path,
-    open_for_reading,
 )
 from plantstore_tui.core.store.probes import clear_probes
 from plantstore_tui.core.store.records import OUTCOMES
@@ -57,26 +53,6 @@ from plantstore_tui.core.store.summary import Summary, summarize
 
 _DEFAULT_LIMIT = 50
 __all__ = ["history", "parse_moment"]
-
-
-@contextmanager
-def _reading() -> Iterator[Ledger | None]:
-    # A file where the directory should be is a mistake to say, not a history not yet begun.
-    checked_data_dir()
-    try:
-        history = open_for_reading()
-    except StoreError as exc:
-        raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
-    if history is not None and history.carried is not None:
-        for problem in history.carried.problems:
-            click.echo(visible(f"An earlier file was not read: {problem}"), err=True)
-    try:
-        yield history
-    except StoreError as exc:
-        raise ConfigProblem(visible(f"The history cannot be read: {exc}")) from None
-    finally:
-        if history is not None:
-            history.close()
 
 
 def _normalized(base_url: str | None) -> str | None:
@@ -180,13 +156,13 @@ def history(
         options, profile, base_url, plant_id=plant_id, outcome=outcome, state=state, since=since
     )
     if probes:
-        with _reading() as store:
+        with reading_history() as store:
             echo_probes(store, where, limit=limit, as_json=as_json)
         return
     if pending:
         _list_pending(where, as_json)
         return
-    with _reading() as store:
+    with reading_history() as store:
         # The table shows nothing a server sent: read only the start of it (--json has it all).
         entries = [] if store is None else store.query(where, limit=limit, listed=not as_json)
         total = 0 if store is None else store.count(where)
@@ -213,7 +189,7 @@ def _matches(entry: HistoryEntry, where: HistoryFilter) -> bool:
 
 
 def _list_pending(where: HistoryFilter, as_json: bool) -> None:
-    with _reading() as store:
+    with reading_history() as store:
         found = [] if store is None else store.pending()
     entries = [entry for entry in found if _matches(entry, where)]
     if as_json:
@@ -250,11 +226,11 @@ _ENTRY_HELP = "ENTRY is a plant's number in `history`, or a probe's in `history 
 def show(entry: int | ProbeRef, as_json: bool) -> None:
     """Show one send (or probe) whole, with the body received."""
     if isinstance(entry, ProbeRef):
-        with _reading() as store:
+        with reading_history() as store:
             probe = found_probe(store, entry)
         click.echo(json.dumps(probe.to_json(), ensure_ascii=True) if as_json else probe_text(probe))
         return
-    with _reading() as store:
+    with reading_history() as store:
         found = _get(store, entry)
     if as_json:
         answer = found.to_json() | {"response": found.response, "log_ref": found.log_ref}
@@ -279,11 +255,11 @@ def export(entry: int | ProbeRef, as_: str) -> None:
     sent without a token, or with the wrong one, is exported so).
     """
     if isinstance(entry, ProbeRef):
-        with _reading() as store:
+        with reading_history() as store:
             probe = found_probe(store, entry)
         click.echo(probe_export(probe, ExportFormat(as_)))
         return
-    with _reading() as store:
+    with reading_history() as store:
         found = _get(store, entry)
     if found.sent() is None:
         raise InvalidInput(
@@ -319,7 +295,7 @@ def summary(
     if as_json and as_csv:
         raise click.UsageError("Give --json or --csv, not both.")
     base_url = _normalized(target)
-    with _reading() as store:
+    with reading_history() as store:
         found = (
             Summary.empty(since, base_url) if store is None else summarize(store, since, base_url)
         )
@@ -359,13 +335,13 @@ def clear(profile: str | None, before: datetime | None, yes: bool) -> None:
     deleted.
     """
     path = ledger_path()
-    with _reading() as store:
+    with reading_history() as store:
         if store is None:
             click.echo("The history is empty.")
             return
     if not yes:
         _confirm_clear(path, profile, before)
-    with _reading() as store:
+    with reading_history() as store:
         assert store is not None
         if store.db.readonly:
             raise ConfigProblem(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import click
 
 from plantstore_tui.cli.exits import InvalidInput
+from plantstore_tui.cli.history_reading import reading_history
 from plantstore_tui.cli.history_text import columns, local_time
 from plantstore_tui.cli.probe_verbose import timing_lines
 from plantstore_tui.core.http.address import host_port
@@ -58,6 +59,31 @@ def entry_or_probe(ctx: click.Context, param: click.Parameter, value: str) -> in
     if not INT64_MIN <= number <= INT64_MAX:
         raise click.BadParameter(f"{visible(value)} is not a 64-bit integer", ctx, param)
     return number
+
+
+def probe_named(ctx: click.Context, param: click.Parameter, value: str | None) -> ProbeRef | None:
+    """A probe named as `history --probes` names it (`p12`) or by its number alone (`12`);
+    usage error else."""
+    if value is None:
+        return None
+    text = value.strip()
+    number = parse_label(text)
+    if number is None and text.isascii() and text.isdigit():
+        number = int(text)
+    if number is None or number > INT64_MAX:
+        raise click.BadParameter(
+            f"{quoted(visible(value))} is not a probe: name it as history --probes does (p12), "
+            "or by its number (12)",
+            ctx,
+            param,
+        )
+    return ProbeRef(number)
+
+
+def kept_probe(ref: ProbeRef) -> ProbeEntry:
+    """The probe named, read from the history; invalid input saying there is none."""
+    with reading_history() as store:
+        return found_probe(store, ref)
 
 
 def refuse_plant_filters(**given: object) -> None:

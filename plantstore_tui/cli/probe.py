@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
+from click.core import ParameterSource
 
-from plantstore_tui.cli.exits import ExitCode, InvalidInput
+from plantstore_tui.cli.completion import history_entries
+from plantstore_tui.cli.exits import ConfigProblem, ExitCode, InvalidInput
+from plantstore_tui.cli.history_probes import ProbeRef, kept_probe, probe_named
 from plantstore_tui.cli.options import json_option, one_of, timeout_option, yes_option
 from plantstore_tui.cli.probe_verbose import render_verbose
 from plantstore_tui.cli.targets import (
@@ -22,6 +26,7 @@ from plantstore_tui.cli.targets import (
     resolve_target,
 )
 from plantstore_tui.core.config.files import checked_data_dir
+from plantstore_tui.core.config.options import named_or_kept
 from plantstore_tui.core.http.cases import (
     CasesError,
     append_case,
@@ -43,10 +48,11 @@ from plantstore_tui.core.http.probe import (
     parse_path,
     send_probe,
 )
+from plantstore_tui.core.http.probe_again import Again, left_out_words, sent_again
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.plant.outcome import Failed
 from plantstore_tui.core.plant.text import shorten, shown_body, visible
-from plantstore_tui.core.store.probes import PREFIX, record_probe
+from plantstore_tui.core.store.probes import PREFIX, ProbeEntry, record_probe
 
 # The keys of `probe --json` when the run ended before any request went out.
 NOT_SENT: dict[str, Any] = {
@@ -137,6 +143,16 @@ def _parsed(parse: Callable[[str], str]) -> Callable[[click.Context, click.Param
     help="Also print where the time went (connect, TLS, request, first byte, body, total) and "
     "the request and answer as they went on the wire (the token masked).",
 )
+@click.option(
+    "--again",
+    callback=probe_named,
+    shell_complete=history_entries,
+    metavar="pN",
+    help="Send probe pN of the history (history --probes) again, as it was kept: to where it "
+    "went, unless --profile or --base-url (or $PLANTSTORE_PROFILE, $PLANTSTORE_BASE_URL) names "
+    "a target; --method, --path, --body, --header (replacing one of the same name) and --token "
+    "given change it. A new probe; the one sent again is left as it was.",
+)
 @json_option(
     "Print one JSON object: the status, headers, body, time, the spec's verdict, the timings "
     "and the wire.",
@@ -173,6 +189,7 @@ def probe(
     token: str,
     headers: tuple[tuple[str, str], ...],
     verbose: bool,
+    again: ProbeRef | None,
     as_json: bool,
     cases_path: Path | None,
     case_name: str | None,
@@ -185,7 +202,9 @@ def probe(
     POST /plants unless --method or --path say otherwise (a request the spec does not describe
     is read by HTTP alone). The body goes byte for byte, valid JSON or not, and may be left out
     of any request but POST /plants; the token is the target's unless --token none or wrong.
-    Prints the request (the token as its last 4 characters at most), the status, headers and
+    With --again pN, probe pN of the history goes again, as kept but for the options given
+    (an Authorization header it was given was kept masked: it is not sent). Prints the
+    request (the token as its last 4 characters at most), the status, headers and
     body of the answer, the time, and the spec's reading: the body's shape (Plant, Error,
     neither), whether the spec lists the status, and what it means for a plant; with -v, where
     the time went and the request and answer as they went on the wire. Every
@@ -195,10 +214,17 @@ def probe(
     """
     if case_name is not None and cases_path is None:
         raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
-    in_spec = ProbeRequest(b"", method=method, path=path).in_spec
-    request = ProbeRequest(
-        _body(body, body_file, required=in_spec), TokenChoice(token), headers, method, path
-    )
+    kept, repeat = None, None
+    if again is None:
+        in_spec = ProbeRequest(b"", method=method, path=path).in_spec
+        request = ProbeRequest(
+            _body(body, body_file, required=in_spec), TokenChoice(token), headers, method, path
+        )
+    else:
+        kept = kept_probe(again)
+        repeat = _sent_again(kept, method, path, body, body_file, token, headers)
+        request = repeat.request
+        options = named_or_kept(options, os.environ, profile=kept.profile, base_url=kept.base_url)
     # The names the file holds, read before anything is sent (a file that cannot take one more,
     # or a request no case can keep, stops the probe there).
     taken = None if cases_path is None else _case_names(cases_path, case_name)
@@ -206,7 +232,17 @@ def probe(
     if problem is not None:
         raise InvalidInput(f"Nothing was sent: {problem}")
     # A probe that sends no token of the profile needs none: it is not read.
-    target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
+    try:
+        target = resolve_target(options, interactive=not as_json, token_needed=request.sends_token)
+    except ConfigProblem as exc:
+        if kept is None or kept.profile is None or options.profile != kept.profile:
+            raise
+        raise ConfigProblem(
+            f"{exc.message} ({kept.label} was sent with that profile: name a target with "
+            "--profile or --base-url)"
+        ) from None
+    if kept is not None and repeat is not None:
+        _say_again(kept, repeat, target.base_url)
     if target.protected and not yes and request.may_create:
         change = "create a plant" if request.in_spec else "change the deployment"
         confirm_protected(target, f"Send this probe (it may {change}) to", interactive=not as_json)
@@ -239,6 +275,42 @@ def probe(
         first = followed.answers[0]
         _save_case(cases_path, case_name or suggested_name(first, taken), first, quiet=as_json)
     raise SystemExit(ExitCode.CREATED if answer.answered else ExitCode.TRANSPORT_FAILURE)
+
+
+def _sent_again(
+    kept: ProbeEntry,
+    method: str,
+    path: str,
+    body: str | None,
+    body_file: BinaryIO | None,
+    token: str,
+    headers: tuple[tuple[str, str], ...],
+) -> Again:
+    """The kept probe's request with the options given on the command line in place of its
+    parts (an option left at its default is not given)."""
+    context = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return context.get_parameter_source(name) is not ParameterSource.DEFAULT
+
+    return sent_again(
+        kept.request,
+        method=method if given("method") else None,
+        path=path if given("path") else None,
+        body=None if body is None and body_file is None else _body(body, body_file, required=True),
+        token=TokenChoice(token) if given("token") else None,
+        headers=headers,
+    )
+
+
+def _say_again(kept: ProbeEntry, repeat: Again, base_url: str) -> None:
+    """On stderr: which probe goes again and what of it changed, what is left out, and where it
+    goes when that is not where it went."""
+    _warn(repeat.words(kept.label))
+    if repeat.masked is not None:
+        _warn(left_out_words(kept.label, repeat.masked, repeat.request.token))
+    if base_url != kept.base_url:
+        _warn(f"{kept.label} went to {kept.base_url}; this goes to {base_url}.")
 
 
 def _body(text: str | None, file: BinaryIO | None, *, required: bool) -> bytes:

@@ -12,6 +12,7 @@ never stops the TUI.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,7 +50,16 @@ class KeyBinding:
 
 # Screens that are modal: the App's bindings do not reach them.
 MODAL_SCREENS = frozenset(
-    ("attention", "command", "differences", "editor", "help", "save_case", "summary")
+    (
+        "attention",
+        "command",
+        "differences",
+        "editor",
+        "help",
+        "kept_probes",
+        "save_case",
+        "summary",
+    )
 )
 
 BINDINGS: tuple[KeyBinding, ...] = (
@@ -86,7 +96,10 @@ BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("probe.close", "probe", "escape", "Back to the form"),
     KeyBinding("probe.send", "probe", "ctrl+s", "Send"),
     KeyBinding("probe.save_case", "probe", "ctrl+o", "Save as case"),
-    KeyBinding("probe.wire", "probe", "f8", "Answer/Wire"),
+    KeyBinding("probe.wire", "probe", "f8", "Wire"),
+    KeyBinding("probe.kept", "probe", "f3", "Kept probes", browser="alt+h,f3"),
+    KeyBinding("kept_probes.open", "kept_probes", "enter", "Open", priority=True),
+    KeyBinding("kept_probes.close", "kept_probes", "escape,f3", "Close", browser="escape,alt+h,f3"),
     KeyBinding("save_case.cancel", "save_case", "escape", "Cancel"),
     KeyBinding("summary.close", "summary", "escape,f7", "Close", browser="escape,alt+s,f7"),
     KeyBinding("help.close", "help", "escape,f1,q", "Close help", browser="escape,alt+k,f1,q"),
@@ -183,6 +196,8 @@ _SHORTER = {
     "low_line": "underscore",
 }
 _UNICODE = {short: name for name, short in _SHORTER.items()}
+# The words of a key's name up to which every mix of spaces and hyphens is tried.
+_MOST_WORDS = 8
 
 
 def _character(name: str) -> str | None:
@@ -191,15 +206,25 @@ def _character(name: str) -> str | None:
     if len(name) == 1:
         return name if name.isprintable() and not name.isspace() else None
     name = _UNICODE.get(name.lower(), name)
-    character = None
-    # The Unicode name had spaces or hyphens where the key's name has underscores.
-    for spelt in (name.replace("_", " "), name.replace("_", "-")):
-        with contextlib.suppress(KeyError):
-            character = unicodedata.lookup(spelt)
+    character = _looked_up(name.split("_"))
     if character is None:
         return None
     usable = len(character) == 1 and character.isprintable() and not character.isspace()
     return character if usable else None
+
+
+def _looked_up(words: list[str]) -> str | None:
+    # The Unicode name had a space or a hyphen at each underscore of the key's name ("LESS-THAN
+    # SIGN" is `less_than_sign`): all spaces, all hyphens, then each mix, for a name of a few
+    # words (a mix in a long name is none that a key is named by).
+    ways = [(" ",) * (len(words) - 1), ("-",) * (len(words) - 1)]
+    if len(words) <= _MOST_WORDS:
+        ways += list(itertools.product(" -", repeat=len(words) - 1))
+    for joints in ways:
+        spelt = words[0] + "".join(j + word for j, word in zip(joints, words[1:], strict=True))
+        with contextlib.suppress(KeyError):
+            return unicodedata.lookup(spelt)
+    return None
 
 
 def canonical(key: str) -> str | None:
@@ -223,11 +248,15 @@ def canonical(key: str) -> str | None:
         if character is None:
             return None
         if character.isalnum():
-            # A letter with a modifier is named in lower case, as Textual receives it.
-            name = character.lower() if modifiers else character
+            # A letter with a modifier is named in lower case, as Textual receives it (but a
+            # letter whose lower case is two characters, İ, which no key sends as one).
+            lower = character.lower()
+            name = lower if modifiers and len(lower) == 1 else character
         else:
             name = unicodedata.name(character).lower().replace(" ", "_").replace("-", "_")
             name = _SHORTER.get(name, name)
+            if _character(name) != character:
+                return None  # a name that cannot be read back (a key no keyboard sends)
     return "+".join((*modifiers, name))
 
 

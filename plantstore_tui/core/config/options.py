@@ -5,7 +5,7 @@ nothing of the clients or the token sources (the target itself is resolved in ta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from plantstore_tui.core.config.errors import ConfigError
 
@@ -81,3 +81,19 @@ def unprompted_ad_hoc_url(options: TargetOptions, environ: Mapping[str, str]) ->
     if base_url and environ.get(TOKEN_ENV) and not profile:
         return base_url.strip()
     return None
+
+
+def named_or_kept(
+    options: TargetOptions,
+    environ: Mapping[str, str],
+    *,
+    profile: str | None,
+    base_url: str,
+) -> TargetOptions:
+    """The target of a request sent again (`probe --again`): the one the options or the
+    environment name, else where it went (its profile, else its base URL)."""
+    if options.profile or options.base_url or environ.get(PROFILE_ENV) or environ.get(BASE_URL_ENV):
+        return options
+    if profile is not None:
+        return replace(options, profile=profile)
+    return replace(options, base_url=base_url)

@@ -42,7 +42,11 @@ KEYS: tuple[tuple[str, str], ...] = (
         "history: every send kept, to show, load into the form, resend or copy as curl",
     ),
     ("app.import", "import a file of plants (CSV, TSV, JSON Lines): checked whole, then sent"),
-    ("send.probe", "probe: POST /plants exactly as typed (any body, token), read by the spec"),
+    (
+        "send.probe",
+        "probe: a request exactly as typed (any method, path, body, token), read by the spec; "
+        "its Kept probes opens one sent before, to change and send again",
+    ),
     (
         "send.summary",
         "shift summary: today's plants created, rejected and per hour, the time to the answer",

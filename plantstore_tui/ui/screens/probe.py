@@ -45,15 +45,18 @@ from plantstore_tui.core.http.probe import (
     parse_path,
     send_probe,
 )
+from plantstore_tui.core.http.probe_again import kept_headers, left_out_words
 from plantstore_tui.core.http.proxy import through_words
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.http.wire import shown_bytes
 from plantstore_tui.core.plant.form import FormTexts, parse_id
 from plantstore_tui.core.plant.outcome import Failed
 from plantstore_tui.core.plant.text import shorten, visible
-from plantstore_tui.core.store.probes import record_probe
+from plantstore_tui.core.store.probes import ProbeEntry, record_probe
+from plantstore_tui.ui.keys import key_in_force
 from plantstore_tui.ui.ordered_input import OrderedScreen
 from plantstore_tui.ui.screens.confirm import Answer, ConfirmScreen
+from plantstore_tui.ui.screens.kept_probes import KeptProbesScreen
 from plantstore_tui.ui.widgets.log_entry import body_block
 from plantstore_tui.ui.widgets.marked_checkbox import MarkedCheckbox
 from plantstore_tui.ui.widgets.timing_bar import TimingBar
@@ -197,7 +200,9 @@ class ProbeScreen(OrderedScreen[None]):
         Binding("escape", "close", "Back to the form", id="probe.close"),
         Binding("ctrl+s", "send", "Send", id="probe.send"),
         Binding("ctrl+o", "save_case", "Save as case", id="probe.save_case"),
-        Binding("f8", "toggle_wire", "Answer/Wire", id="probe.wire"),
+        # Not in the footer, which 80 columns fill: the Wire tab names its key.
+        Binding("f8", "toggle_wire", "Wire", show=False, id="probe.wire"),
+        Binding("f3", "kept", "Kept probes", id="probe.kept"),
     ]
 
     def __init__(self, target: Callable[[], Target | None], texts: FormTexts) -> None:
@@ -256,7 +261,8 @@ class ProbeScreen(OrderedScreen[None]):
                 with TabPane("Answer", id="probe-answer-tab"), VerticalScroll(id="probe-answer"):
                     yield TimingBar(id="probe-timing")
                     yield Static(Text(NOTHING_YET), id="probe-answer-text")
-                with TabPane("Wire", id="probe-wire-tab"), VerticalScroll(id="probe-wire"):
+                wire = f"Wire {key_in_force(self.app, 'probe.wire').split(' / ')[0]}"
+                with TabPane(wire, id="probe-wire-tab"), VerticalScroll(id="probe-wire"):
                     yield Static(Text(NO_WIRE_YET), id="probe-wire-text")
         yield Footer(compact=True)
 
@@ -282,6 +288,55 @@ class ProbeScreen(OrderedScreen[None]):
     def _line_changed(self) -> None:
         # The title says where the probe goes as the method and path are typed.
         self._show_where(self._target())
+
+    def action_kept(self) -> None:
+        """List the probes kept, to open one here."""
+        # The keys typed from now on wait until the probe chosen is in the fields.
+        self.hold_keys()
+        self.app.push_screen(KeptProbesScreen(), self.open_kept)
+
+    def open_kept(self, probe: ProbeEntry | None) -> None:
+        """Put a kept probe's request in the fields as it was sent, to change and send again
+        (a new probe: the one kept stays as it was); an Authorization kept masked is left out,
+        and said. Then the keys held meanwhile are applied."""
+        try:
+            if probe is not None:
+                self._fill(probe)
+        finally:
+            self.take_keys()
+
+    def _fill(self, probe: ProbeEntry) -> None:
+        try:
+            body = probe.body.decode("utf-8")
+        except UnicodeDecodeError:
+            self._say(
+                f"{probe.label} is not opened: its body ({len(probe.body):,} bytes) is not UTF-8 "
+                f"text, which the body's field cannot hold. plantstore-tui probe --again "
+                f"{probe.label} sends it again as it was."
+            )
+            return
+        headers, masked = kept_headers(probe.request)
+        self.query_one("#probe-method", TypedInput).value = probe.method
+        self.query_one("#probe-path", TypedInput).value = probe.path
+        self.query_one("#probe-body", TypedTextArea).load_text(body)
+        self.query_one("#probe-token", Select).value = probe.token
+        lines = "".join(f"{name}: {value}\n" for name, value in headers)
+        self.query_one("#probe-headers", TypedTextArea).load_text(lines)
+        status = "no answer" if probe.status is None else str(probe.status)
+        sent = f"{probe.time.astimezone():%Y-%m-%d %H:%M:%S}"
+        words = [
+            f"{probe.label} ({visible(probe.request.line)}, {status}, sent {sent} to "
+            f"{visible(probe.base_url)}) is in the fields as it was sent. Change what you will: "
+            f"{key_in_force(self.app, 'probe.send')} sends it as a new probe, and "
+            f"{probe.label} stays as it was."
+        ]
+        if masked is not None:
+            words.append(left_out_words(probe.label, visible(masked), probe.token))
+        target = self._target()
+        if target is not None and target.base_url != probe.base_url:
+            words.append(f"It goes to {visible(target.base_url)}, where plants go now.")
+        self._say("\n\n".join(words))
+        self.set_focus(self.query_one("#probe-body", TypedTextArea))
 
     def _say(self, words: str) -> None:
         self.query_one("#probe-answer-text", Static).update(Text(words))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from plantstore_tui.core.config.keymap import (
@@ -170,3 +170,14 @@ def test_any_table_gives_a_keymap_of_known_ids_and_keys_without_clashes(
                     other.default(in_browser=in_browser).split(",")
                 )
                 assert not shared or made_to, (binding_id, other.id, shared)
+
+
+@given(st.sampled_from(["", "ctrl+", "alt+", "shift+"]), st.characters(exclude_categories=["Cs"]))
+@example("", "<")  # less_than_sign: its Unicode name has a hyphen, LESS-THAN SIGN
+@example("ctrl+", "\u0130")  # İ, whose lower case is two characters
+@example("", "\U0001fba8")  # a name too long to read back every way
+def test_a_key_named_as_textual_names_it_is_named_so_again(modifier: str, character: str) -> None:
+    # What the keymap keeps is a name `canonical` gives back unchanged (a full run of the
+    # property over any table found '<' read back as no key).
+    named = canonical(modifier + character)
+    assert named is None or canonical(named) == named
