@@ -13,7 +13,7 @@ from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.sending.connection import Connect, connect_to
@@ -99,14 +99,21 @@ async def tab_to(pilot: Pilot[Any], widget: Widget) -> None:
 
 
 async def type_over(pilot: Pilot[Any], text: str) -> None:
-    """Type `text` key by key in the focused field, in place of what it held (End, then Ctrl+U:
-    delete everything left of the cursor)."""
+    """Type `text` key by key in the focused field, in place of what it held: a one-line field
+    emptied with End then Ctrl+U (delete everything left of the cursor), a text area's text
+    selected with F7 (its select all) and typed over; a new line is Enter."""
     field = pilot.app.focused
-    assert isinstance(field, Input), f"the focus is on {field!r}, not a field"
-    if field.value:
-        await pilot.press("end", "ctrl+u")
-    await pilot.press(*text)
-    assert field.value == text, f"typed {text!r}, the field holds {field.value!r}"
+    if isinstance(field, TextArea):
+        if field.text:
+            await pilot.press("f7", *([] if text else ["backspace"]))
+    elif isinstance(field, Input):
+        if field.value:
+            await pilot.press("end", "ctrl+u")
+    else:
+        pytest.fail(f"the focus is on {field!r}, not a field")
+    await pilot.press(*("enter" if char == "\n" else char for char in text))
+    held = field.text if isinstance(field, TextArea) else field.value
+    assert held == text, f"typed {text!r}, the field holds {held!r}"
 
 
 async def paste(pilot: Pilot[Any], text: str) -> None:

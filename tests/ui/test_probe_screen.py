@@ -27,7 +27,16 @@ from misbehaving import (
 )
 from pydantic import SecretStr
 from seen_support import notifications_of, screen_text
-from snapshot_apps.support import app_for, app_with, fill, ready, target_of, until
+from snapshot_apps.support import (
+    app_for,
+    app_with,
+    fill,
+    ready,
+    tab_to,
+    target_of,
+    type_over,
+    until,
+)
 from textual.app import App
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -63,8 +72,16 @@ def body_of(screen: ProbeScreen) -> TextArea:
 
 
 async def write_body(pilot: Pilot[None], screen: ProbeScreen, text: str) -> None:
-    """Put `text` in the body as a paste would (what is typed key by key is TextArea's)."""
-    body_of(screen).load_text(text)
+    """Tab to the body and type `text` over what it holds, key by key."""
+    await tab_to(pilot, body_of(screen))
+    await type_over(pilot, text)
+    await pilot.pause()
+
+
+async def write_headers(pilot: Pilot[None], screen: ProbeScreen, text: str) -> None:
+    """Tab to the headers and type `text` over what they hold, key by key."""
+    await tab_to(pilot, screen.query_one("#probe-headers", TextArea))
+    await type_over(pilot, text)
     await pilot.pause()
 
 
@@ -194,7 +211,11 @@ async def test_no_token_gets_401_and_no_authorization_goes(
         await ready(app, pilot)
         screen = await open_probe(app, pilot)
         await write_body(pilot, screen, '{"id": 3, "name": "Fern"}')
-        screen.query_one("#probe-token", Select).value = TokenChoice.NONE
+        # Tab to the token's choice, open it, one down to "no token", take it.
+        token = screen.query_one("#probe-token", Select)
+        await tab_to(pilot, token)
+        await pilot.press("enter", "down", "enter")
+        assert token.value == TokenChoice.NONE
         await probe_answered(app, pilot, screen)
         answer = screen.answer
         assert answer is not None
@@ -214,7 +235,7 @@ async def test_a_body_that_is_not_json_and_a_header_go_exactly_as_typed() -> Non
             await ready(app, pilot)
             screen = await open_probe(app, pilot)
             await write_body(pilot, screen, typed)
-            screen.query_one("#probe-headers", TextArea).load_text("X-Probe: by hand\n\n")
+            await write_headers(pilot, screen, "X-Probe: by hand\n\n")
             await probe_answered(app, pilot, screen)
             [request] = server.requests
             assert request.body == typed.encode("utf-8")
@@ -249,7 +270,7 @@ async def test_a_bad_header_is_refused_in_words_and_nothing_is_sent() -> None:
         async with app.run_test(size=SMALL) as pilot:
             await ready(app, pilot)
             screen = await open_probe(app, pilot)
-            screen.query_one("#probe-headers", TextArea).load_text("X-Probe by hand")
+            await write_headers(pilot, screen, "X-Probe by hand")
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert "Nothing was sent: 'X-Probe by hand' is not a header: give it as NAME:VALUE" in (
@@ -373,13 +394,15 @@ async def test_save_as_case_writes_a_file_that_load_cases_reads_back(
         await until(pilot, lambda: isinstance(app.screen, SaveCaseScreen), "the case's question")
         question = app.screen
         assert question.query_one("#case-path", Input).value == "cases.toml"
-        question.query_one("#case-name", Input).value = "id given as a string is refused"
+        await tab_to(pilot, question.query_one("#case-name", Input))
+        await type_over(pilot, "id given as a string is refused")
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is screen, "the case saved")
         # Saved twice under one name: refused in words, the file as it was.
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, SaveCaseScreen), "the case's question")
-        app.screen.query_one("#case-name", Input).value = "id given as a string is refused"
+        await tab_to(pilot, app.screen.query_one("#case-name", Input))
+        await type_over(pilot, "id given as a string is refused")
         await pilot.press("enter")
         await until(pilot, lambda: "two cases are named" in shown(app), "the name refused")
         await pilot.press("escape")
@@ -410,8 +433,7 @@ async def test_the_token_is_never_on_screen(tmp_path: Path) -> None:
             assert secret[:-4] not in seen
             # An Authorization typed as a header is shown as sent masked as the token is.
             typed = "another-token-typed-by-hand-QRST"
-            headers = screen.query_one("#probe-headers", TextArea)
-            headers.load_text(f"Authorization: Bearer {typed}")
+            await write_headers(pilot, screen, f"Authorization: Bearer {typed}")
             await probe_answered(app, pilot, screen)
             assert screen.answer is not None
             assert screen.answer.status == 401

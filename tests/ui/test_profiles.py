@@ -17,7 +17,7 @@ import pytest
 from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring, write_profiles
 from pydantic import SecretStr
 from seen_support import screen_text
-from snapshot_apps.support import workers_done
+from snapshot_apps.support import tab_to, type_over, workers_done
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -142,9 +142,9 @@ def field(editor: ProfileEditor, key: str) -> Input:
 
 
 async def type_into(pilot: Pilot[Any], widget: Input, text: str) -> None:
-    """Put text in a field as a paste would (typing key by key is in the test about typing)."""
-    widget.focus()
-    widget.value = text
+    """Tab to a field and type `text` over what it holds, key by key."""
+    await tab_to(pilot, widget)
+    await type_over(pilot, text)
     await pilot.pause()
 
 
@@ -212,7 +212,7 @@ async def test_add_saves_the_profile_and_keeps_the_typed_token_masked(
         await type_into(pilot, field(editor, "name"), "local")
         await type_into(pilot, field(editor, "base_url"), "http://127.0.0.1:8000/")
         token = field(editor, "token")
-        token.focus()
+        await tab_to(pilot, token)
         await pilot.press(*f"  {CANARY}  ")
         assert token.password
         assert "•" * 8 in screen_text(app)
@@ -270,7 +270,7 @@ async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
         )
         await type_into(pilot, field(editor, "token"), "good-token")
 
-        editor.query_one("#editor-choice-env", RadioButton).value = True
+        await pilot.click("#editor-choice-env")
         await type_into(pilot, field(editor, "token_env"), "1BAD")
         assert "token_env must be the name of an environment variable" in message("form")
         await type_into(pilot, field(editor, "token_env"), "EDGE_TOKEN")
@@ -326,7 +326,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)
-        editor.query_one("#editor-choice-env", RadioButton).value = True
+        await pilot.click("#editor-choice-env")
         await type_into(pilot, field(editor, "token_env"), "PROD_TOKEN")
         await pilot.press("ctrl+s")
         await settle(pilot)

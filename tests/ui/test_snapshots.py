@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from snapshot_apps.canned import canned_app, duplicate_id, refused
-from snapshot_apps.support import fill, paste, settled, until
+from snapshot_apps.support import fill, paste, settled, tab_to, type_over, until
 from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input, Static
 
@@ -154,7 +154,8 @@ async def _check_file(pilot: Pilot[Any], name: str) -> ImportScreen:
     assert isinstance(screen, ImportScreen)
     tree = screen.query_one(DirectoryTree)
     await until(pilot, lambda: len(tree.root.children) >= 3)
-    screen.query_one("#import-path", Input).value = name
+    await tab_to(pilot, screen.query_one("#import-path", Input))
+    await type_over(pilot, name)
     await pilot.press("enter")
     await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))
     await pilot.pause()
