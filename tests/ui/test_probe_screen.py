@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
-from seen_support import notifications_of, screen_text
+from seen_support import notifications_of, screen_text, status_text
 from snapshot_apps.support import (
     app_for,
     app_with,
@@ -46,7 +47,6 @@ from plantstore_tui.cli import main
 from plantstore_tui.core.http.cases import load_cases
 from plantstore_tui.core.http.probe import TokenChoice
 from plantstore_tui.core.sending.connection import connect_to
-from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.core.store.probes import ProbeEntry, list_probes
 from plantstore_tui.server.runner import BackgroundServer
@@ -115,6 +115,17 @@ def shown(app: App[Any]) -> str:
     return " ".join(screen_text(app).split())
 
 
+def waiting_words(app: App[Any]) -> tuple[str, str]:
+    """What the status line says of a queue that waits for its deployment: "unreachable" (or
+    not), then how many plants wait ("2 waiting"), or "trying now…" while it tries again."""
+    words = status_text(app)
+    state = "unreachable" if "unreachable, " in words else ""
+    if "trying now…" in words:
+        return state, "trying now…"
+    count = re.search(r"\d+ waiting", words)
+    return state, count.group() if count else ""
+
+
 def answer_shown(screen: ProbeScreen) -> str:
     """What the answer's pane holds, its lines joined (the pane wraps them at its width)."""
     return " ".join(str(screen.query_one("#probe-answer-text", Static).render()).split())
@@ -170,8 +181,8 @@ async def test_an_id_as_a_string_gets_400_with_the_reading_and_is_kept_as_a_prob
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SMALL) as pilot:
         send = await ready(app, pilot)
-        status_before = screen_text(app).splitlines()[0]
-        counts_before = send.service.status().counts
+        status_before = status_text(app)
+        assert status_before.endswith(" ready")
         screen = await open_probe(app, pilot)
         await write_body(pilot, screen, '{"id": "7", "name": "Fern"}')
         await probe_answered(app, pilot, screen)
@@ -189,8 +200,7 @@ async def test_an_id_as_a_string_gets_400_with_the_reading_and_is_kept_as_a_prob
         assert app.screen is send
         await pilot.pause()
         assert all_rows() == []
-        assert send.service.status().counts == counts_before
-        assert screen_text(app).splitlines()[0] == status_before
+        assert status_text(app) == status_before
     # Kept in the history as a probe, as `probe` keeps them; the plants' history has none.
     listed = CliRunner().invoke(main, ["history", "--probes", "--json"])
     assert listed.exit_code == 0, listed.output
@@ -298,13 +308,9 @@ async def test_a_probe_goes_at_once_while_the_queue_waits_for_the_deployment() -
                 await pilot.press("ctrl+s")
             await until(
                 pilot,
-                lambda: (
-                    isinstance(send.service.status().state, Unreachable)
-                    and send.service.status().in_line == 2
-                ),
+                lambda: waiting_words(app) == ("unreachable", "2 waiting"),
                 "the plants waiting for the deployment",
             )
-            waiting = send.service.status()
             tried = len(server.requests)
             screen = await open_probe(app, pilot)
             await write_body(pilot, screen, '{"id": 9, "name": "by hand"}')
@@ -314,10 +320,10 @@ async def test_a_probe_goes_at_once_while_the_queue_waits_for_the_deployment() -
             assert answer.status == 400
             assert len(server.requests) == tried + 1
             assert server.requests[-1].body == b'{"id": 9, "name": "by hand"}'
-            # The queue still waits, its plants in line as they were.
-            now = send.service.status()
-            assert isinstance(now.state, Unreachable)
-            assert (now.in_line, now.counts) == (waiting.in_line, waiting.counts)
+            # Back on the form: the queue still waits, its plants in line as they were.
+            await pilot.press("escape")
+            assert app.screen is send
+            assert waiting_words(app) == ("unreachable", "2 waiting")
             assert sorted(row.plant_id for row in all_rows()) == [1, 2]
 
 
@@ -329,10 +335,9 @@ async def test_with_the_deployment_unreachable_a_probe_says_so_at_once(closed_po
         await pilot.press("ctrl+s")
         await until(
             pilot,
-            lambda: isinstance(send.service.status().state, Unreachable),
+            lambda: waiting_words(app) == ("unreachable", "1 waiting"),
             "the plant waiting for the deployment",
         )
-        waiting = send.service.status()
         screen = await open_probe(app, pilot)
         await probe_answered(app, pilot, screen)
         answer = screen.answer
@@ -342,9 +347,10 @@ async def test_with_the_deployment_unreachable_a_probe_says_so_at_once(closed_po
         assert words.startswith("No answer")
         assert "No answer came. The plant was not created." in words
         assert "connect" in words.lower()
-        now = send.service.status()
-        assert isinstance(now.state, Unreachable)
-        assert (now.in_line, now.counts) == (waiting.in_line, waiting.counts)
+        # Back on the form: the queue still waits, its plant in line as it was.
+        await pilot.press("escape")
+        assert app.screen is send
+        assert waiting_words(app) in {("unreachable", "1 waiting"), ("unreachable", "trying now…")}
 
 
 async def test_a_second_send_while_one_is_in_flight_is_refused_in_words() -> None:
