@@ -51,8 +51,8 @@ async def open_history(app: App[None], pilot: Pilot[None]) -> HistoryScreen:
 
 
 async def done(app: App[None], pilot: Pilot[None], group: str = "history-read") -> None:
-    """Wait for the screen's workers of `group` (an empty list would wait for the send queue,
-    which runs as long as the app)."""
+    """Wait for the screen's workers of `group` (an empty list would wait for every worker of
+    the app)."""
     pending = [worker for worker in app.workers if worker.group == group]
     if pending:
         await app.workers.wait_for_complete(pending)
@@ -153,7 +153,14 @@ async def test_the_id_field_warns_of_an_id_created_here(
         id_input = screen.form.field_input("id")
         await tab_to(pilot, id_input)
         await type_over(pilot, "42")
-        await done(app, pilot, "duplicate")
+        # Looked up in the ledger off the event loop (the service's, not a worker): its words.
+        await until(
+            pilot,
+            lambda: any(
+                "created here" in str(said.render()) for said in screen.query("#id-message")
+            ),
+            "the warning under ID",
+        )
         message = screen.query_one("#id-message", Static)
         assert "plant 42 was created here at" in str(message.render())
         assert message.has_class("-warning")

@@ -86,8 +86,7 @@ async def write_headers(pilot: Pilot[None], screen: ProbeScreen, text: str) -> N
 
 
 async def done(app: App[None], pilot: Pilot[None], group: str) -> None:
-    """Wait for the workers of `group` (an empty list would wait for the send queue, which
-    runs as long as the app)."""
+    """Wait for the workers of `group` (an empty list would wait for every worker of the app)."""
     pending = [worker for worker in app.workers if worker.group == group]
     if pending:
         await app.workers.wait_for_complete(pending)
