@@ -98,28 +98,44 @@ async def tab_to(pilot: Pilot[Any], widget: Widget) -> None:
     assert pilot.app.focused is widget, f"Tab never reached {widget!r}"
 
 
-async def type_over(pilot: Pilot[Any], text: str) -> None:
-    """Type `text` key by key in the focused field, in place of what it held: a one-line field
-    emptied with End then Ctrl+U (delete everything left of the cursor), a text area's text
-    selected with F7 (its select all) and typed over; a new line is Enter."""
+async def _clear(pilot: Pilot[Any]) -> Input | TextArea:
+    """Empty the focused field as a person does: End, then Ctrl+U (delete everything left of the
+    cursor) in a one-line field; F7 (its select all), then Backspace, in a text area."""
     field = pilot.app.focused
     if isinstance(field, TextArea):
         if field.text:
-            await pilot.press("f7", *([] if text else ["backspace"]))
+            await pilot.press("f7", "backspace")
     elif isinstance(field, Input):
         if field.value:
             await pilot.press("end", "ctrl+u")
     else:
         pytest.fail(f"the focus is on {field!r}, not a field")
+    return field
+
+
+def _held(field: Input | TextArea) -> str:
+    return field.text if isinstance(field, TextArea) else field.value
+
+
+async def type_over(pilot: Pilot[Any], text: str) -> None:
+    """Empty the focused field, then type `text` in it key by key (a new line is Enter)."""
+    field = await _clear(pilot)
     await pilot.press(*("enter" if char == "\n" else char for char in text))
-    held = field.text if isinstance(field, TextArea) else field.value
-    assert held == text, f"typed {text!r}, the field holds {held!r}"
+    assert _held(field) == text, f"typed {text!r}, the field holds {_held(field)!r}"
 
 
 async def paste(pilot: Pilot[Any], text: str) -> None:
     """Paste `text` as a terminal delivers a paste (bracketed), to whatever has the focus."""
     pilot.app.post_message(events.Paste(text))
     await pilot.pause()
+
+
+async def paste_over(pilot: Pilot[Any], text: str) -> None:
+    """Empty the focused field, then paste `text` in it: what a person pastes rather than types
+    (a long name, a file's path)."""
+    field = await _clear(pilot)
+    await paste(pilot, text)
+    assert _held(field) == text, f"pasted {text!r}, the field holds {_held(field)!r}"
 
 
 async def fill(pilot: Pilot[None], screen: SendScreen, name: str, id: str, tag: str = "") -> None:

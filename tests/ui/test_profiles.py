@@ -17,7 +17,7 @@ import pytest
 from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring, write_profiles
 from pydantic import SecretStr
 from seen_support import screen_text
-from snapshot_apps.support import tab_to, type_over, workers_done
+from snapshot_apps.support import paste_over, tab_to, type_over, workers_done
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -145,6 +145,13 @@ async def type_into(pilot: Pilot[Any], widget: Input, text: str) -> None:
     """Tab to a field and type `text` over what it holds, key by key."""
     await tab_to(pilot, widget)
     await type_over(pilot, text)
+    await pilot.pause()
+
+
+async def paste_into(pilot: Pilot[Any], widget: Input, text: str) -> None:
+    """Tab to a field and paste `text` over what it holds."""
+    await tab_to(pilot, widget)
+    await paste_over(pilot, text)
     await pilot.pause()
 
 
@@ -737,12 +744,13 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)
-        await type_into(pilot, field(editor, "ca_bundle"), str(tmp_path / "missing.pem"))
+        # A file's path is pasted, as from a file manager.
+        await paste_into(pilot, field(editor, "ca_bundle"), str(tmp_path / "missing.pem"))
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen is editor  # not saved: the file does not exist
         assert "no such file" in screen_text(app)
-        await type_into(pilot, field(editor, "ca_bundle"), str(bundle))
+        await paste_into(pilot, field(editor, "ca_bundle"), str(bundle))
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
