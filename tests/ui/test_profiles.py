@@ -267,7 +267,7 @@ async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
             "plain http:// to 10.1.2.3 would send the token unencrypted over the network: "
             "use https://, or allow plain http below"
         )
-        editor.query_one("#editor-insecure", Switch).toggle()
+        await pilot.click("#editor-insecure")
         await pilot.pause()
         assert message("base_url") == ""
 
@@ -324,7 +324,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
         assert field(editor, "token").value == ""  # the saved token is never put in the form
         assert "empty: keep the saved token" in screen_text(app)
         await type_into(pilot, field(editor, "base_url"), "http://localhost:9000")
-        editor.query_one("#editor-protected", Switch).toggle()
+        await pilot.click("#editor-protected")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
@@ -799,7 +799,7 @@ async def test_an_edit_keeps_verified_entry_and_the_editor_sets_it(store: Profil
     saved = store.get("desk")
     assert (saved.timeout, saved.verify) == (20, True)
     async with showing(ProfileEditor(store, saved)) as (app, pilot):
-        editor_of(app).query_one("#editor-verify", Switch).toggle()
+        await pilot.click("#editor-verify")
         await pilot.press("ctrl+s")
         await settle(pilot)
     assert not ProfileStore().get("desk").verify
