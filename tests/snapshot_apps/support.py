@@ -98,15 +98,20 @@ async def tab_to(pilot: Pilot[Any], widget: Widget) -> None:
     assert pilot.app.focused is widget, f"Tab never reached {widget!r}"
 
 
-async def _clear(pilot: Pilot[Any]) -> Input | TextArea:
-    """Empty the focused field as a person does: End, then Ctrl+U (delete everything left of the
-    cursor) in a one-line field; F7 (its select all), then Backspace, in a text area."""
+async def _clear(pilot: Pilot[Any], *, then_text: bool) -> Input | TextArea:
+    """Make the focused field ready to take new text as a person does: a one-line field's text
+    selected by the Tab that reached it is typed over; else End, then Ctrl+U (delete everything
+    left of the cursor). A text area's is selected with F7 (its select all). With no text to
+    come (`then_text` False), what is selected is deleted (Backspace)."""
     field = pilot.app.focused
     if isinstance(field, TextArea):
         if field.text:
-            await pilot.press("f7", "backspace")
+            await pilot.press("f7", *([] if then_text else ["backspace"]))
     elif isinstance(field, Input):
-        if field.value:
+        if field.value and field.selected_text == field.value:
+            if not then_text:
+                await pilot.press("backspace")
+        elif field.value:
             await pilot.press("end", "ctrl+u")
     else:
         pytest.fail(f"the focus is on {field!r}, not a field")
@@ -118,8 +123,9 @@ def _held(field: Input | TextArea) -> str:
 
 
 async def type_over(pilot: Pilot[Any], text: str) -> None:
-    """Empty the focused field, then type `text` in it key by key (a new line is Enter)."""
-    field = await _clear(pilot)
+    """Type `text` key by key in the focused field, in place of what it held (a new line is
+    Enter)."""
+    field = await _clear(pilot, then_text=bool(text))
     await pilot.press(*("enter" if char == "\n" else char for char in text))
     assert _held(field) == text, f"typed {text!r}, the field holds {_held(field)!r}"
 
@@ -131,9 +137,9 @@ async def paste(pilot: Pilot[Any], text: str) -> None:
 
 
 async def paste_over(pilot: Pilot[Any], text: str) -> None:
-    """Empty the focused field, then paste `text` in it: what a person pastes rather than types
-    (a long name, a file's path)."""
-    field = await _clear(pilot)
+    """Paste `text` in the focused field, in place of what it held: what a person pastes rather
+    than types (a long name, a file's path)."""
+    field = await _clear(pilot, then_text=bool(text))
     await paste(pilot, text)
     assert _held(field) == text, f"pasted {text!r}, the field holds {_held(field)!r}"
 
