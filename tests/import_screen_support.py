@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from burst_support import stored_plants
-from snapshot_apps.support import ready
+from snapshot_apps.support import ready, tab_to, type_over
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -51,7 +51,8 @@ async def open_import(app: PlantStoreApp, pilot: Pilot[None]) -> ImportScreen:
 
 async def check(pilot: Pilot[None], screen: ImportScreen, name: str) -> None:
     """Type the path, Enter, and wait for the check (a thread worker) to be shown."""
-    screen.query_one("#import-path", Input).value = name
+    await tab_to(pilot, screen.query_one("#import-path", Input))
+    await type_over(pilot, name)
     await pilot.press("enter")
     await finished(pilot, "check-file")
 

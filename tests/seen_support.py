@@ -12,6 +12,8 @@ from textual.app import App
 from textual.notifications import Notification
 from textual.widgets import Input
 
+from plantstore_tui.ui.widgets.status_line import StatusLine
+
 
 def record_notifications(monkeypatch: Any) -> None:
     """From now on, every app keeps each notification it is asked to show (`notifications_of`)."""
@@ -45,8 +47,8 @@ _SPAN = re.compile(
 )
 
 
-def screen_text(app: App[Any]) -> str:
-    """What the terminal shows, line by line, rebuilt from the SVG screenshot's text runs."""
+def _rows(app: App[Any]) -> dict[int, str]:
+    """The terminal's rows that show text, by number, rebuilt from the SVG screenshot."""
     width = app.size.width
     lines: dict[int, list[str]] = {}
     for x, line, text in _SPAN.findall(app.export_screenshot()):
@@ -55,4 +57,17 @@ def screen_text(app: App[Any]) -> str:
         for offset, char in enumerate(html.unescape(text).replace("\xa0", " ")):
             if column + offset < width:
                 row[column + offset] = char
-    return "\n".join("".join(lines[number]).rstrip() for number in sorted(lines))
+    return {number: "".join(chars).rstrip() for number, chars in lines.items()}
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, line by line, rebuilt from the SVG screenshot's text runs."""
+    rows = _rows(app)
+    return "\n".join(rows[number] for number in sorted(rows))
+
+
+def status_text(app: App[Any]) -> str:
+    """The send screen's status line as the terminal shows it now (its row of the screen, which
+    a dialog over the form leaves in sight): the target, the queue's state and its counts."""
+    line = app.get_default_screen().query_one(StatusLine)
+    return _rows(app).get(line.region.y, "")

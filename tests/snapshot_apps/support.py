@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 from plantstore_tui.core.http.target import Target
 from plantstore_tui.core.sending.connection import Connect, connect_to
@@ -81,13 +84,73 @@ async def ready(app: PlantStoreApp, pilot: Pilot[None]) -> SendScreen:
     return screen
 
 
+async def tab_to(pilot: Pilot[Any], widget: Widget) -> None:
+    """Press Tab (or Shift+Tab, whichever is the shorter way round) until `widget` has the focus,
+    as a person looking at the screen does; a field reached so has its text selected."""
+    chain = pilot.app.screen.focus_chain
+    assert widget in chain, f"{widget!r} cannot be reached with Tab"
+    for _ in range(len(chain)):
+        focused = pilot.app.focused
+        if focused is widget:
+            return
+        ahead = (chain.index(widget) - chain.index(focused)) % len(chain) if focused in chain else 1
+        await pilot.press("tab" if ahead <= len(chain) // 2 else "shift+tab")
+    assert pilot.app.focused is widget, f"Tab never reached {widget!r}"
+
+
+async def _clear(pilot: Pilot[Any], *, then_text: bool) -> Input | TextArea:
+    """Make the focused field ready to take new text as a person does: a one-line field's text
+    selected by the Tab that reached it is typed over; else End, then Ctrl+U (delete everything
+    left of the cursor). A text area's is selected with F7 (its select all). With no text to
+    come (`then_text` False), what is selected is deleted (Backspace)."""
+    field = pilot.app.focused
+    if isinstance(field, TextArea):
+        if field.text:
+            await pilot.press("f7", *([] if then_text else ["backspace"]))
+    elif isinstance(field, Input):
+        if field.value and field.selected_text == field.value:
+            if not then_text:
+                await pilot.press("backspace")
+        elif field.value:
+            await pilot.press("end", "ctrl+u")
+    else:
+        pytest.fail(f"the focus is on {field!r}, not a field")
+    return field
+
+
+def _held(field: Input | TextArea) -> str:
+    return field.text if isinstance(field, TextArea) else field.value
+
+
+async def type_over(pilot: Pilot[Any], text: str) -> None:
+    """Type `text` key by key in the focused field, in place of what it held (a new line is
+    Enter)."""
+    field = await _clear(pilot, then_text=bool(text))
+    await pilot.press(*("enter" if char == "\n" else char for char in text))
+    assert _held(field) == text, f"typed {text!r}, the field holds {_held(field)!r}"
+
+
+async def paste(pilot: Pilot[Any], text: str) -> None:
+    """Paste `text` as a terminal delivers a paste (bracketed), to whatever has the focus."""
+    pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def paste_over(pilot: Pilot[Any], text: str) -> None:
+    """Paste `text` in the focused field, in place of what it held: what a person pastes rather
+    than types (a long name, a file's path)."""
+    field = await _clear(pilot, then_text=bool(text))
+    await paste(pilot, text)
+    assert _held(field) == text, f"pasted {text!r}, the field holds {_held(field)!r}"
+
+
 async def fill(pilot: Pilot[None], screen: SendScreen, name: str, id: str, tag: str = "") -> None:
-    """Put text in the three fields as a paste would (typing key by key is in the tests that
-    are about typing), leaving the cursor in Tag."""
+    """Type the three fields as a person does: Tab to Name, type over what each holds, Tab to the
+    next, leaving the cursor in Tag."""
+    assert pilot.app.screen is screen, "the send screen is not the one shown"
     for field, text in (("name", name), ("id", id), ("tag", tag)):
-        widget = screen.form.field_input(field)
-        widget.focus()
-        widget.value = text
+        await tab_to(pilot, screen.form.field_input(field))
+        await type_over(pilot, text)
     await pilot.pause()
 
 

@@ -18,6 +18,8 @@ from snapshot_apps.support import (
     log_text,
     ready,
     send_and_wait,
+    tab_to,
+    type_over,
     until,
 )
 from textual.app import App
@@ -49,8 +51,8 @@ async def open_history(app: App[None], pilot: Pilot[None]) -> HistoryScreen:
 
 
 async def done(app: App[None], pilot: Pilot[None], group: str = "history-read") -> None:
-    """Wait for the screen's workers of `group` (an empty list would wait for the send queue,
-    which runs as long as the app)."""
+    """Wait for the screen's workers of `group` (an empty list would wait for every worker of
+    the app)."""
     pending = [worker for worker in app.workers if worker.group == group]
     if pending:
         await app.workers.wait_for_complete(pending)
@@ -149,14 +151,21 @@ async def test_the_id_field_warns_of_an_id_created_here(
         await fill(pilot, screen, name="Fern", id="42")
         await send_and_wait(pilot, app, "enter")
         id_input = screen.form.field_input("id")
-        id_input.focus()
-        id_input.value = "42"
-        await done(app, pilot, "duplicate")
+        await tab_to(pilot, id_input)
+        await type_over(pilot, "42")
+        # Looked up in the ledger off the event loop (the service's, not a worker): its words.
+        await until(
+            pilot,
+            lambda: any(
+                "created here" in str(said.render()) for said in screen.query("#id-message")
+            ),
+            "the warning under ID",
+        )
         message = screen.query_one("#id-message", Static)
         assert "plant 42 was created here at" in str(message.render())
         assert message.has_class("-warning")
         assert not message.has_class("-error")
-        id_input.value = "43"
+        await type_over(pilot, "43")
         await pilot.pause()
         assert "created here" not in str(message.render())
 
@@ -196,8 +205,8 @@ async def test_a_history_of_100000_sends_opens_a_page_at_a_time_and_filters(
         await done(app, pilot)
         assert "101 to 200 of 100,000" in str(history.query_one("#history-page", Static).render())
 
-        search = history.query_one("#history-search", Input)
-        search.value = "plant 9999"
+        await tab_to(pilot, history.query_one("#history-search", Input))
+        await type_over(pilot, "plant 9999")
         await pilot.pause()
         await done(app, pilot)
         # plant 9999 and plant 99990..99999

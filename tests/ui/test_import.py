@@ -512,10 +512,12 @@ async def test_a_file_another_process_imports_is_refused_in_words_and_nothing_is
         await check(pilot, screen, "plants.csv")
         assert "2,000 plants, every row valid" in text_of(screen, "#import-verdict")
         # Checked before; then `import` of the same file starts in another process.
-        # At 100 rows a second: 20 s, still sending when it is refused.
+        # At 25 rows a second: 80 s, still sending when it is refused and checked again, the
+        # path typed key by key meanwhile (each key waits for this process, the server's too,
+        # to be idle: up to 2 s a key while it serves the other import).
         other = await asyncio.create_subprocess_exec(
             *[sys.executable, "-m", "plantstore_tui", "import", "plants.csv"],
-            *["--base-url", server.base_url, "--rate", "100"],
+            *["--base-url", server.base_url, "--rate", "25"],
             env={**os.environ, "PLANTSTORE_TOKEN": server.token.get_secret_value()},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 from keys_support import burst, drained, keys_of
-from snapshot_apps.support import SIZE, app_for, ready, settled, until, workers_done
+from snapshot_apps.support import (
+    SIZE,
+    app_for,
+    ready,
+    settled,
+    tab_to,
+    type_over,
+    until,
+    workers_done,
+)
 
 from plantstore_tui.core.plant.form import FormTexts
 from plantstore_tui.core.plant.models import NewPlant, Plant
@@ -139,6 +148,7 @@ async def test_an_id_typed_before_the_ledger_answers_is_never_replaced(
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        screen.form.field_input("id").value = "5"
+        await tab_to(pilot, screen.form.field_input("id"))
+        await type_over(pilot, "5")
         screen.form.offer_next_id(42)
         assert screen.form.texts().id == "5"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,17 @@ from misbehaving import (
     spec_like,
 )
 from pydantic import SecretStr
-from seen_support import notifications_of, screen_text
-from snapshot_apps.support import app_for, app_with, fill, ready, target_of, until
+from seen_support import notifications_of, screen_text, status_text
+from snapshot_apps.support import (
+    app_for,
+    app_with,
+    fill,
+    ready,
+    tab_to,
+    target_of,
+    type_over,
+    until,
+)
 from textual.app import App
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -37,7 +47,6 @@ from plantstore_tui.cli import main
 from plantstore_tui.core.http.cases import load_cases
 from plantstore_tui.core.http.probe import TokenChoice
 from plantstore_tui.core.sending.connection import connect_to
-from plantstore_tui.core.sending.state import Unreachable
 from plantstore_tui.core.store import open_for_reading
 from plantstore_tui.core.store.probes import ProbeEntry, list_probes
 from plantstore_tui.server.runner import BackgroundServer
@@ -63,14 +72,21 @@ def body_of(screen: ProbeScreen) -> TextArea:
 
 
 async def write_body(pilot: Pilot[None], screen: ProbeScreen, text: str) -> None:
-    """Put `text` in the body as a paste would (what is typed key by key is TextArea's)."""
-    body_of(screen).load_text(text)
+    """Tab to the body and type `text` over what it holds, key by key."""
+    await tab_to(pilot, body_of(screen))
+    await type_over(pilot, text)
+    await pilot.pause()
+
+
+async def write_headers(pilot: Pilot[None], screen: ProbeScreen, text: str) -> None:
+    """Tab to the headers and type `text` over what they hold, key by key."""
+    await tab_to(pilot, screen.query_one("#probe-headers", TextArea))
+    await type_over(pilot, text)
     await pilot.pause()
 
 
 async def done(app: App[None], pilot: Pilot[None], group: str) -> None:
-    """Wait for the workers of `group` (an empty list would wait for the send queue, which
-    runs as long as the app)."""
+    """Wait for the workers of `group` (an empty list would wait for every worker of the app)."""
     pending = [worker for worker in app.workers if worker.group == group]
     if pending:
         await app.workers.wait_for_complete(pending)
@@ -96,6 +112,17 @@ def probes_kept() -> list[ProbeEntry]:
 
 def shown(app: App[Any]) -> str:
     return " ".join(screen_text(app).split())
+
+
+def waiting_words(app: App[Any]) -> tuple[str, str]:
+    """What the status line says of a queue that waits for its deployment: "unreachable" (or
+    not), then how many plants wait ("2 waiting"), or "trying now…" while it tries again."""
+    words = status_text(app)
+    state = "unreachable" if "unreachable, " in words else ""
+    if "trying now…" in words:
+        return state, "trying now…"
+    count = re.search(r"\d+ waiting", words)
+    return state, count.group() if count else ""
 
 
 def answer_shown(screen: ProbeScreen) -> str:
@@ -153,8 +180,8 @@ async def test_an_id_as_a_string_gets_400_with_the_reading_and_is_kept_as_a_prob
     app = app_for(reference_server.base_url, reference_server.token)
     async with app.run_test(size=SMALL) as pilot:
         send = await ready(app, pilot)
-        status_before = screen_text(app).splitlines()[0]
-        counts_before = send.service.status().counts
+        status_before = status_text(app)
+        assert status_before.endswith(" ready")
         screen = await open_probe(app, pilot)
         await write_body(pilot, screen, '{"id": "7", "name": "Fern"}')
         await probe_answered(app, pilot, screen)
@@ -172,8 +199,7 @@ async def test_an_id_as_a_string_gets_400_with_the_reading_and_is_kept_as_a_prob
         assert app.screen is send
         await pilot.pause()
         assert all_rows() == []
-        assert send.service.status().counts == counts_before
-        assert screen_text(app).splitlines()[0] == status_before
+        assert status_text(app) == status_before
     # Kept in the history as a probe, as `probe` keeps them; the plants' history has none.
     listed = CliRunner().invoke(main, ["history", "--probes", "--json"])
     assert listed.exit_code == 0, listed.output
@@ -194,7 +220,11 @@ async def test_no_token_gets_401_and_no_authorization_goes(
         await ready(app, pilot)
         screen = await open_probe(app, pilot)
         await write_body(pilot, screen, '{"id": 3, "name": "Fern"}')
-        screen.query_one("#probe-token", Select).value = TokenChoice.NONE
+        # Tab to the token's choice, open it, one down to "no token", take it.
+        token = screen.query_one("#probe-token", Select)
+        await tab_to(pilot, token)
+        await pilot.press("enter", "down", "enter")
+        assert token.value == TokenChoice.NONE
         await probe_answered(app, pilot, screen)
         answer = screen.answer
         assert answer is not None
@@ -214,7 +244,7 @@ async def test_a_body_that_is_not_json_and_a_header_go_exactly_as_typed() -> Non
             await ready(app, pilot)
             screen = await open_probe(app, pilot)
             await write_body(pilot, screen, typed)
-            screen.query_one("#probe-headers", TextArea).load_text("X-Probe: by hand\n\n")
+            await write_headers(pilot, screen, "X-Probe: by hand\n\n")
             await probe_answered(app, pilot, screen)
             [request] = server.requests
             assert request.body == typed.encode("utf-8")
@@ -249,7 +279,7 @@ async def test_a_bad_header_is_refused_in_words_and_nothing_is_sent() -> None:
         async with app.run_test(size=SMALL) as pilot:
             await ready(app, pilot)
             screen = await open_probe(app, pilot)
-            screen.query_one("#probe-headers", TextArea).load_text("X-Probe by hand")
+            await write_headers(pilot, screen, "X-Probe by hand")
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert "Nothing was sent: 'X-Probe by hand' is not a header: give it as NAME:VALUE" in (
@@ -277,13 +307,9 @@ async def test_a_probe_goes_at_once_while_the_queue_waits_for_the_deployment() -
                 await pilot.press("ctrl+s")
             await until(
                 pilot,
-                lambda: (
-                    isinstance(send.service.status().state, Unreachable)
-                    and send.service.status().in_line == 2
-                ),
+                lambda: waiting_words(app) == ("unreachable", "2 waiting"),
                 "the plants waiting for the deployment",
             )
-            waiting = send.service.status()
             tried = len(server.requests)
             screen = await open_probe(app, pilot)
             await write_body(pilot, screen, '{"id": 9, "name": "by hand"}')
@@ -293,10 +319,10 @@ async def test_a_probe_goes_at_once_while_the_queue_waits_for_the_deployment() -
             assert answer.status == 400
             assert len(server.requests) == tried + 1
             assert server.requests[-1].body == b'{"id": 9, "name": "by hand"}'
-            # The queue still waits, its plants in line as they were.
-            now = send.service.status()
-            assert isinstance(now.state, Unreachable)
-            assert (now.in_line, now.counts) == (waiting.in_line, waiting.counts)
+            # Back on the form: the queue still waits, its plants in line as they were.
+            await pilot.press("escape")
+            assert app.screen is send
+            assert waiting_words(app) == ("unreachable", "2 waiting")
             assert sorted(row.plant_id for row in all_rows()) == [1, 2]
 
 
@@ -308,10 +334,9 @@ async def test_with_the_deployment_unreachable_a_probe_says_so_at_once(closed_po
         await pilot.press("ctrl+s")
         await until(
             pilot,
-            lambda: isinstance(send.service.status().state, Unreachable),
+            lambda: waiting_words(app) == ("unreachable", "1 waiting"),
             "the plant waiting for the deployment",
         )
-        waiting = send.service.status()
         screen = await open_probe(app, pilot)
         await probe_answered(app, pilot, screen)
         answer = screen.answer
@@ -321,9 +346,10 @@ async def test_with_the_deployment_unreachable_a_probe_says_so_at_once(closed_po
         assert words.startswith("No answer")
         assert "No answer came. The plant was not created." in words
         assert "connect" in words.lower()
-        now = send.service.status()
-        assert isinstance(now.state, Unreachable)
-        assert (now.in_line, now.counts) == (waiting.in_line, waiting.counts)
+        # Back on the form: the queue still waits, its plant in line as it was.
+        await pilot.press("escape")
+        assert app.screen is send
+        assert waiting_words(app) in {("unreachable", "1 waiting"), ("unreachable", "trying now…")}
 
 
 async def test_a_second_send_while_one_is_in_flight_is_refused_in_words() -> None:
@@ -373,13 +399,15 @@ async def test_save_as_case_writes_a_file_that_load_cases_reads_back(
         await until(pilot, lambda: isinstance(app.screen, SaveCaseScreen), "the case's question")
         question = app.screen
         assert question.query_one("#case-path", Input).value == "cases.toml"
-        question.query_one("#case-name", Input).value = "id given as a string is refused"
+        await tab_to(pilot, question.query_one("#case-name", Input))
+        await type_over(pilot, "id given as a string is refused")
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is screen, "the case saved")
         # Saved twice under one name: refused in words, the file as it was.
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, SaveCaseScreen), "the case's question")
-        app.screen.query_one("#case-name", Input).value = "id given as a string is refused"
+        await tab_to(pilot, app.screen.query_one("#case-name", Input))
+        await type_over(pilot, "id given as a string is refused")
         await pilot.press("enter")
         await until(pilot, lambda: "two cases are named" in shown(app), "the name refused")
         await pilot.press("escape")
@@ -410,8 +438,7 @@ async def test_the_token_is_never_on_screen(tmp_path: Path) -> None:
             assert secret[:-4] not in seen
             # An Authorization typed as a header is shown as sent masked as the token is.
             typed = "another-token-typed-by-hand-QRST"
-            headers = screen.query_one("#probe-headers", TextArea)
-            headers.load_text(f"Authorization: Bearer {typed}")
+            await write_headers(pilot, screen, f"Authorization: Bearer {typed}")
             await probe_answered(app, pilot, screen)
             assert screen.answer is not None
             assert screen.answer.status == 401

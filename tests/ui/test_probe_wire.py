@@ -12,7 +12,7 @@ import pytest
 from misbehaving import MisbehavingServer, ReceivedRequest, Send, response
 from pydantic import SecretStr
 from seen_support import screen_text
-from snapshot_apps.support import app_for, ready, until
+from snapshot_apps.support import app_for, paste_over, ready, tab_to, until
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
@@ -32,7 +32,9 @@ async def probe_sent(app: App[Any], pilot: Pilot[None], body: str) -> ProbeScree
     screen = app.screen
     assert isinstance(screen, ProbeScreen)
     await pilot.pause()
-    screen.query_one("#probe-body").load_text(body)  # type: ignore[attr-defined]
+    # Pasted over what the form put there, as a tester pastes a body.
+    await tab_to(pilot, screen.query_one("#probe-body"))
+    await paste_over(pilot, body)
     await pilot.pause()
     await pilot.press("ctrl+s")
     await until(pilot, lambda: screen.answer is not None, "the answer")

@@ -17,7 +17,7 @@ import pytest
 from profiles_support import CANARY, MemoryKeyring, isolate, use_keyring, write_profiles
 from pydantic import SecretStr
 from seen_support import screen_text
-from snapshot_apps.support import workers_done
+from snapshot_apps.support import paste_over, tab_to, type_over, workers_done
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -142,9 +142,16 @@ def field(editor: ProfileEditor, key: str) -> Input:
 
 
 async def type_into(pilot: Pilot[Any], widget: Input, text: str) -> None:
-    """Put text in a field as a paste would (typing key by key is in the test about typing)."""
-    widget.focus()
-    widget.value = text
+    """Tab to a field and type `text` over what it holds, key by key."""
+    await tab_to(pilot, widget)
+    await type_over(pilot, text)
+    await pilot.pause()
+
+
+async def paste_into(pilot: Pilot[Any], widget: Input, text: str) -> None:
+    """Tab to a field and paste `text` over what it holds."""
+    await tab_to(pilot, widget)
+    await paste_over(pilot, text)
     await pilot.pause()
 
 
@@ -239,7 +246,7 @@ async def test_add_saves_the_profile_and_keeps_the_typed_token_masked(
         await type_into(pilot, field(editor, "name"), "local")
         await type_into(pilot, field(editor, "base_url"), "http://127.0.0.1:8000/")
         token = field(editor, "token")
-        token.focus()
+        await tab_to(pilot, token)
         await pilot.press(*f"  {CANARY}  ")
         assert token.password
         assert "•" * 8 in screen_text(app)
@@ -287,7 +294,7 @@ async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
             "plain http:// to 10.1.2.3 would send the token unencrypted over the network: "
             "use https://, or allow plain http below"
         )
-        editor.query_one("#editor-insecure", Switch).toggle()
+        await pilot.click("#editor-insecure")
         await pilot.pause()
         assert message("base_url") == ""
 
@@ -297,7 +304,7 @@ async def test_the_form_says_what_is_wrong_in_the_cores_words_and_saves_nothing(
         )
         await type_into(pilot, field(editor, "token"), "good-token")
 
-        editor.query_one("#editor-choice-env", RadioButton).value = True
+        await pilot.click("#editor-choice-env")
         await type_into(pilot, field(editor, "token_env"), "1BAD")
         assert "token_env must be the name of an environment variable" in message("form")
         await type_into(pilot, field(editor, "token_env"), "EDGE_TOKEN")
@@ -344,7 +351,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
         assert field(editor, "token").value == ""  # the saved token is never put in the form
         assert "empty: keep the saved token" in screen_text(app)
         await type_into(pilot, field(editor, "base_url"), "http://localhost:9000")
-        editor.query_one("#editor-protected", Switch).toggle()
+        await pilot.click("#editor-protected")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
@@ -353,7 +360,7 @@ async def test_edit_changes_only_what_changed_and_switches_the_token_source(
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)
-        editor.query_one("#editor-choice-env", RadioButton).value = True
+        await pilot.click("#editor-choice-env")
         await type_into(pilot, field(editor, "token_env"), "PROD_TOKEN")
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -764,12 +771,13 @@ async def test_the_editor_sets_a_ca_bundle_and_keeps_what_it_does_not_show(
         await pilot.press("e")
         await settle(pilot)
         editor = editor_of(app)
-        await type_into(pilot, field(editor, "ca_bundle"), str(tmp_path / "missing.pem"))
+        # A file's path is pasted, as from a file manager.
+        await paste_into(pilot, field(editor, "ca_bundle"), str(tmp_path / "missing.pem"))
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen is editor  # not saved: the file does not exist
         assert "no such file" in screen_text(app)
-        await type_into(pilot, field(editor, "ca_bundle"), str(bundle))
+        await paste_into(pilot, field(editor, "ca_bundle"), str(bundle))
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
@@ -818,7 +826,7 @@ async def test_an_edit_keeps_verified_entry_and_the_editor_sets_it(store: Profil
     saved = store.get("desk")
     assert (saved.timeout, saved.verify) == (20, True)
     async with showing(ProfileEditor(store, saved)) as (app, pilot):
-        editor_of(app).query_one("#editor-verify", Switch).toggle()
+        await pilot.click("#editor-verify")
         await pilot.press("ctrl+s")
         await settle(pilot)
     assert not ProfileStore().get("desk").verify

@@ -12,13 +12,13 @@ import pytest
 from burst_support import stored_plants
 from misbehaving import Await, MisbehavingServer, ReceivedRequest, reserved_port, spec_like
 from pydantic import SecretStr
+from seen_support import status_text
 from snapshot_apps.support import SIZE, fill, ready, settled, target_of, until
 from textual.pilot import Pilot
 
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
 from plantstore_tui.core.sending.connection import connect_to, connect_to_profile
-from plantstore_tui.core.sending.state import Running, TokenRefused, Unreachable
 from plantstore_tui.server.runner import BackgroundServer
 from plantstore_tui.ui.app import PlantStoreApp
 from plantstore_tui.ui.connection import TargetLabel
@@ -67,7 +67,7 @@ async def test_the_log_says_the_deployment_answers_again_and_when_each_plant_was
             screen = await ready(app, pilot)
             await submit(pilot, screen, 1, 2, 3)
             await settled(app, pilot)
-            assert isinstance(screen.service.status().state, Unreachable)
+            assert "unreachable, next try in" in status_text(app)
             stopped = [note for note in notes(screen) if "cannot be reached" in note]
             assert stopped == [stopped[0]]
             assert stopped[0].startswith("09:30:15  ")
@@ -76,7 +76,7 @@ async def test_the_log_says_the_deployment_answers_again_and_when_each_plant_was
             async with MisbehavingServer(spec_like, port=port) as server:
                 await asyncio.wait_for(server.wait_for_requests(3), PATIENCE)
                 await settled(app, pilot)
-                assert screen.service.status().state == Running()
+                assert status_text(app).endswith(" ready")
             said = notes(screen)
             # The newest note says the queue runs again, with the time it did; said once.
             assert "answers again" in said[-1]
@@ -107,17 +107,22 @@ async def test_the_log_says_the_token_is_accepted_again_after_ctrl_r(
         screen = await ready(app, pilot)
         await submit(pilot, screen, 1, 2)
         await settled(app, pilot)
-        assert screen.service.status().state == TokenRefused(401)
-        assert "refused the token" in notes(screen)[-1]
+        assert "token refused · fix it in F2, then Ctrl+R · 2 waiting" in status_text(app)
+        assert "refused the token (401)" in notes(screen)[-1]
         # Ctrl+R with the token still wrong: refused again, and said again.
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: screen.service.status().target is not None, "connected again")
+        await until(
+            pilot,
+            lambda: sum("refused the token" in note for note in notes(screen)) == 2,
+            "refused again",
+        )
         await settled(app, pilot)
-        assert screen.service.status().state == TokenRefused(401)
+        assert "token refused · fix it in F2, then Ctrl+R · 2 waiting" in status_text(app)
+        assert "refused the token (401)" in notes(screen)[-1]
         assert sum("refused the token" in note for note in notes(screen)) == 2
         monkeypatch.setenv("PLANT_TOKEN", reference_server.token.get_secret_value())
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: screen.service.status().target is not None, "connected again")
+        await until(pilot, lambda: status_text(app).endswith(" ready"), "sent and ready")
         await settled(app, pilot)
         assert len(stored_plants(reference_server.db_path)) == 2
         said = notes(screen)

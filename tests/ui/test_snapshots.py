@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from snapshot_apps.canned import canned_app, duplicate_id, refused
-from snapshot_apps.support import settled, until
+from snapshot_apps.support import fill, paste, settled, tab_to, type_over, until
 from textual.pilot import Pilot
 from textual.widgets import DirectoryTree, Input, Static
 
@@ -43,8 +43,12 @@ async def _connected(pilot: Pilot[Any]) -> SendScreen:
 
 async def _send(pilot: Pilot[Any], name: str, id: str, tag: str) -> None:
     screen = await _connected(pilot)
-    for field, text in (("name", name), ("id", id), ("tag", tag)):
-        screen.form.field_input(field).value = text
+    if tag.isprintable():
+        await fill(pilot, screen, name, id, tag)
+    else:
+        # A control character reaches a field in a paste only: typed, ESC is a key of its own.
+        await fill(pilot, screen, name, id)
+        await paste(pilot, tag)
     await pilot.press("ctrl+s")
     await pilot.pause()
     await settled(pilot.app, pilot)
@@ -150,7 +154,8 @@ async def _check_file(pilot: Pilot[Any], name: str) -> ImportScreen:
     assert isinstance(screen, ImportScreen)
     tree = screen.query_one(DirectoryTree)
     await until(pilot, lambda: len(tree.root.children) >= 3)
-    screen.query_one("#import-path", Input).value = name
+    await tab_to(pilot, screen.query_one("#import-path", Input))
+    await type_over(pilot, name)
     await pilot.press("enter")
     await asyncio.gather(*(w.wait() for w in pilot.app.workers if w.name == "check-file"))
     await pilot.pause()
@@ -187,8 +192,7 @@ def test_quit_question(snap_compare: SnapCompare, size: Size) -> None:
 def test_protected_send_question(snap_compare: SnapCompare, size: Size) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         screen = await _connected(pilot)
-        for field, text in (("name", "Monstera"), ("id", "7"), ("tag", "indoor")):
-            screen.form.field_input(field).value = text
+        await fill(pilot, screen, name="Monstera", id="7", tag="indoor")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
         await pilot.pause()

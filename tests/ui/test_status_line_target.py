@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from proxy_support import HIDDEN_HOST, TestProxy
 from pydantic import SecretStr
+from seen_support import status_text
 from snapshot_apps.canned import canned_app
-from snapshot_apps.support import app_with, fill, ready, send_and_wait, settled, until
+from snapshot_apps.support import app_with, fill, log_text, ready, send_and_wait, settled, until
 from textual.widgets import Static
 
 from plantstore_tui.cli.tui import unprompted_plan
@@ -19,7 +20,6 @@ from plantstore_tui.core.config.files import config_dir
 from plantstore_tui.core.config.options import TargetOptions
 from plantstore_tui.core.config.profiles import Profile
 from plantstore_tui.core.config.store import ProfileStore
-from plantstore_tui.core.sending.state import TokenRefused
 from plantstore_tui.ui.connection import TargetLabel
 from plantstore_tui.ui.screens.confirm import ChoiceScreen
 from plantstore_tui.ui.screens.send import SendScreen
@@ -204,14 +204,15 @@ async def test_a_refused_token_keeps_its_headline_and_its_key_beside_a_long_targ
             for plant_id in (1, 2, 3):
                 await fill(pilot, screen, name="Fern", id=str(plant_id))
                 await send_and_wait(pilot, app, "ctrl+s")
-            assert screen.service.status().state == TokenRefused(401)
+            assert "token refused" in status_text(app)
+            assert "refused the token (401)" in log_text(screen)
             await pilot.press("escape")  # "Stop the queue too?"
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
             await send_and_wait(pilot, app, "h")  # held: 3 need attention
             for plant_id in (4, 5, 6):
                 await fill(pilot, screen, name="Ivy", id=str(plant_id))
                 await send_and_wait(pilot, app, "ctrl+s")
-            assert screen.service.status().counts == (3, 0, 3)
+            assert "sending…" not in log_text(screen)
             assert {seen.method for seen in proxy.seen} == {"POST"}
             target, state, line = _line(screen)
             assert "proxy" in str(screen.status.tooltip)

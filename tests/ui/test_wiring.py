@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from ledger_support import ledger_file
 from pydantic import SecretStr
-from seen_support import notifications_of
+from seen_support import notifications_of, status_text
 from snapshot_apps.support import SIZE, app_with, fill, log_text, ready, target_of, until
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -57,7 +57,7 @@ async def send_goes_through(pilot: Pilot[None], screen: SendScreen, plant_id: in
     assert f"Created plant {plant_id} (Fern)" in log_text(screen)
 
 
-def status_text(screen: SendScreen) -> str:
+def target_shown(screen: SendScreen) -> str:
     return screen.status.sides()[0]
 
 
@@ -73,14 +73,14 @@ async def test_each_send_to_a_protected_profile_is_confirmed_unless_told_not_to_
     app = app_on_profile("prod")
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        assert "prod PROTECTED" in status_text(screen)
+        assert "prod PROTECTED" in target_shown(screen)
         assert screen.status.protected
 
         await fill(pilot, screen, name="Fern", id=str(plant_id))
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
-        await until(pilot, lambda: not screen.service.status().counts.sending)
+        await until(pilot, lambda: "sending…" not in status_text(app))
         assert screen.log_panel.entries == []
 
         await pilot.press("ctrl+s")
@@ -108,7 +108,7 @@ async def test_f2_switches_the_profile_plants_go_to(
     app = two_profiles_on_first(shared_reference_server, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(app, pilot)
-        assert status_text(screen).startswith("first · ")
+        assert target_shown(screen).startswith("first · ")
 
         await pilot.press("f2")
         await until(pilot, lambda: isinstance(app.screen, ProfilesScreen))
@@ -121,7 +121,7 @@ async def test_f2_switches_the_profile_plants_go_to(
         await pilot.press("u")
         await until(pilot, lambda: app.screen is screen)
         await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
-        assert status_text(screen).startswith("second · ")
+        assert target_shown(screen).startswith("second · ")
         await send_goes_through(pilot, screen, plant_id)
 
 
@@ -174,7 +174,7 @@ async def test_the_palette_switches_to_another_saved_profile(
         assert "Use profile first" not in palette_text(palette)
         await pilot.press("enter")
         await until(pilot, lambda: screen.target is not None and screen.target.profile == "second")
-        assert status_text(screen).startswith("second · ")
+        assert target_shown(screen).startswith("second · ")
         await send_goes_through(pilot, screen, plant_id)
 
 

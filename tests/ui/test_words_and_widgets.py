@@ -11,7 +11,7 @@ from keys_support import burst, drained, keys_of
 from misbehaving import Hang, MisbehavingServer, ReceivedRequest, Send, json_response
 from pydantic import SecretStr
 from seen_support import notifications_of
-from snapshot_apps.support import SIZE, app_for, ready, until
+from snapshot_apps.support import SIZE, app_for, fill, ready, until
 from snapshot_apps.support import settled as settled_screen
 from textual import events
 
@@ -191,8 +191,7 @@ async def test_at_80x24_the_form_its_button_and_hints_and_the_quit_question_fit(
         for widget in (form.send_button, form.query_one("#form-hint")):
             assert form.region.contains_region(widget.region), widget
         assert form.query_one("#form-hint").region.height == len(HINTS.splitlines())
-        screen.form.field_input("name").value = "Ivy"
-        screen.form.field_input("id").value = "7"
+        await fill(pilot, screen, name="Ivy", id="7")
         await pilot.press("ctrl+s")
         await settled_screen(app, pilot)
         await pilot.press("ctrl+q")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from misbehaving import Hang, MisbehavingServer, ReceivedRequest
 from pydantic import SecretStr
-from seen_support import screen_text
+from seen_support import screen_text, status_text
 from snapshot_apps.support import app_for, fill, ready, send_and_wait, settled, until
 from textual.widgets import Input
 
@@ -38,7 +38,7 @@ async def test_needs_attention_ends_a_sentence_before_the_next(
             await fill(pilot, screen, name="Fern", id="3")
             await pilot.press("enter")
             await asyncio.wait_for(arrived.wait(), 10)
-            await until(pilot, lambda: screen.service.status().counts.sending, "the send in flight")
+            await until(pilot, lambda: "sending…" in status_text(app), "the send in flight")
             await pilot.press("escape")  # cancel it: nobody knows whether it arrived
             await settled(app, pilot)
             await pilot.press("f4")
