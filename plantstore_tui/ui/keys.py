@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 
-from plantstore_tui.core.config.keymap import ChosenKeymap, key_words
+from plantstore_tui.core.config.keymap import BY_ID, ChosenKeymap, key_words
 
 
 @runtime_checkable
@@ -25,7 +25,16 @@ def _chosen(app: App[Any]) -> ChosenKeymap:
 
 def apply_keymap(app: App[Any]) -> None:
     """Give every binding of `app` its keys in force (in a browser, its keys a page receives)."""
-    app.set_keymap(_chosen(app).in_force(in_browser=app.is_web))
+    in_force = _chosen(app).in_force(in_browser=app.is_web)
+    # The Bindings carry a terminal's defaults (tests/ui/test_keymap_ids.py): only the keys that
+    # differ are Textual's keymap, and with none (a terminal, no [keymap]) nothing is redone.
+    changed = {
+        binding_id: keys
+        for binding_id, keys in in_force.items()
+        if keys != BY_ID[binding_id].default(in_browser=False)
+    }
+    if changed:
+        app.set_keymap(changed)
 
 
 def key_in_force(app: App[Any], binding_id: str, *, short: bool = False) -> str:
