@@ -47,6 +47,7 @@ from plantstore_tui.core.http.probe import (
     parse_method,
     parse_path,
     send_probe,
+    spec_operation,
 )
 from plantstore_tui.core.http.probe_again import Again, left_out_words, sent_again
 from plantstore_tui.core.http.proxy import through_words
@@ -216,7 +217,7 @@ def probe(
         raise click.UsageError("--case-name names the case --save-case FILE saves: give both.")
     kept, repeat = None, None
     if again is None:
-        in_spec = ProbeRequest(b"", method=method, path=path).in_spec
+        in_spec = spec_operation(method, path)
         request = ProbeRequest(
             _body(body, body_file, required=in_spec), TokenChoice(token), headers, method, path
         )

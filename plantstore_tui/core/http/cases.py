@@ -32,6 +32,7 @@ from plantstore_tui.core.http.probe import (
     parse_header,
     parse_method,
     parse_path,
+    spec_operation,
 )
 from plantstore_tui.core.plant.text import clipped, visible
 
@@ -246,7 +247,7 @@ def _case(table: dict[str, Any], where: str) -> Case:
         path = parse_path(_text(table, "path", SPEC_PATH, where))
     except ValueError as exc:
         raise CasesError(f"{where}: {exc}") from None
-    in_spec = ProbeRequest(b"", method=method, path=path).in_spec
+    in_spec = spec_operation(method, path)
     if "body" in table and "raw" in table:
         raise CasesError(f"{where}: give exactly one of `body` (a TOML value) or `raw` (text)")
     if in_spec and "body" not in table and "raw" not in table:

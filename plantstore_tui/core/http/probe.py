@@ -92,7 +92,7 @@ class ProbeRequest:
     @property
     def in_spec(self) -> bool:
         """True for the spec's one operation, `POST /plants` (a query string or not)."""
-        return self.method == SPEC_METHOD and self.path.split("?", 1)[0] in (SPEC_PATH, "/plants/")
+        return spec_operation(self.method, self.path)
 
     @property
     def line(self) -> str:
@@ -135,6 +135,11 @@ class ProbeRequest:
             return isinstance(json.loads(self.body), dict)
         except (ValueError, RecursionError):
             return False
+
+
+def spec_operation(method: str, path: str) -> bool:
+    """True for the spec's one operation, `POST /plants` (a query string or not)."""
+    return method == SPEC_METHOD and path.split("?", 1)[0] in (SPEC_PATH, f"{SPEC_PATH}/")
 
 
 def parse_method(text: str) -> str:
